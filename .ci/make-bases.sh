@@ -1,0 +1,53 @@
+#!/usr/bin/env bash
+# Make local stand-ins for the public Python base images that the `cpu` variant builds on.
+# No registry is reachable on CI's machine, so each base is made from Debian's packages
+# (debootstrap -> docker import) under the very tag the Dockerfiles name. This is CI set-up,
+# not product: a user's machine pulls the real images. The machine's CA bundle goes in, and pip
+# is told to use it, because this workplace's TLS passes through a local CA.
+set -euo pipefail
+
+CA_BUNDLE=${CA_BUNDLE:-$(python3 -m pip config get global.cert 2>/dev/null || echo /etc/ssl/certs/ca-certificates.crt)}
+MIRROR=${DEBIAN_MIRROR:-http://deb.debian.org/debian}
+WORK=${BASES_WORK:-/var/tmp/harness-bases}
+mkdir -p "$WORK"
+
+have() { docker image inspect "$1" >/dev/null 2>&1; }
+
+# make_base TAG SUITE PACKAGES PYTHON
+make_base() {
+  local tag=$1 suite=$2 packages=$3 python=$4
+  if have "$tag"; then echo "base $tag: present"; return; fi
+  local root="$WORK/$suite-${python##*/}"
+  rm -rf "$root"
+  echo "base $tag: debootstrap $suite ($packages)"
+  debootstrap --variant=minbase --include="$packages" "$suite" "$root" "$MIRROR" >"$root.log" 2>&1 \
+    || { tail -20 "$root.log"; exit 1; }
+  install -m 0644 "$CA_BUNDLE" "$root/etc/ssl/certs/ca-certificates.crt"
+  printf '[global]\ncert = /etc/ssl/certs/ca-certificates.crt\ndisable-pip-version-check = 1\n' >"$root/etc/pip.conf"
+  # Like the official images: `python` is the image's Python, and pip may install system-wide.
+  ln -sf "$python" "$root/usr/local/bin/python"
+  rm -f "$root"/usr/lib/python3*/EXTERNALLY-MANAGED
+  rm -rf "$root"/var/cache/apt/archives/*.deb "$root"/var/lib/apt/lists/*
+  tar -C "$root" -c . | docker import -c "ENV LANG=C.UTF-8" -c 'CMD ["python"]' - "$tag" >/dev/null
+  rm -rf "$root"
+  echo "base $tag: imported"
+}
+
+make_base python:3.11-slim-bookworm bookworm python3,python3-pip,python3-venv,ca-certificates /usr/bin/python3
+make_base python:3.9-slim-bullseye bullseye python3,python3-pip,python3-venv,ca-certificates /usr/bin/python3
+
+# Python 2.7: bullseye is the last Debian with python2.7; pip comes from its last py2 wheel.
+if ! have python:2.7-slim; then
+  make_base harness-ci/python2.7-bare bullseye python2.7,ca-certificates /usr/bin/python2.7
+  pipdir=$(mktemp -d)
+  python3 -m pip download -q --no-deps --only-binary=:all: -d "$pipdir" pip==20.3.4 "setuptools<45" wheel==0.37.1
+  docker build -q -t python:2.7-slim -f - "$pipdir" >/dev/null <<'DOCKERFILE'
+FROM harness-ci/python2.7-bare
+COPY *.whl /tmp/wheels/
+RUN python /tmp/wheels/pip-20.3.4-py2.py3-none-any.whl/pip install --no-index /tmp/wheels/*.whl \
+ && rm -rf /tmp/wheels /root/.cache \
+ && printf '[global]\ncert = /etc/ssl/certs/ca-certificates.crt\ndisable-pip-version-check = 1\nprefer-binary = 1\n' >/etc/pip.conf
+DOCKERFILE
+  rm -rf "$pipdir"
+  echo "base python:2.7-slim: made"
+fi

@@ -1,0 +1,154 @@
+"""The agent: runs one scenario inside its environment and stops at every checkpoint.
+
+This file runs INSIDE the environment (a container, a virtualenv, any interpreter), on the
+oldest Python there: stdlib only, Python 2.7 and 3.5+. It is mounted read-only and never
+imported by the host package.
+
+Wire protocol (the host side is harness/protocol.py):
+  * agent -> host: one JSON object per line on the ORIGINAL stdout, each carrying the cell's
+    nonce. The scenario's own stdout is redirected to stderr at the file-descriptor level, so
+    nothing it prints (or its children print) can interleave with a protocol line.
+  * host -> agent: an acknowledgement is a file ``ack-<seq>`` that the host creates in the
+    ack folder (read-only for us) once it has measured. File acks work the same for a local
+    process and a container, and need no stdin.
+
+Usage: python agent.py SPEC_JSON   (spec: nonce, scenario, params, ack_dir, ack_timeout)
+"""
+from __future__ import print_function
+
+import json
+import os
+import sys
+import time
+import traceback
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+if HERE not in sys.path:
+    sys.path.insert(0, HERE)
+
+import framework_view  # noqa: E402  (lives beside this file)
+
+
+class Unsupported(Exception):
+    """Raised by a scenario when an API it needs does not exist in this version."""
+
+
+class Channel(object):
+    """The agent's end of the protocol: tagged lines out, acknowledgement files in."""
+
+    def __init__(self, nonce, ack_dir, ack_timeout, out):
+        self.nonce = nonce
+        self.ack_dir = ack_dir
+        self.ack_timeout = ack_timeout
+        self.out = out
+        self.seq = 0
+
+    def send(self, event, **fields):
+        fields["nonce"] = self.nonce
+        fields["event"] = event
+        fields["t"] = time.time()
+        line = json.dumps(fields, sort_keys=True)
+        self.out.write(line + "\n")
+        self.out.flush()
+
+    def wait_ack(self, seq):
+        """Block until the host has measured checkpoint ``seq``."""
+        path = os.path.join(self.ack_dir, "ack-%d" % seq)
+        deadline = time.time() + self.ack_timeout
+        while not os.path.exists(path):
+            if time.time() > deadline:
+                raise RuntimeError("host did not acknowledge checkpoint %d in %ss" % (seq, self.ack_timeout))
+            time.sleep(0.002)
+
+
+def detach_stdio():
+    """Keep the real stdout for the protocol; send the scenario's stdout to stderr.
+
+    Done with dup2 so child processes and C extensions inherit the redirection too.
+    stdin becomes /dev/null: the scenario has nothing to read there.
+    """
+    sys.stdout.flush()
+    proto_fd = os.dup(1)
+    os.dup2(2, 1)
+    devnull = os.open(os.devnull, os.O_RDONLY)
+    os.dup2(devnull, 0)
+    os.close(devnull)
+    return os.fdopen(proto_fd, "w")
+
+
+def classify(exc_type, exc_value):
+    """Tell an API missing in this version (unsupported) from a scenario error."""
+    if exc_type is Unsupported:
+        return "unsupported"
+    if issubclass(exc_type, ImportError):
+        return "unsupported"
+    if issubclass(exc_type, AttributeError):
+        text = str(exc_value)
+        # Python 3: "module 'tensorflow' has no attribute 'config'";
+        # Python 2: "'module' object has no attribute 'config'".
+        if text.startswith("module ") or text.startswith("'module' object"):
+            return "unsupported"
+    return "error"
+
+
+def make_checkpoint(channel):
+    def checkpoint(label, skipped=None):
+        """Announce ``label``, report the framework's view, wait for the host to measure.
+
+        ``skipped="reason"`` marks a step that cannot mean anything here (a GPU-only cleanup on
+        a machine without a GPU): it is still measured, but never judged.
+        """
+        channel.seq += 1
+        seq = channel.seq
+        fields = {"seq": seq, "label": str(label), "view": framework_view.collect()}
+        if skipped:
+            fields["skipped"] = str(skipped)
+        channel.send("checkpoint", **fields)
+        channel.wait_ack(seq)
+    return checkpoint
+
+
+def run(spec, channel):
+    path = spec["scenario"]
+    scenario_dir = os.path.dirname(os.path.abspath(path))
+    if scenario_dir not in sys.path:
+        sys.path.insert(0, scenario_dir)
+    with open(path) as handle:
+        source = handle.read()
+    code = compile(source, path, "exec")
+    namespace = {
+        "__name__": "__scenario__",
+        "__file__": path,
+        "checkpoint": make_checkpoint(channel),
+        "PARAMS": spec.get("params") or {},
+        "Unsupported": Unsupported,
+    }
+    exec(code, namespace)
+
+
+def main(argv):
+    spec = json.loads(argv[1])
+    out = detach_stdio()
+    channel = Channel(spec["nonce"], spec["ack_dir"], float(spec.get("ack_timeout", 600)), out)
+    channel.send("hello", pid=os.getpid(), python=sys.version.split()[0], executable=sys.executable)
+    status, error = "ok", None
+    try:
+        run(spec, channel)
+    except BaseException:  # the scenario's failure is a result, whatever it raised
+        exc_type, exc_value = sys.exc_info()[:2]
+        if exc_type is SystemExit and not exc_value.code:
+            status = "ok"
+        else:
+            status = classify(exc_type, exc_value)
+            error = {
+                "type": exc_type.__name__,
+                "message": str(exc_value),
+                "traceback": traceback.format_exc(),
+            }
+    channel.send("end", status=status, error=error, facts=framework_view.facts())
+    out.flush()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))

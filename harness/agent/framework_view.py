@@ -1,0 +1,150 @@
+"""The framework's own view of its GPU memory, and the facts of the running environment.
+
+Runs inside the environment: stdlib only, Python 2.7 and 3.5+. It looks only at frameworks
+the scenario has already imported (sys.modules) and never initialises a device: asking TF or
+JAX for a device would itself allocate memory and spoil the reading. Every probe is guarded;
+a missing API gives no entry, never an exception.
+
+A view entry is {"in_use": bytes the framework counts as live, "reserved": bytes its allocator
+holds from the driver} with None where the version does not say.
+"""
+import platform
+import sys
+
+
+def _module(name):
+    return sys.modules.get(name)
+
+
+def _torch_view():
+    torch = _module("torch")
+    if torch is None:
+        return None
+    cuda = getattr(torch, "cuda", None)
+    try:
+        if cuda is None or not cuda.is_available() or not cuda.is_initialized():
+            return None
+        return {"in_use": int(cuda.memory_allocated()), "reserved": int(cuda.memory_reserved())}
+    except Exception:
+        return None
+
+
+def _tf_context_initialized(tf):
+    # Private, guarded: asking a fresh TF for devices would initialise the GPU (and, by
+    # default, take nearly all its memory). Only report once the scenario has done so itself.
+    try:
+        from tensorflow.python.eager import context
+        return context.context()._context_handle is not None
+    except Exception:
+        return False
+
+
+def _tf_view():
+    tf = _module("tensorflow")
+    if tf is None:
+        return None
+    try:
+        get_info = tf.config.experimental.get_memory_info  # TF >= 2.5
+    except AttributeError:
+        return None
+    if not _tf_context_initialized(tf):
+        return None
+    try:
+        if not tf.config.list_logical_devices("GPU"):
+            return None
+        info = get_info("GPU:0")
+        return {"in_use": int(info["current"]), "reserved": None, "peak": int(info["peak"])}
+    except Exception:
+        return None
+
+
+def _jax_view():
+    if _module("jax") is None:
+        return None
+    try:
+        from jax._src import xla_bridge
+        if not getattr(xla_bridge, "_backends", None):
+            return None  # backends not initialised yet: asking would preallocate
+        import jax
+        device = jax.devices()[0]
+        if device.platform != "gpu":
+            return None
+        stats = device.memory_stats() or {}
+        return {"in_use": stats.get("bytes_in_use"), "reserved": stats.get("bytes_reserved") or stats.get("pool_bytes")}
+    except Exception:
+        return None
+
+
+def _cupy_view():
+    cupy = _module("cupy")
+    if cupy is None:
+        return None
+    try:
+        pool = cupy.get_default_memory_pool()
+        return {"in_use": int(pool.used_bytes()), "reserved": int(pool.total_bytes())}
+    except Exception:
+        return None
+
+
+PROBES = (("torch", _torch_view), ("tensorflow", _tf_view), ("jax", _jax_view), ("cupy", _cupy_view))
+
+
+def collect():
+    """The view of every imported framework that has one: {framework: {...}}."""
+    views = {}
+    for name, probe in PROBES:
+        view = probe()
+        if view is not None:
+            views[name] = view
+    return views
+
+
+def _version(name):
+    module = _module(name)
+    return getattr(module, "__version__", None) if module is not None else None
+
+
+def _torch_facts(facts):
+    torch = _module("torch")
+    if torch is None:
+        return
+    version = getattr(torch, "version", None)
+    facts["cuda"] = getattr(version, "cuda", None)
+    try:
+        facts["cudnn"] = torch.backends.cudnn.version()
+        if torch.cuda.is_available():
+            facts["gpu_seen"] = torch.cuda.get_device_name(0)
+    except Exception:
+        pass
+
+
+def _tf_facts(facts):
+    tf = _module("tensorflow")
+    if tf is None:
+        return
+    try:
+        build = tf.sysconfig.get_build_info()  # TF >= 2.3
+        facts["cuda"] = build.get("cuda_version")
+        facts["cudnn"] = build.get("cudnn_version")
+    except Exception:
+        pass
+    try:
+        facts["built_with_cuda"] = bool(tf.test.is_built_with_cuda())
+    except Exception:
+        pass
+
+
+def facts():
+    """What this environment really ran: Python, the frameworks imported, CUDA where known."""
+    result = {
+        "python": platform.python_version(),
+        "implementation": platform.python_implementation(),
+        "frameworks": {},
+    }
+    for name in ("torch", "tensorflow", "keras", "jax", "jaxlib", "cupy", "numpy"):
+        version = _version(name)
+        if version is not None:
+            result["frameworks"][name] = str(version)
+    _torch_facts(result)
+    _tf_facts(result)
+    return result

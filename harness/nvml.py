@@ -1,0 +1,121 @@
+"""GPU memory as the driver sees it, through NVML. The only module that imports pynvml.
+
+``Nvml.open()`` never raises: without pynvml, without a driver, or without a GPU it returns an
+object whose ``available`` is False and whose ``reason`` says why once; every reading is then
+None ("unavailable" is None, never 0).
+"""
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from typing import Any
+
+
+@dataclass
+class GpuFacts:
+    index: int
+    name: str
+    uuid: str
+    total_bytes: int
+    mig_mode: bool | None
+
+
+@dataclass
+class Nvml:
+    available: bool
+    reason: str = ""
+    driver: str | None = None
+    nvml_version: str | None = None
+    gpus: list[GpuFacts] = field(default_factory=list)
+    _lib: Any = None
+    _handles: list[Any] = field(default_factory=list)
+
+    @classmethod
+    def open(cls) -> Nvml:
+        try:
+            import pynvml
+        except ImportError:
+            return cls(False, "pynvml is not installed (pip install nvidia-ml-py)")
+        try:
+            pynvml.nvmlInit()
+        except Exception as exc:  # NVMLError_LibraryNotFound, _DriverNotLoaded, ...
+            return cls(False, f"no NVIDIA driver answers NVML ({exc})")
+        try:
+            count = pynvml.nvmlDeviceGetCount()
+            handles = [pynvml.nvmlDeviceGetHandleByIndex(i) for i in range(count)]
+            nvml = cls(True, _lib=pynvml, _handles=handles)
+            nvml.driver = _text(pynvml.nvmlSystemGetDriverVersion())
+            nvml.nvml_version = _text(pynvml.nvmlSystemGetNVMLVersion())
+            nvml.gpus = [nvml._facts(i, h) for i, h in enumerate(handles)]
+        except Exception as exc:
+            return cls(False, f"NVML answered but could not list GPUs ({exc})")
+        if not handles:
+            return cls(False, "NVML found no GPU")
+        return nvml
+
+    def _facts(self, index: int, handle: Any) -> GpuFacts:
+        lib = self._lib
+        try:
+            mig = bool(lib.nvmlDeviceGetMigMode(handle)[0])
+        except Exception:
+            mig = None  # not supported on this GPU or driver
+        return GpuFacts(
+            index=index,
+            name=_text(lib.nvmlDeviceGetName(handle)),
+            uuid=_text(lib.nvmlDeviceGetUUID(handle)),
+            total_bytes=int(lib.nvmlDeviceGetMemoryInfo(handle).total),
+            mig_mode=mig,
+        )
+
+    def device_used(self, index: int) -> int | None:
+        """Used memory of GPU ``index`` (all processes, as nvidia-smi shows), or None."""
+        if not self.available:
+            return None
+        try:
+            return int(self._lib.nvmlDeviceGetMemoryInfo(self._handles[index]).used)
+        except Exception:
+            return None
+
+    def device_reserved(self, index: int) -> int | None:
+        """Driver-reserved memory where the driver offers the v2 memory info, else None."""
+        if not self.available:
+            return None
+        lib = self._lib
+        try:
+            info = lib.nvmlDeviceGetMemoryInfo(self._handles[index], version=lib.nvmlMemory_v2)
+            return int(info.reserved)
+        except Exception:
+            return None
+
+    def process_used(self, index: int, pids: Iterable[int]) -> int | None:
+        """Summed GPU memory of ``pids`` on GPU ``index``.
+
+        0 when NVML lists none of them (they hold no context there yet); None when NVML
+        cannot say (query failed, or per-process memory is N/A, as on MIG and some drivers).
+        """
+        if not self.available:
+            return None
+        wanted = set(pids)
+        try:
+            running = self._lib.nvmlDeviceGetComputeRunningProcesses(self._handles[index])
+        except Exception:
+            return None
+        total = 0
+        for proc in running:
+            if proc.pid in wanted:
+                if proc.usedGpuMemory is None:
+                    return None
+                total += int(proc.usedGpuMemory)
+        return total
+
+    def close(self) -> None:
+        if self.available:
+            try:
+                self._lib.nvmlShutdown()
+            except Exception:
+                pass
+            self.available = False
+
+
+def _text(value: str | bytes) -> str:
+    return value.decode() if isinstance(value, bytes) else value

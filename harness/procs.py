@@ -1,0 +1,69 @@
+"""Host processes: the process tree of a cell and its resident memory, read from /proc.
+
+NVML reports host-namespace PIDs, and a container's processes are ordinary host processes,
+so one function finds a cell's PIDs for every backend: the root PID and its descendants.
+Linux only, like the GPU hosts this tool measures.
+"""
+from __future__ import annotations
+
+import os
+from collections.abc import Iterable
+
+PAGE_SIZE = os.sysconf("SC_PAGE_SIZE")
+
+
+def _parent_map() -> dict[int, int]:
+    parents: dict[int, int] = {}
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        try:
+            with open(f"/proc/{entry}/stat", "rb") as handle:
+                stat = handle.read()
+        except OSError:
+            continue  # the process ended while we looked
+        # The command name may hold spaces and parentheses: fields start after the last ')'.
+        fields = stat[stat.rfind(b")") + 2 :].split()
+        parents[int(entry)] = int(fields[1])
+    return parents
+
+
+def descendants(root: int) -> set[int]:
+    """``root`` and every live process below it (empty when ``root`` has ended)."""
+    parents = _parent_map()
+    if root not in parents:
+        return set()
+    children: dict[int, list[int]] = {}
+    for pid, ppid in parents.items():
+        children.setdefault(ppid, []).append(pid)
+    found, stack = set(), [root]
+    while stack:
+        pid = stack.pop()
+        if pid in found:
+            continue
+        found.add(pid)
+        stack.extend(children.get(pid, ()))
+    return found
+
+
+def rss_bytes(pids: Iterable[int]) -> int | None:
+    """Summed resident set size of ``pids``; None when none of them could be read."""
+    total, seen = 0, False
+    for pid in pids:
+        try:
+            with open(f"/proc/{pid}/statm", "rb") as handle:
+                total += int(handle.read().split()[1]) * PAGE_SIZE
+            seen = True
+        except (OSError, IndexError, ValueError):
+            continue
+    return total if seen else None
+
+
+def alive(pid: int) -> bool:
+    """True while ``pid`` exists and is not a zombie."""
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as handle:
+            stat = handle.read()
+    except OSError:
+        return False
+    return stat[stat.rfind(b")") + 2 : stat.rfind(b")") + 3] != b"Z"

@@ -1,0 +1,70 @@
+"""Results are files: one JSON record per cell, a manifest per run.
+
+Layout: ``results/<run-id>/manifest.json`` and ``results/<run-id>/<env>/<scenario>.json``.
+Every write goes to a temporary file in the same folder and is then ``os.replace``d, so a
+reader never sees half a record and an interrupted run keeps every cell it finished.
+Readers take only these files, so runs can be resumed, merged and re-rendered; an unreadable
+file is reported as such, never a crash.
+"""
+from __future__ import annotations
+
+import datetime as dt
+import json
+import os
+import tempfile
+import uuid
+from pathlib import Path
+from typing import Any
+
+SCHEMA_VERSION = 1
+
+
+def new_run_id() -> str:
+    return dt.datetime.now(dt.timezone.utc).strftime("%Y%m%dT%H%M%SZ") + "-" + uuid.uuid4().hex[:6]
+
+
+def write_json(path: Path, data: Any) -> None:
+    """Write ``data`` to ``path`` atomically."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as handle:
+            json.dump(data, handle, indent=1, sort_keys=True, default=str)
+            handle.write("\n")
+        os.replace(tmp, path)
+    except BaseException:
+        try:
+            os.unlink(tmp)
+        except OSError:
+            pass
+        raise
+
+
+def cell_path(run_dir: Path, env: str, scenario: str) -> Path:
+    return run_dir / env.replace("/", "_") / (scenario.replace("/", "__") + ".json")
+
+
+def write_record(run_dir: Path, record: dict[str, Any]) -> Path:
+    path = cell_path(run_dir, record["env"]["name"], record["scenario"]["name"])
+    write_json(path, record)
+    return path
+
+
+def write_manifest(run_dir: Path, manifest: dict[str, Any]) -> Path:
+    path = run_dir / "manifest.json"
+    write_json(path, {"schema_version": SCHEMA_VERSION, **manifest})
+    return path
+
+
+def read_records(run_dir: Path) -> tuple[list[dict[str, Any]], list[tuple[Path, str]]]:
+    """Every cell record under ``run_dir``, and the files that could not be read (with why)."""
+    records, broken = [], []
+    for path in sorted(run_dir.glob("*/*.json")):
+        try:
+            data = json.loads(path.read_text(encoding="utf-8"))
+            if not isinstance(data, dict) or "scenario" not in data:
+                raise ValueError("not a cell record")
+            records.append(data)
+        except (OSError, ValueError) as exc:
+            broken.append((path, str(exc)))
+    return records, broken

@@ -1,0 +1,93 @@
+"""What a scenario file declares, read without running it.
+
+A scenario is a Python file run by the agent inside an environment. It declares itself in a
+module-level ``META = {...}`` literal, read here with ``ast`` so the host never executes
+scenario code:
+
+    META = {
+        "families": ["torch"],          # API families it applies to (torch, tf1, tf2, jax, cupy, any)
+        "technique": "del + empty_cache",
+        "seed": "004_be17292fde94c561.txt",   # the article it comes from, if any
+        "params": {"gib": 1.0},         # defaults; overridable per run
+        "env": {"PYTORCH_CUDA_ALLOC_CONF": "expandable_segments:True"},
+        "timeout": 300,
+        "cleanup": ["after_del", "after_empty_cache"],   # optional; default: every label after "peak"
+    }
+
+Checkpoint labels: "ready" is the floor (framework and device initialised), "peak" the most the
+scenario holds; the labels after the peak are cleanup steps, each judged by verdicts.py.
+"""
+from __future__ import annotations
+
+import ast
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from .errors import UsageError
+
+KNOWN_KEYS = {"families", "technique", "seed", "params", "env", "timeout", "cleanup", "gpu_only", "title"}
+
+
+@dataclass(frozen=True, kw_only=True)
+class Scenario:
+    name: str
+    path: Path
+    families: tuple[str, ...] = ("any",)
+    technique: str = ""
+    title: str = ""
+    seed: str | None = None
+    params: dict[str, Any] = field(default_factory=dict)
+    env: dict[str, str] = field(default_factory=dict)
+    timeout: float | None = None
+    cleanup: tuple[str, ...] | None = None
+    gpu_only: bool = False
+
+    def applies_to(self, family: str) -> bool:
+        return "any" in self.families or family in self.families
+
+
+def _meta(tree: ast.Module, path: Path) -> dict[str, Any]:
+    for node in tree.body:
+        if isinstance(node, ast.Assign) and any(isinstance(t, ast.Name) and t.id == "META" for t in node.targets):
+            try:
+                value = ast.literal_eval(node.value)
+            except ValueError as exc:
+                raise UsageError(f"{path}: META must be a literal dict ({exc}); write plain values only") from exc
+            if not isinstance(value, dict):
+                raise UsageError(f"{path}: META must be a dict, found {type(value).__name__}")
+            return value
+    return {}
+
+
+def load(path: str | Path) -> Scenario:
+    """The scenario declared in ``path``; UsageError when the file is missing or malformed."""
+    path = Path(path)
+    if not path.is_file():
+        raise UsageError(f"scenario file not found: {path} (give the path to a .py scenario file)")
+    source = path.read_text(encoding="utf-8")
+    try:
+        tree = ast.parse(source, filename=str(path))
+    except SyntaxError as exc:
+        raise UsageError(f"{path}:{exc.lineno}: scenario is not valid Python ({exc.msg})") from exc
+    meta = _meta(tree, path)
+    unknown = set(meta) - KNOWN_KEYS
+    if unknown:
+        raise UsageError(f"{path}: unknown META keys {sorted(unknown)}; known: {sorted(KNOWN_KEYS)}")
+    name = path.stem
+    if path.parent.name not in ("scenarios", "") and path.parent.parent.name == "scenarios":
+        name = f"{path.parent.name}/{path.stem}"  # scenarios/<family>/<name>.py
+    doc = ast.get_docstring(tree) or ""
+    return Scenario(
+        name=name,
+        path=path.resolve(),
+        families=tuple(meta.get("families", ("any",))),
+        technique=str(meta.get("technique", "")),
+        title=str(meta.get("title", doc.strip().splitlines()[0] if doc.strip() else name)),
+        seed=meta.get("seed"),
+        params=dict(meta.get("params", {})),
+        env={str(k): str(v) for k, v in meta.get("env", {}).items()},
+        timeout=float(meta["timeout"]) if "timeout" in meta else None,
+        cleanup=tuple(meta["cleanup"]) if "cleanup" in meta else None,
+        gpu_only=bool(meta.get("gpu_only", False)),
+    )

@@ -1,0 +1,42 @@
+"""Helpers shared by the torch scenarios (imported from the scenario's own folder).
+
+Runs inside the environment: stdlib + torch only, Python 3.5+ syntax.
+"""
+import torch
+
+GiB = 1024 ** 3
+
+
+def device():
+    """CUDA when there is a GPU; otherwise the CPU, so the code path still runs and is measured."""
+    return torch.device("cuda") if torch.cuda.is_available() else torch.device("cpu")
+
+
+def on_gpu():
+    return torch.cuda.is_available()
+
+
+def init(dev):
+    """Initialise the framework on ``dev`` (the CUDA context) so ``ready`` is a true floor."""
+    torch.ones(1, device=dev).sum().item()
+    if dev.type == "cuda":
+        torch.cuda.synchronize()
+
+
+def filled(gib, dev):
+    """A tensor of ``gib`` GiB, written (not just reserved), on ``dev``."""
+    tensor = torch.ones(int(gib * GiB) // 4, dtype=torch.float32, device=dev)
+    if dev.type == "cuda":
+        torch.cuda.synchronize()
+    return tensor
+
+
+def empty_cache_step(checkpoint, label="after_empty_cache"):
+    """torch.cuda.empty_cache(), or a skipped step without a GPU (it is a no-op there)."""
+    if on_gpu():
+        torch.cuda.synchronize()
+        torch.cuda.empty_cache()
+        checkpoint(label)
+    else:
+        torch.cuda.empty_cache()
+        checkpoint(label, skipped="no CUDA device: empty_cache has nothing to return")

@@ -1,0 +1,28 @@
+"""cudnn.benchmark=True on a convolution: autotuning tries algorithms with large workspaces.
+
+Beyond the seeds. The timeline shows the workspace spike between checkpoints; the cleanup
+steps show whether it stays cached.
+"""
+import torch
+from _torchkit import device, empty_cache_step, init
+
+META = {
+    "families": ["torch"],
+    "technique": "cudnn.benchmark autotuning workspace, del + empty_cache",
+    "params": {"batch": 64, "channels": 256, "size": 128},
+}
+
+dev = device()
+torch.backends.cudnn.benchmark = True
+init(dev)
+checkpoint("ready")
+conv = torch.nn.Conv2d(PARAMS["channels"], PARAMS["channels"], 3, padding=1).to(dev)
+x = torch.randn(PARAMS["batch"], PARAMS["channels"], PARAMS["size"], PARAMS["size"], device=dev)
+with torch.no_grad():
+    y = conv(x)
+if dev.type == "cuda":
+    torch.cuda.synchronize()
+checkpoint("peak")
+del conv, x, y
+checkpoint("after_del")
+empty_cache_step(checkpoint)

@@ -1,0 +1,26 @@
+"""PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True: does del alone give memory back?
+
+Beyond the seeds: the allocator knob users reach for after empty_cache. With expandable
+segments the allocator maps memory in pages it can unmap; this records whether del or only
+empty_cache returns it in this version.
+"""
+import gc
+
+from _torchkit import device, empty_cache_step, filled, init
+
+META = {
+    "families": ["torch"],
+    "technique": "PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True, del, empty_cache",
+    "env": {"PYTORCH_CUDA_ALLOC_CONF": "expandable_segments:True"},
+    "params": {"gib": 2.0},
+}
+
+dev = device()
+init(dev)
+checkpoint("ready")
+x = filled(PARAMS["gib"], dev)
+checkpoint("peak")
+del x
+gc.collect()
+checkpoint("after_del")
+empty_cache_step(checkpoint)

@@ -1,0 +1,35 @@
+"""A loss kept with its autograd graph vs a detached one.
+
+The seed: "Unless the computational graph is detached, the tensors might remain alive even after
+they are no longer directly referenced". Here the activations are only reachable through the
+loss's graph: deleting the model and inputs while keeping ``loss`` keeps them alive (held);
+keeping ``loss.detach()`` instead lets them go.
+"""
+import torch
+from _torchkit import GiB, device, empty_cache_step, init
+
+META = {
+    "families": ["torch"],
+    "technique": "keep loss (graph) vs loss.detach(); del + empty_cache",
+    "seed": "004_be17292fde94c561.txt",
+    "params": {"gib": 2.0, "width": 4096},
+}
+
+dev = device()
+init(dev)
+checkpoint("ready")
+width = PARAMS["width"]
+rows = int(PARAMS["gib"] * GiB / 4 / width / 4)  # four saved activations of this size
+model = torch.nn.Sequential(
+    torch.nn.Linear(width, width), torch.nn.ReLU(), torch.nn.Linear(width, width), torch.nn.ReLU()
+).to(dev)
+inputs = torch.randn(rows, width, device=dev)
+loss = model(inputs).pow(2).mean()  # the graph saves the activations for backward
+checkpoint("peak")
+del model, inputs
+checkpoint("after_del_model_keep_loss")
+value = loss.detach()
+del loss
+checkpoint("after_del_loss_keep_detached")
+empty_cache_step(checkpoint)
+print("loss value kept:", float(value))

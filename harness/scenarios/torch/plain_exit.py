@@ -1,0 +1,19 @@
+"""No cleanup at all: the process simply exits while holding memory.
+
+The seeds' claim that "simply exiting a Python script ... doesn't always guarantee a complete
+release": the reading after exit says whether the driver got everything back.
+"""
+from _torchkit import device, filled, init
+
+META = {
+    "families": ["torch"],
+    "technique": "plain process exit, no cleanup",
+    "seed": "002_c1b13a36cfe93241.txt",
+    "params": {"gib": 2.0},
+}
+
+dev = device()
+init(dev)
+checkpoint("ready")
+x = filled(PARAMS["gib"], dev)
+checkpoint("peak")

@@ -1,0 +1,89 @@
+"""Real cells through the process backend: each outcome becomes the right record, nothing is left."""
+from __future__ import annotations
+
+import os
+import time
+from pathlib import Path
+
+from conftest import processes_with
+
+from harness import procs, verdicts
+
+MiB = 1024 * 1024
+
+
+def test_rss_meter_sees_the_rise_and_the_fall(run_scenario) -> None:
+    record = run_scenario("alloc_free")
+    assert record["status"] == "ok", record["error"]
+    by_label = {cp["label"]: cp["readings"]["rss"] for cp in record["checkpoints"]}
+    assert list(by_label) == ["ready", "peak", "after_del"]
+    rise = by_label["peak"] - by_label["ready"]
+    fall = by_label["peak"] - by_label["after_del"]
+    tol = verdicts.tolerance(rise)
+    assert abs(rise - 512 * MiB) <= tol, f"peak rose {rise / MiB:.0f} MiB, expected ~512"
+    assert abs(fall - 512 * MiB) <= tol, f"free dropped {fall / MiB:.0f} MiB, expected ~512"
+    step = record["verdicts"]["steps"][0]
+    assert (step["label"], step["meter"], step["verdict"]) == ("after_del", "rss", "released")
+    assert record["verdicts"]["exit"]["verdict"] == "returned"
+    assert all(cp["settle"]["settled"] for cp in record["checkpoints"])
+
+
+def test_timeline_samples_at_least_50_hz_and_sees_the_peak(run_scenario) -> None:
+    record = run_scenario("alloc_free")
+    timeline = record["timeline"]
+    assert timeline["rate_hz"] is not None and timeline["rate_hz"] >= 50
+    peak_rss = max(s[1] for s in timeline["samples"] if s[1] is not None)
+    assert peak_rss >= record["checkpoints"][1]["readings"]["rss"] - 8 * MiB
+
+
+def test_a_raising_scenario_is_an_error_with_its_traceback(run_scenario) -> None:
+    record = run_scenario("raises")
+    assert record["status"] == "error"
+    assert record["error"]["type"] == "ValueError"
+    assert "scenario bug on purpose" in record["error"]["traceback"]
+    assert "raises.py" in record["error"]["traceback"]
+    assert [cp["label"] for cp in record["checkpoints"]] == ["ready"]
+    assert record["exit_code"] == 0
+
+
+def test_a_hard_exit_is_a_crash_with_its_exit_code(run_scenario) -> None:
+    record = run_scenario("hard_exit")
+    assert record["status"] == "crashed"
+    assert record["exit_code"] == 3
+    assert "exit code 3" in record["error"]["message"]
+    assert record["after_exit"]["processes_left"] == []
+
+
+def test_a_hang_is_killed_at_its_timeout_with_its_escaped_child(run_scenario, tmp_path: Path) -> None:
+    pidfile = tmp_path / "child.pid"
+    started = time.monotonic()
+    record = run_scenario("hangs", timeout=3, params={"pidfile": str(pidfile)})
+    assert time.monotonic() - started < 20
+    assert record["status"] == "timeout"
+    assert "last seen: ready" in record["error"]["message"]
+    child = int(pidfile.read_text())
+    assert not procs.alive(child), "the child in its own session survived the timeout"
+    assert not procs.alive(record["agent"]["pid"])
+    assert record["after_exit"]["processes_left"] == []
+
+
+def test_protocol_looking_junk_is_output_not_protocol(run_scenario) -> None:
+    record = run_scenario("junk_output")
+    assert record["status"] == "ok", record["error"]
+    assert [cp["label"] for cp in record["checkpoints"]] == ["ready", "after_junk"]
+    assert "forged" in record["stderr_tail"] and "some stderr noise" in record["stderr_tail"]
+
+
+def test_a_missing_api_is_unsupported_not_an_error(run_scenario) -> None:
+    record = run_scenario("missing_api")
+    assert record["status"] == "unsupported"
+    assert "this_api_does_not_exist" in record["error"]["message"]
+    declared = run_scenario("declares_unsupported")
+    assert declared["status"] == "unsupported"
+    assert declared["error"]["message"] == "set_memory_growth needs TF >= 2.0"
+
+
+def test_no_agent_process_is_left_after_the_cells() -> None:
+    agent = str(Path(__file__).resolve().parents[2] / "harness" / "agent" / "agent.py")
+    assert processes_with(agent) == []
+    assert os.getpid() > 0

@@ -1,0 +1,85 @@
+"""Verdict rules on readings the harness made: the H200 reference records and a local RSS run."""
+from __future__ import annotations
+
+import copy
+import json
+from pathlib import Path
+
+import pytest
+
+from harness import verdicts
+
+REFERENCE = Path(__file__).resolve().parents[2] / "matrix" / "reference" / "h200-580.159.04-process" / "torch-host"
+GiB = 1024**3
+
+
+def _record(name: str) -> dict:
+    return json.loads((REFERENCE / f"torch__{name}.json").read_text())
+
+
+def _steps(record: dict) -> dict[str, str]:
+    return {s["label"]: s["verdict"] for s in verdicts.judge(record)["steps"]}
+
+
+@pytest.mark.parametrize(
+    ("name", "expected"),
+    [
+        ("del_gc_empty_cache", {"after_del": "cached", "after_gc": "cached", "after_empty_cache": "released"}),
+        ("reference_cycle", {"after_del": "held", "after_gc": "cached", "after_empty_cache": "released"}),
+        ("loss_graph_kept", {"after_del_model_keep_loss": "held", "after_del_loss_keep_detached": "cached",
+                             "after_empty_cache": "released"}),
+        ("child_process", {"after_child_exit": "released"}),
+    ],
+)
+def test_reference_records_judge_as_measured(name: str, expected: dict[str, str]) -> None:
+    record = _record(name)
+    assert _steps(record) == expected
+    assert verdicts.judge(record)["exit"]["verdict"] == "returned"
+
+
+def test_process_meter_is_primary_when_nvml_has_it() -> None:
+    judged = verdicts.judge(_record("del_gc_empty_cache"))
+    assert {s["meter"] for s in judged["steps"]} == {"nvml_process"}
+    assert judged["steps"][0]["grown"] >= 4 * GiB
+
+
+def test_without_framework_view_a_kept_allocation_is_held() -> None:
+    record = _record("del_no_empty_cache")
+    for cp in record["checkpoints"]:
+        cp["view"] = {}
+    assert _steps(record) == {"after_del": "held", "after_gc": "held"}
+
+
+def test_half_returned_is_partial() -> None:
+    record = _record("del_gc_empty_cache")
+    floor, peak, after = (record["checkpoints"][i]["readings"] for i in (0, 1, 4))
+    after["nvml_process"] = (floor["nvml_process"] + peak["nvml_process"]) // 2
+    record["checkpoints"][4]["view"] = {}  # the framework cannot say: the driver decides
+    assert _steps(record)["after_empty_cache"] == "partial"
+
+
+def test_tiny_growth_is_no_signal() -> None:
+    record = _record("del_gc_empty_cache")
+    floor = record["checkpoints"][0]["readings"]
+    record["checkpoints"][1]["readings"] = copy.deepcopy(floor)
+    assert set(_steps(record).values()) == {"no-signal"}
+
+
+def test_without_nvml_the_rss_meter_decides() -> None:
+    record = _record("loss_graph_kept")
+    for cp in record["checkpoints"]:
+        cp["readings"]["nvml_process"] = cp["readings"]["nvml_device"] = None
+    judged = verdicts.judge(record)
+    assert {s["meter"] for s in judged["steps"]} == {"rss"}
+
+
+def test_device_not_back_after_exit_is_not_returned() -> None:
+    record = _record("plain_exit")
+    record["after_exit"]["readings"]["nvml_device"] += 2 * GiB
+    assert verdicts.judge(record)["exit"]["verdict"] == "not-returned"
+
+
+def test_a_skipped_step_is_never_judged() -> None:
+    record = _record("del_gc_empty_cache")
+    record["checkpoints"][4]["skipped"] = "no CUDA device"
+    assert _steps(record)["after_empty_cache"] == "skipped"
