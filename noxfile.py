@@ -1,4 +1,7 @@
-"""Entry points. Glue only: every session calls the harness package, where the logic is tested."""
+"""Entry points. Glue only: every session calls the harness package, where the logic is tested.
+
+Pass options after ``--``: ``nox -s matrix -- --env torch --scenario 'torch/*' --variant cpu``.
+"""
 from __future__ import annotations
 
 import nox
@@ -6,6 +9,36 @@ import nox
 nox.options.default_venv_backend = "venv"
 nox.options.reuse_existing_virtualenvs = True
 nox.options.sessions = ["tests", "lint"]
+
+
+def _harness(session: nox.Session, *args: str) -> None:
+    session.install("-q", "-e", ".")
+    session.run("python", "-m", "harness", *args, *session.posargs)
+
+
+@nox.session
+def matrix(session: nox.Session) -> None:
+    """Every scenario in every applicable environment, one fresh container per cell; writes the matrix."""
+    _harness(session, "matrix")
+
+
+@nox.session
+def images(session: nox.Session) -> None:
+    """Build the environment images (gpu variant with an NVIDIA GPU, else cpu), layer-cached."""
+    _harness(session, "images")
+
+
+@nox.session
+def doctor(session: nox.Session) -> None:
+    """Docker engine, NVIDIA driver, container GPU support, GPUs, images: one line each, with the fix."""
+    _harness(session, "doctor")
+
+
+@nox.session
+def clean(session: nox.Session) -> None:
+    """Remove every container this tool labelled (after a killed run)."""
+    _harness(session, "clean")
+
 
 @nox.session
 def tests(session: nox.Session) -> None:

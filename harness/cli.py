@@ -8,6 +8,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import signal
 import sys
 from pathlib import Path
 from typing import Any, NoReturn
@@ -16,6 +17,7 @@ from rich.console import Console
 
 from . import __version__, render, results, scenario
 from .errors import HarnessError, UsageError
+from .nvml import Nvml
 
 
 class OneLineParser(argparse.ArgumentParser):
@@ -43,7 +45,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     run = sub.add_parser("run", help="run one scenario in one environment and show its checkpoints")
     run.add_argument("scenario", help="path to a scenario file")
-    run.add_argument("--backend", choices=["process"], default="process")
+    run.add_argument("--backend", choices=["process", "docker"], default="process")
     run.add_argument("--python", default=sys.executable, help="interpreter for the process backend")
     run.add_argument("--env-name", default=None, help="name for the environment in the record")
     run.add_argument("--timeout", type=float, default=None, help="seconds before the cell is killed")
@@ -51,7 +53,35 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--gpu", type=int, default=0, help="GPU index to measure (NVML order)")
     run.add_argument("--results", type=Path, default=Path("results"), help="results folder")
     run.add_argument("--json", action="store_true", help="print the record as JSON on stdout")
+    run.add_argument("--env", default=None, help="docker backend: the environment (matrix/environments.toml)")
+    run.add_argument("--variant", choices=["cpu", "gpu"], default=None, help="docker backend: image variant")
+
+    matrix = sub.add_parser("matrix", help="every scenario in every applicable environment, in containers")
+    matrix.add_argument("--env", action="append", default=None, help="only this environment (repeatable)")
+    matrix.add_argument("--scenario", action="append", default=None, help="only scenarios matching this glob (repeatable)")
+    matrix.add_argument("--variant", choices=["cpu", "gpu"], default=None, help="default: gpu with an NVIDIA GPU, else cpu")
+    matrix.add_argument("--timeout", type=float, default=None, help="seconds per cell before it is killed")
+    matrix.add_argument("--param", type=_param, action="append", default=[], help="scenario parameter KEY=VALUE, for all")
+    matrix.add_argument("--results", type=Path, default=Path("results"), help="results folder")
+    matrix.add_argument("--jobs", type=int, default=None, help="cells at once (cpu variant; default 2)")
+    matrix.add_argument("--json", action="store_true", help="print matrix.json on stdout")
+    _build_options(matrix)
+
+    images_cmd = sub.add_parser("images", help="build the environment images (layer-cached)")
+    images_cmd.add_argument("--env", action="append", default=None, help="only this environment (repeatable)")
+    images_cmd.add_argument("--variant", choices=["cpu", "gpu"], default=None, help="default: gpu with an NVIDIA GPU, else cpu")
+    images_cmd.add_argument("--force", action="store_true", help="rebuild even when current")
+    _build_options(images_cmd)
+
+    sub.add_parser("doctor", help="what this host can run: engine, driver, container GPU support, images")
+    sub.add_parser("clean", help="remove every container this tool labelled")
     return parser
+
+
+def _build_options(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--wheelhouse", type=Path, default=None, help="a folder of wheels handed to every build")
+    parser.add_argument("--offline", action="store_true", help="air-gapped builds: the wheelhouse only, no index")
+    parser.add_argument("--pull", action="store_true", help="pull newer base images while building")
 
 
 def _console(stderr: bool) -> Console:
@@ -60,21 +90,27 @@ def _console(stderr: bool) -> Console:
 
 def cmd_run(args: argparse.Namespace, err: Console, out: Console) -> int:
     from .backends.process import ProcessBackend
-    from .nvml import Nvml
     from .runner import CellOptions, run_cell
 
     if args.timeout is not None and args.timeout <= 0:
         raise UsageError(f"--timeout must be positive, got {args.timeout}")
     spec = scenario.load(args.scenario)
-    backend = ProcessBackend(python=args.python)
     nvml = Nvml.open()
+    backend: Any
+    if args.backend == "docker":
+        backend = _docker_backend(args, nvml)
+        env_name = args.env
+    else:
+        backend = ProcessBackend(python=args.python)
+        env_name = args.env_name or Path(backend.python).name
     if not nvml.available:
         err.print(f"[yellow]NVML unavailable:[/] {nvml.reason}; GPU readings are recorded as null, RSS only")
     run_id = results.new_run_id()
     run_dir = args.results / run_id
     options = CellOptions(
-        run_id=run_id, run_dir=run_dir, env_name=args.env_name or Path(backend.python).name,
+        run_id=run_id, run_dir=run_dir, env_name=env_name,
         env_facts={}, params=dict(args.param), timeout=args.timeout, gpu_index=args.gpu,
+        cpu_only=not nvml.available or (args.backend == "docker" and not backend.gpus),
     )
 
     def progress(kind: str, data: dict[str, Any]) -> None:
@@ -100,16 +136,149 @@ def cmd_run(args: argparse.Namespace, err: Console, out: Console) -> int:
     return 0 if record["status"] in ("ok", "unsupported") else 1
 
 
+def _docker_backend(args: argparse.Namespace, nvml: Nvml) -> Any:
+    from . import config, images
+    from .backends.docker import DockerBackend
+    from .docker_client import connect, gpu_support
+    from .matrix import choose_variant
+
+    if not args.env:
+        raise UsageError("--backend docker needs --env NAME (an environment of matrix/environments.toml)")
+    env = config.select(config.load_environments(), [args.env])[0]
+    variant, _ = choose_variant(args.variant, nvml)
+    client = connect()
+    if not images.image_current(client, env, variant):
+        raise UsageError(f"image {env.image_tag(variant)} is missing or out of date: nox -s images -- --env {env.name}")
+    gpus = variant == "gpu" and nvml.available and gpu_support(client).any
+    return DockerBackend(client=client, image=env.image_tag(variant), python=env.python, user=env.user, gpus=gpus)
+
+
+def _build_opts(args: argparse.Namespace) -> Any:
+    from .images import BuildOptions
+
+    if args.wheelhouse is not None and not args.wheelhouse.is_dir():
+        raise UsageError(f"--wheelhouse {args.wheelhouse} is not a folder (give a folder of .whl files)")
+    if args.offline and args.wheelhouse is None:
+        raise UsageError("--offline builds need --wheelhouse DIR: with no index, pip can only install from there")
+    return BuildOptions(wheelhouse=args.wheelhouse, offline=args.offline, pull=args.pull)
+
+
+def cmd_matrix(args: argparse.Namespace, err: Console, out: Console) -> int:
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+    from . import aggregate
+    from .matrix import MatrixOptions, run_matrix
+
+    if args.timeout is not None and args.timeout <= 0:
+        raise UsageError(f"--timeout must be positive, got {args.timeout}")
+    options = MatrixOptions(envs=args.env, scenarios=args.scenario, variant=args.variant, results_root=args.results,
+                            timeout=args.timeout, params=dict(args.param), build=_build_opts(args), jobs=args.jobs)
+    nvml = Nvml.open()
+    progress = Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
+                        console=err, transient=False)
+    task = progress.add_task("cells", total=None)
+
+    def emit(kind: str, data: dict[str, Any]) -> None:
+        if kind == "plan":
+            err.print(f"variant: [bold]{data['variant']}[/] ({data['reason']})")
+            err.print(f"GPU request: {'all GPUs' if data['gpu_request'] else 'none'}"
+                      + (f" ({data['gpu_note']})" if data["gpu_note"] else ""))
+            err.print(f"{data['cells']} cells in {', '.join(data['envs'])} -> {data['run_dir']}")
+            progress.update(task, total=data["cells"])
+        elif kind == "build":
+            err.print(f"building {data['tag']} ...")
+        elif kind == "build-log":
+            progress.console.print(f"  {data['text']}", markup=False, highlight=False)
+        elif kind == "cell-start":
+            progress.update(task, description=f"{data['env']} / {data['scenario']}")
+        elif kind == "cell-done":
+            progress.console.print(render.summary_line(data))
+            progress.advance(task)
+
+    try:
+        with progress:
+            run = run_matrix(options, nvml, emit)
+    finally:
+        nvml.close()
+    if args.json:
+        print(json.dumps(run.matrix, indent=1, sort_keys=True))
+    else:
+        out.print(aggregate.to_markdown(run.matrix), markup=False, highlight=False)
+    bad = [r for r in run.records if r["status"] not in ("ok", "unsupported")]
+    err.print(f"{len(run.records)} cells, {len(bad)} not ok; matrix: {run.run_dir / 'matrix.md'} and matrix.json")
+    return 0
+
+
+def cmd_images(args: argparse.Namespace, err: Console) -> int:
+    from . import config, images
+    from .docker_client import connect
+    from .matrix import choose_variant
+
+    envs = config.select(config.load_environments(), args.env)
+    nvml = Nvml.open()
+    variant, why = choose_variant(args.variant, nvml)
+    nvml.close()
+    err.print(f"variant: [bold]{variant}[/] ({why})")
+    client, options = connect(), _build_opts(args)
+    for env in envs:
+        env.variant(variant)
+        if not args.force and images.image_current(client, env, variant):
+            err.print(f"[green]✓[/] {env.image_tag(variant)} is current")
+            continue
+        with err.status(f"building {env.image_tag(variant)}") as status:
+            image_id = images.build(client, env, variant, options, lambda text: status.update(text[:100]))
+        err.print(f"[green]✓[/] {env.image_tag(variant)} built ({image_id[:19]})")
+    return 0
+
+
+def cmd_doctor(err: Console, out: Console) -> int:
+    from .doctor import run_checks
+
+    nvml = Nvml.open()
+    try:
+        checks = run_checks(nvml)
+    finally:
+        nvml.close()
+    for check in checks:
+        mark = {True: "[green]✓[/]", False: "[red]✕[/]", None: "[dim]•[/]"}[check.ok]
+        out.print(f"{mark} {check.name}: {check.detail}" + (f" [yellow]→ {check.fix}[/]" if check.fix else ""), soft_wrap=True)
+    return 0 if all(c.ok is not False for c in checks if c.name in ("Docker engine",)) else 1
+
+
+def cmd_clean(err: Console) -> int:
+    from .backends.docker import remove_labelled
+    from .docker_client import connect
+
+    err.print(f"removed {remove_labelled(connect())} container(s) labelled by this tool")
+    return 0
+
+
 def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     err, out = _console(stderr=True), _console(stderr=False)
+    signal.signal(signal.SIGTERM, _terminate)
     try:
         if args.command == "run":
             return cmd_run(args, err, out)
+        if args.command == "matrix":
+            return cmd_matrix(args, err, out)
+        if args.command == "images":
+            return cmd_images(args, err)
+        if args.command == "doctor":
+            return cmd_doctor(err, out)
+        if args.command == "clean":
+            return cmd_clean(err)
     except HarnessError as exc:
         err.print(f"harness: error: {exc.message}", markup=False, highlight=False)
+        if exc.detail:
+            err.print(exc.detail, markup=False, highlight=False, style="dim")
         return exc.exit_code
     except KeyboardInterrupt:
         err.print("harness: interrupted; cells already finished are kept under results/")
         return 130
     raise AssertionError(f"unhandled command {args.command}")
+
+
+def _terminate(signum: int, frame: object) -> None:
+    """SIGTERM unwinds like Ctrl-C, so every cell's ``finally`` removes what it started."""
+    raise KeyboardInterrupt

@@ -11,9 +11,10 @@ class HarnessError(Exception):
 
     exit_code = 2
 
-    def __init__(self, message: str) -> None:
+    def __init__(self, message: str, detail: str = "") -> None:
         super().__init__(message)
         self.message = message
+        self.detail = detail  # e.g. the failing build step's log; shown below the one line
 
 
 class UsageError(HarnessError):

@@ -42,6 +42,7 @@ class CellOptions:
     params: dict[str, Any]
     timeout: float | None = None
     gpu_index: int = 0
+    cpu_only: bool = False  # no GPU for this cell: the scenario's cpu_params apply
 
 
 def _host_facts(nvml: Nvml, gpu_index: int) -> dict[str, Any]:
@@ -69,7 +70,8 @@ def run_cell(
     """Run ``scenario`` once through ``backend``; return its judged record."""
     notify = progress or (lambda kind, data: None)
     timeout = options.timeout or scenario.timeout or DEFAULT_TIMEOUT_S
-    params = {**scenario.params, **options.params}
+    cpu_params = scenario.cpu_params if options.cpu_only else {}
+    params = {**scenario.params, **cpu_params, **options.params}
     meters = Meters(nvml, options.gpu_index)
     cell_id = uuid.uuid4().hex[:12]
     record: dict[str, Any] = {
@@ -103,7 +105,10 @@ def run_cell(
             ack_dir=Path(ack_dir), timeout=timeout, gpu_index=options.gpu_index if nvml.available else None,
             log_path=options.run_dir / "logs" / options.env_name / (scenario.name.replace("/", "__") + ".log"),
         )
-        cell = backend.start(spec)
+        try:
+            cell = backend.start(spec)
+        except Exception as exc:  # e.g. the engine refused the container: a result, not a crash
+            return _not_started(record, exc, started, notify)
         record["env"].update(cell.facts)
         tracker = PidTracker(cell.root_pid)
         channel = HostChannel(spec.nonce, ack_dir)
@@ -120,7 +125,7 @@ def run_cell(
             tracker.current(force=True)
             cell.stop(tracker.seen)
         if record["status"] == "crashed" and record["error"] is None:
-            code = cell.wait(1.0)
+            code = record["exit_code"] if record["exit_code"] is not None else cell.wait(1.0)
             record["exit_code"] = code
             how = f"killed by signal {-code}" if code is not None and code < 0 else f"exit code {code}"
             record["error"] = {"type": "Crashed", "message": f"the process ended without reporting ({how})"}
@@ -130,6 +135,16 @@ def run_cell(
         record["stderr_tail"] = cell.stderr_tail()
         record["stray_stdout"] = channel.stray_lines[-50:]
     record["duration_s"] = round(time.monotonic() - started, 3)
+    record["verdicts"] = verdicts.judge(record)
+    notify("done", record)
+    return record
+
+
+def _not_started(record: dict[str, Any], exc: Exception, started: float, notify: Progress) -> dict[str, Any]:
+    message = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+    record.update(status="error", error={"type": "StartFailed", "message": f"the cell could not start: {message}"},
+                  after_exit=None, timeline=None, stderr_tail="", stray_stdout=[],
+                  duration_s=round(time.monotonic() - started, 3))
     record["verdicts"] = verdicts.judge(record)
     notify("done", record)
     return record

@@ -12,7 +12,13 @@ scenario code:
         "env": {"PYTORCH_CUDA_ALLOC_CONF": "expandable_segments:True"},
         "timeout": 300,
         "cleanup": ["after_del", "after_empty_cache"],   # optional; default: every label after "peak"
+        "variants": {"no_growth": {"growth": False}},   # optional: more cells with other params
+        "cpu_params": {"gib": 0.5},     # optional: overrides when the cell has no GPU (CPU compute
+                                        # is slow; the memory signal only needs >= 128 MiB there)
     }
+
+A variant is the same file run with some parameters changed; it is its own row, named
+``family/name@variant``.
 
 Checkpoint labels: "ready" is the floor (framework and device initialised), "peak" the most the
 scenario holds; the labels after the peak are cleanup steps, each judged by verdicts.py.
@@ -20,13 +26,15 @@ scenario holds; the labels after the peak are cleanup steps, each judged by verd
 from __future__ import annotations
 
 import ast
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
 from .errors import UsageError
 
-KNOWN_KEYS = {"families", "technique", "seed", "params", "env", "timeout", "cleanup", "gpu_only", "title"}
+KNOWN_KEYS = {
+    "families", "technique", "seed", "params", "env", "timeout", "cleanup", "gpu_only", "title", "variants", "cpu_params",
+}
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -42,6 +50,8 @@ class Scenario:
     timeout: float | None = None
     cleanup: tuple[str, ...] | None = None
     gpu_only: bool = False
+    variants: dict[str, dict[str, Any]] = field(default_factory=dict)
+    cpu_params: dict[str, Any] = field(default_factory=dict)
 
     def applies_to(self, family: str) -> bool:
         return "any" in self.families or family in self.families
@@ -90,4 +100,14 @@ def load(path: str | Path) -> Scenario:
         timeout=float(meta["timeout"]) if "timeout" in meta else None,
         cleanup=tuple(meta["cleanup"]) if "cleanup" in meta else None,
         gpu_only=bool(meta.get("gpu_only", False)),
+        variants={str(k): dict(v) for k, v in meta.get("variants", {}).items()},
+        cpu_params=dict(meta.get("cpu_params", {})),
     )
+
+
+def expand(item: Scenario) -> list[Scenario]:
+    """The scenario and one more per declared variant (its params overridden)."""
+    return [item] + [
+        replace(item, name=f"{item.name}@{label}", params={**item.params, **overrides}, variants={})
+        for label, overrides in item.variants.items()
+    ]

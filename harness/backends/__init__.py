@@ -19,4 +19,9 @@ def registry() -> dict[str, BackendFactory]:
 
         return ProcessBackend(**kwargs)  # type: ignore[arg-type]
 
-    return {"process": process}
+    def docker(**kwargs: object) -> Backend:
+        from .docker import DockerBackend
+
+        return DockerBackend(**kwargs)  # type: ignore[arg-type]
+
+    return {"process": process, "docker": docker}

@@ -4,7 +4,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from conftest import SCENARIOS, harness_cli
+from helpers import SCENARIOS, harness_cli
 
 
 def test_run_prints_a_checkpoint_table(tmp_path: Path) -> None:

@@ -5,7 +5,7 @@ import os
 import time
 from pathlib import Path
 
-from conftest import processes_with
+from helpers import processes_with
 
 from harness import procs, verdicts
 

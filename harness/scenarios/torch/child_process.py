@@ -12,6 +12,7 @@ META = {
     "technique": "work in a spawned child process; parent keeps nothing",
     "seed": "002_c1b13a36cfe93241.txt",
     "params": {"gib": 2.0},
+    "cpu_params": {"gib": 0.5},
 }
 
 ctx = multiprocessing.get_context("spawn")

@@ -10,6 +10,7 @@ META = {
     "families": ["torch"],
     "technique": "cudnn.benchmark autotuning workspace, del + empty_cache",
     "params": {"batch": 64, "channels": 256, "size": 128},
+    "cpu_params": {"batch": 8, "channels": 64, "size": 128},
 }
 
 dev = device()

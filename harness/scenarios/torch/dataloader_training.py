@@ -13,6 +13,7 @@ META = {
     "technique": "DataLoader batches + per-batch del, del model/optimizer + empty_cache",
     "seed": "004_be17292fde94c561.txt",
     "params": {"width": 8192, "batch": 4096, "batches": 4},
+    "cpu_params": {"width": 4096, "batch": 256},
 }
 
 dev = device()

@@ -14,6 +14,7 @@ META = {
     "technique": "del + gc.collect + torch.cuda.empty_cache",
     "seed": "004_be17292fde94c561.txt",
     "params": {"gib": 4.0},
+    "cpu_params": {"gib": 0.5},
 }
 
 dev = device()

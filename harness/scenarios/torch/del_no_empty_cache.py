@@ -12,6 +12,7 @@ META = {
     "technique": "del + gc.collect, no empty_cache (control)",
     "seed": "004_be17292fde94c561.txt",
     "params": {"gib": 2.0},
+    "cpu_params": {"gib": 0.5},
 }
 
 dev = device()

@@ -13,6 +13,7 @@ META = {
     "technique": "PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True, del, empty_cache",
     "env": {"PYTORCH_CUDA_ALLOC_CONF": "expandable_segments:True"},
     "params": {"gib": 2.0},
+    "cpu_params": {"gib": 0.5},
 }
 
 dev = device()

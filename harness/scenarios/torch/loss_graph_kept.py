@@ -13,6 +13,7 @@ META = {
     "technique": "keep loss (graph) vs loss.detach(); del + empty_cache",
     "seed": "004_be17292fde94c561.txt",
     "params": {"gib": 2.0, "width": 4096},
+    "cpu_params": {"gib": 0.5, "width": 2048},
 }
 
 dev = device()

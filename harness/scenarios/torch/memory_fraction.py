@@ -10,6 +10,7 @@ META = {
     "families": ["torch"],
     "technique": "set_per_process_memory_fraction, then del + empty_cache",
     "params": {"gib": 1.0, "cap_gib": 2.0},
+    "cpu_params": {"gib": 0.5},
 }
 
 dev = device()

@@ -10,6 +10,7 @@ META = {
     "technique": "plain process exit, no cleanup",
     "seed": "002_c1b13a36cfe93241.txt",
     "params": {"gib": 2.0},
+    "cpu_params": {"gib": 0.5},
 }
 
 dev = device()

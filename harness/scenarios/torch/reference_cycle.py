@@ -12,6 +12,7 @@ META = {
     "technique": "reference cycle: del, gc.collect, empty_cache",
     "seed": "004_be17292fde94c561.txt",
     "params": {"gib": 2.0},
+    "cpu_params": {"gib": 0.5},
 }
 
 

@@ -1,0 +1,55 @@
+"""`doctor`: what this host can run, one line per check, each with the fix when it fails."""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from . import config, images
+from .errors import HarnessError
+from .nvml import Nvml
+from .render import human_bytes
+
+
+@dataclass(frozen=True)
+class Check:
+    name: str
+    ok: bool | None  # None: informational, neither good nor bad
+    detail: str
+    fix: str = ""
+
+
+def run_checks(nvml: Nvml) -> list[Check]:
+    checks = []
+    if nvml.available:
+        checks.append(Check("NVIDIA driver (NVML)", True, f"driver {nvml.driver}, NVML {nvml.nvml_version}"))
+        for gpu in nvml.gpus:
+            mig = {True: ", MIG on: per-process memory may be n/a", False: "", None: ""}[gpu.mig_mode]
+            checks.append(Check(f"GPU {gpu.index}", None, f"{gpu.name}, {human_bytes(gpu.total_bytes)}{mig}"))
+    else:
+        checks.append(Check("NVIDIA driver (NVML)", False, nvml.reason,
+                            "install the NVIDIA driver for GPU columns; without it the matrix runs the cpu variant, RSS only"))
+    client: Any = None
+    try:
+        from .docker_client import connect, engine_address, gpu_support
+
+        client = connect(timeout=10)
+        version = client.version().get("Version", "?")
+        checks.append(Check("Docker engine", True, f"{engine_address()} answers, version {version}"))
+    except HarnessError as exc:
+        checks.append(Check("Docker engine", False, exc.message.split(";")[0],
+                            "start Docker (`sudo systemctl start docker`), or use --backend process"))
+    if client is not None:
+        support = gpu_support(client)
+        fix = "" if support.any or not nvml.available else "install the NVIDIA Container Toolkit and restart Docker"
+        ok = support.any if nvml.available else None
+        checks.append(Check("container GPU support", ok, ("nvidia runtime" if support.nvidia_runtime else
+                            "CDI" if support.cdi else "none") + f" ({support.detail})", fix))
+        variant = "gpu" if nvml.available else "cpu"
+        for env in config.load_environments().values():
+            if variant not in env.variants:
+                continue
+            tag = env.image_tag(variant)
+            current = images.image_current(client, env, variant)
+            checks.append(Check(f"image {tag}", current, "built and current" if current else "missing or out of date",
+                                "" if current else "nox -s images (nox -s matrix builds it too)"))
+    return checks

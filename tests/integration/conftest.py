@@ -1,0 +1,60 @@
+"""Integration tests run the product against a real Docker engine.
+
+With CI=true a missing engine fails these tests; elsewhere they are skipped. Images are built
+through the harness itself (layer-cached, so a second build is quick). The wheelhouse for builds
+comes from HARNESS_WHEELHOUSE: CI points it at this machine's wheel folder (a CPU build of torch),
+which keeps workplace specifics out of the product.
+"""
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from harness import config, images
+from harness.backends.docker import LABEL_RUN
+from harness.errors import HarnessError
+
+pytestmark = pytest.mark.docker
+
+
+def _wheelhouse() -> Path | None:
+    value = os.environ.get("HARNESS_WHEELHOUSE")
+    return Path(value) if value else None
+
+
+@pytest.fixture(scope="session")
+def docker_client() -> Any:
+    from harness.docker_client import connect
+
+    try:
+        client = connect(timeout=300)
+    except HarnessError as exc:
+        if os.environ.get("CI") == "true":
+            pytest.fail(f"CI=true but no Docker engine: {exc.message}")
+        pytest.skip(exc.message)
+    yield client
+    left = client.containers.list(all=True, filters={"label": LABEL_RUN})
+    assert not left, f"containers left behind: {[c.name for c in left]}"
+
+
+@pytest.fixture(scope="session")
+def environments() -> dict[str, config.EnvDef]:
+    return config.load_environments()
+
+
+@pytest.fixture(scope="session")
+def cpu_image(docker_client: Any, environments: dict[str, config.EnvDef]):
+    """Build (or confirm, through the layer cache) an env's cpu image; returns its tag."""
+    built: dict[str, str] = {}
+
+    def get(name: str) -> str:
+        if name not in built:
+            env = environments[name]
+            images.build(docker_client, env, "cpu", images.BuildOptions(wheelhouse=_wheelhouse()), lambda text: None)
+            built[name] = env.image_tag("cpu")
+        return built[name]
+
+    return get
