@@ -8,18 +8,34 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from . import verdicts
+from . import claims, verdicts
 from .render import human_bytes
 from .results import SCHEMA_VERSION, read_records, write_json
 
 MATRIX_SCHEMA_VERSION = 1
 
 
+def _levels(record: dict[str, Any]) -> tuple[str | None, dict[str, int]]:
+    """The cell's primary meter and each checkpoint's reading above the floor on it."""
+    checkpoints = record.get("checkpoints") or []
+    meter = verdicts.primary_meter([cp for cp in checkpoints if not cp.get("skipped")])
+    floor, _, _ = verdicts.roles(checkpoints, (record.get("scenario") or {}).get("cleanup"))
+    if meter is None or floor is None:
+        return meter, {}
+    base = checkpoints[floor]["readings"][meter]
+    return meter, {cp["label"]: cp["readings"][meter] - base for cp in checkpoints
+                   if cp["readings"].get(meter) is not None and not cp.get("skipped")}
+
+
 def cell_summary(record: dict[str, Any]) -> dict[str, Any]:
     judged = record.get("verdicts") or verdicts.judge(record)
     error = record.get("error") or {}
+    meter, levels = _levels(record)
     return {
         "status": record.get("status"),
+        "meter": meter,
+        "levels": levels,
+        "exit_meter": (judged.get("exit") or {}).get("meter"),
         "steps": [{k: s.get(k) for k in ("label", "verdict", "meter", "left", "grown", "reason")} for s in judged["steps"]],
         "exit": (judged.get("exit") or {}).get("verdict"),
         "error": (error.get("type", "") + ": " + str(error.get("message", "")).splitlines()[0]) if error.get("message") else None,
@@ -49,6 +65,11 @@ def build_matrix(run_dir: Path, planned: list[tuple[str, str]] | None = None) ->
         "cells": cells,
         "unreadable": [{"path": str(p), "reason": why} for p, why in broken],
         "tolerances": verdicts.TOLERANCES,
+        "claims": [
+            {"id": c.id, "says": c.says, "seed": c.seed, "scenario": c.scenario, "step": c.step or None,
+             "expect": list(c.expect), "compare": c.compare, "results": claims.assess(c, cells, envs)}
+            for c in claims.load_claims()
+        ],
     }
 
 
@@ -66,6 +87,11 @@ def cell_text(cell: dict[str, Any]) -> str:
     return "<br>".join(parts) or "ok (no cleanup step)"
 
 
+def _claim_mark(result: dict[str, Any]) -> str:
+    symbol = {"confirmed": "✅ confirmed", "contradicted": "❌ contradicted", "untestable": "➖ untestable"}
+    return f"{symbol[result['outcome']]} ({result['why']})"
+
+
 def to_markdown(matrix: dict[str, Any], *, note: str = "") -> str:
     envs = matrix["environments"]
     lines = [f"## GPU memory cleanup matrix ({matrix['run']})", ""]
@@ -76,6 +102,12 @@ def to_markdown(matrix: dict[str, Any], *, note: str = "") -> str:
     for name in matrix["scenarios"]:
         row = matrix["cells"][name]
         lines.append(f"| `{name}` | " + " | ".join(cell_text(row[e]) if e in row else "n/a" for e in envs) + " |")
+    lines += ["", "### Claims from the seeds", ""]
+    lines += ["| claim | seed | " + " | ".join(envs) + " |", "|---|---|" + "---|" * len(envs)]
+    for claim in matrix.get("claims", []):
+        results = claim["results"]
+        marks = [_claim_mark(results[e]) if e in results else "" for e in envs]
+        lines.append(f"| {claim['says']} (`{claim['scenario']}`) | `{claim['seed'][:3]}` | " + " | ".join(marks) + " |")
     t = matrix["tolerances"]
     lines += ["", f"Tolerances: released when left <= max({human_bytes(t['abs_tol_bytes'])}, {t['rel_tol']:.0%} of growth); "
               f"no-signal under {human_bytes(t['min_signal_bytes'])} of growth. n/a: the scenario does not apply to that env."]

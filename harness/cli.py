@@ -73,6 +73,7 @@ def build_parser() -> argparse.ArgumentParser:
     images_cmd.add_argument("--force", action="store_true", help="rebuild even when current")
     _build_options(images_cmd)
 
+    sub.add_parser("scenarios", help="the catalogue as a Markdown table: scenario, technique, seed, envs")
     sub.add_parser("doctor", help="what this host can run: engine, driver, container GPU support, images")
     sub.add_parser("clean", help="remove every container this tool labelled")
     return parser
@@ -231,6 +232,18 @@ def cmd_images(args: argparse.Namespace, err: Console) -> int:
     return 0
 
 
+def cmd_scenarios(out: Console) -> int:
+    from . import catalogue, config
+
+    envs = list(config.load_environments().values())
+    lines = ["| scenario | technique | seed | envs |", "|---|---|---|---|"]
+    for item in catalogue.discover():
+        where = ", ".join(env.name for env in envs if catalogue.applies(env, item))
+        lines.append(f"| `{item.name}` | {item.technique} | {item.seed or 'beyond the seeds'} | {where} |")
+    out.print("\n".join(lines), markup=False, highlight=False, soft_wrap=True)
+    return 0
+
+
 def cmd_doctor(err: Console, out: Console) -> int:
     from .doctor import run_checks
 
@@ -264,6 +277,8 @@ def main(argv: list[str] | None = None) -> int:
             return cmd_matrix(args, err, out)
         if args.command == "images":
             return cmd_images(args, err)
+        if args.command == "scenarios":
+            return cmd_scenarios(out)
         if args.command == "doctor":
             return cmd_doctor(err, out)
         if args.command == "clean":

@@ -108,6 +108,7 @@ def load(path: str | Path) -> Scenario:
 def expand(item: Scenario) -> list[Scenario]:
     """The scenario and one more per declared variant (its params overridden)."""
     return [item] + [
-        replace(item, name=f"{item.name}@{label}", params={**item.params, **overrides}, variants={})
+        replace(item, name=f"{item.name}@{label}", params={**item.params, **overrides}, variants={},
+                technique=f"{item.technique}; variant {label}: " + ", ".join(f"{k}={v}" for k, v in overrides.items()))
         for label, overrides in item.variants.items()
     ]

@@ -1,0 +1,118 @@
+"""The seeds' claims, read from matrix/claims.toml, and what the matrix says of each.
+
+A claim names a scenario and either a step whose verdict settles it (``expect``) or a
+comparison with another scenario (``compare``). Per environment the outcome is confirmed,
+contradicted, or untestable (the cell did not run, did not finish, measured no signal, or the
+claim is about GPU memory and the cell had no NVML reading).
+"""
+from __future__ import annotations
+
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from .config import REPO
+from .errors import UsageError, suggest
+
+if sys.version_info >= (3, 11):
+    import tomllib
+else:  # Python 3.10
+    import tomli as tomllib
+
+DEFAULT_CLAIMS = REPO / "matrix" / "claims.toml"
+MEASURED = {"released", "cached", "held", "partial", "returned", "not-returned"}
+GPU_METERS = {"nvml_process", "nvml_device"}
+KNOWN = {"id", "says", "seed", "scenario", "step", "expect", "envs", "gpu", "compare"}
+
+
+@dataclass(frozen=True, kw_only=True)
+class Claim:
+    id: str
+    says: str
+    seed: str
+    scenario: str
+    step: str = ""
+    expect: tuple[str, ...] = ()
+    envs: tuple[str, ...] | None = None
+    gpu: bool = True
+    compare: dict[str, str] | None = None
+
+
+def load_claims(path: Path = DEFAULT_CLAIMS) -> list[Claim]:
+    try:
+        data = tomllib.loads(path.read_text(encoding="utf-8"))
+    except (OSError, tomllib.TOMLDecodeError) as exc:
+        raise UsageError(f"cannot read claims {path}: {exc}") from exc
+    claims = []
+    for table in data.get("claim", []):
+        for key in table:
+            if key not in KNOWN:
+                raise UsageError(f"{path.name}: claim {table.get('id', '?')}: unknown key {key!r}{suggest(key, sorted(KNOWN))}")
+        if not table.get("compare") and not (table.get("step") and table.get("expect")):
+            raise UsageError(f"{path.name}: claim {table.get('id', '?')} needs step + expect, or compare")
+        claims.append(Claim(
+            id=table["id"], says=table["says"], seed=table["seed"], scenario=table["scenario"],
+            step=table.get("step", ""), expect=tuple(table.get("expect", ())),
+            envs=tuple(table["envs"]) if "envs" in table else None, gpu=bool(table.get("gpu", True)),
+            compare=dict(table["compare"]) if "compare" in table else None,
+        ))
+    return claims
+
+
+def _untestable(why: str, observed: str | None = None) -> dict[str, Any]:
+    return {"outcome": "untestable", "why": why, "observed": observed}
+
+
+def _judge_step(claim: Claim, cell: dict[str, Any]) -> dict[str, Any]:
+    if claim.step == "exit":
+        observed, meter = cell.get("exit"), cell.get("exit_meter")
+    else:
+        step = next((s for s in cell.get("steps", []) if s["label"] == claim.step), None)
+        if step is None:
+            return _untestable(f"no checkpoint {claim.step!r} in this cell")
+        observed, meter = step["verdict"], step.get("meter")
+    if claim.gpu and meter not in GPU_METERS:
+        return _untestable(f"a GPU claim, but this cell was measured on {meter or 'no meter'}", observed)
+    if observed not in MEASURED:
+        return _untestable(f"verdict {observed}", observed)
+    outcome = "confirmed" if observed in claim.expect else "contradicted"
+    return {"outcome": outcome, "why": f"{claim.step}: {observed}", "observed": observed}
+
+
+def _judge_compare(claim: Claim, cell: dict[str, Any], other: dict[str, Any] | None) -> dict[str, Any]:
+    assert claim.compare is not None
+    label, want = claim.compare["label"], claim.compare.get("expect", "less")
+    if other is None or other.get("status") != "ok":
+        return _untestable(f"the control {claim.compare['other']} has no result here")
+    mine, theirs = (c.get("levels", {}).get(label) for c in (cell, other))
+    meter = cell.get("meter")
+    if mine is None or theirs is None:
+        return _untestable(f"no reading at {label!r} (skipped without a GPU?)")
+    if claim.gpu and meter not in GPU_METERS:
+        return _untestable(f"a GPU claim, but this cell was measured on {meter}")
+    less = mine < theirs / 2  # a clear difference, not noise
+    more = mine > theirs * 2
+    outcome = "confirmed" if (less if want == "less" else more) else "contradicted"
+    return {"outcome": outcome, "why": f"{label}: {mine} vs {theirs} bytes over ready", "observed": None}
+
+
+def assess(claim: Claim, cells: dict[str, dict[str, Any]], envs: list[str]) -> dict[str, dict[str, Any]]:
+    """The claim's outcome in each environment of the matrix where it is made."""
+    row = cells.get(claim.scenario, {})
+    results = {}
+    for env in envs:
+        if claim.envs is not None and env not in claim.envs:
+            continue
+        cell = row.get(env)
+        if cell is None:
+            if claim.envs is not None:
+                results[env] = _untestable("the scenario did not run in this env")
+            continue
+        if cell.get("status") != "ok":
+            results[env] = _untestable(f"cell status {cell.get('status')}")
+        elif claim.compare:
+            results[env] = _judge_compare(claim, cell, cells.get(claim.compare["other"], {}).get(env))
+        else:
+            results[env] = _judge_step(claim, cell)
+    return results

@@ -1,0 +1,59 @@
+"""Claims judged on real records: the H200 reference (GPU) and the rules for untestable cells."""
+from __future__ import annotations
+
+import copy
+from pathlib import Path
+
+from harness import aggregate, claims
+
+REFERENCE = Path(__file__).resolve().parents[2] / "matrix" / "reference" / "h200-580.159.04-process"
+
+
+def _outcomes(matrix: dict) -> dict[str, dict[str, str]]:
+    return {c["id"]: {env: r["outcome"] for env, r in c["results"].items()} for c in matrix["claims"]}
+
+
+def test_every_claim_loads_and_names_a_known_scenario_and_seed() -> None:
+    from harness import catalogue
+
+    names = {s.name for s in catalogue.discover()}
+    seeds = {"000_1c2752142478237e.txt", "001_aed2418fb12c43dd.txt", "002_c1b13a36cfe93241.txt",
+             "003_2d2cfc7532446a01.txt", "004_be17292fde94c561.txt"}
+    loaded = claims.load_claims()
+    assert len(loaded) >= 15
+    for claim in loaded:
+        assert claim.scenario in names, claim.id
+        assert claim.seed in seeds, claim.id
+        if claim.compare:
+            assert claim.compare["other"] in names, claim.id
+
+
+def test_torch_claims_on_the_h200_reference() -> None:
+    outcomes = _outcomes(aggregate.build_matrix(REFERENCE))
+    assert outcomes["empty-cache-after-del-frees"] == {"torch-host": "confirmed"}
+    assert outcomes["del-alone-keeps-cache"] == {"torch-host": "confirmed"}
+    assert outcomes["graph-keeps-tensors"] == {"torch-host": "confirmed"}
+    assert outcomes["cycle-needs-gc"] == {"torch-host": "confirmed"}
+    assert outcomes["child-process-frees"] == {"torch-host": "confirmed"}
+    # the folklore that a plain exit may keep memory: the driver got everything back
+    assert outcomes["exit-may-not-release"] == {"torch-host": "contradicted"}
+    # TF claims name TF envs: no cell here, nothing claimed for torch-host
+    assert outcomes["tf18-close-keeps"] == {}
+
+
+def test_rss_only_cells_leave_gpu_claims_untestable() -> None:
+    matrix = aggregate.build_matrix(REFERENCE)
+    cells = copy.deepcopy(matrix["cells"])
+    for step in cells["torch/del_gc_empty_cache"]["torch-host"]["steps"]:
+        step["meter"] = "rss"
+    claim = next(c for c in claims.load_claims() if c.id == "empty-cache-after-del-frees")
+    result = claims.assess(claim, cells, ["torch-host"])["torch-host"]
+    assert result["outcome"] == "untestable" and "rss" in result["why"]
+
+
+def test_a_failed_cell_is_untestable_not_contradicted() -> None:
+    matrix = aggregate.build_matrix(REFERENCE)
+    cells = copy.deepcopy(matrix["cells"])
+    cells["torch/reference_cycle"]["torch-host"]["status"] = "error"
+    claim = next(c for c in claims.load_claims() if c.id == "cycle-needs-gc")
+    assert claims.assess(claim, cells, ["torch-host"])["torch-host"]["outcome"] == "untestable"
