@@ -18,7 +18,8 @@ MATRIX_SCHEMA_VERSION = 1
 def _levels(record: dict[str, Any]) -> tuple[str | None, dict[str, int]]:
     """The cell's primary meter and each checkpoint's reading above the floor on it."""
     checkpoints = record.get("checkpoints") or []
-    meter = verdicts.primary_meter([cp for cp in checkpoints if not cp.get("skipped")])
+    meter = verdicts.primary_meter([cp for cp in checkpoints if not cp.get("skipped")],
+                                   (record.get("scenario") or {}).get("meter"))
     floor, _, _ = verdicts.roles(checkpoints, (record.get("scenario") or {}).get("cleanup"))
     if meter is None or floor is None:
         return meter, {}

@@ -38,6 +38,13 @@ def _param(text: str) -> tuple[str, Any]:
     return key, value
 
 
+def _indices(text: str) -> list[int]:
+    try:
+        return [int(part) for part in text.split(",") if part.strip()]
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(f"expected GPU indices like 0,1, got {text!r}") from exc
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = OneLineParser(prog="harness", description="Does this cleanup really give GPU memory back?")
     parser.add_argument("--version", action="version", version=f"harness {__version__}")
@@ -55,6 +62,8 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--json", action="store_true", help="print the record as JSON on stdout")
     run.add_argument("--env", default=None, help="docker backend: the environment (matrix/environments.toml)")
     run.add_argument("--variant", choices=["cpu", "gpu"], default=None, help="docker backend: image variant")
+    run.add_argument("--gpu-mode", choices=["gpus", "cdi", "devices", "none"], default=None,
+                     help="docker backend: how the container gets the GPU (default: chosen from the host)")
 
     matrix = sub.add_parser("matrix", help="every scenario in every applicable environment, in containers")
     matrix.add_argument("--env", action="append", default=None, help="only this environment (repeatable)")
@@ -65,6 +74,12 @@ def build_parser() -> argparse.ArgumentParser:
     matrix.add_argument("--results", type=Path, default=Path("results"), help="results folder")
     matrix.add_argument("--jobs", type=int, default=None, help="cells at once (cpu variant; default 2)")
     matrix.add_argument("--json", action="store_true", help="print matrix.json on stdout")
+    matrix.add_argument("--gpu-mode", choices=["gpus", "cdi", "devices", "none"], default=None,
+                        help="how containers get the GPU (default: chosen from the host; `nox -s doctor` says which)")
+    matrix.add_argument("--gpus", type=_indices, default=None, help="GPU indices to use, e.g. 0,1 (default: all)")
+    matrix.add_argument("--image", action="append", default=[], help="an existing image as an environment (repeatable)")
+    matrix.add_argument("--interpreter", action="append", default=[], help="a local Python as an environment (repeatable)")
+    matrix.add_argument("--family", action="append", default=[], help="API families of --image/--interpreter environments")
     _build_options(matrix)
 
     images_cmd = sub.add_parser("images", help="build the environment images (layer-cached)")
@@ -138,9 +153,9 @@ def cmd_run(args: argparse.Namespace, err: Console, out: Console) -> int:
 
 
 def _docker_backend(args: argparse.Namespace, nvml: Nvml) -> Any:
-    from . import config, images
+    from . import config, gpu_access, images
     from .backends.docker import DockerBackend
-    from .docker_client import connect, gpu_support
+    from .docker_client import connect
     from .matrix import choose_variant
 
     if not args.env:
@@ -148,10 +163,11 @@ def _docker_backend(args: argparse.Namespace, nvml: Nvml) -> Any:
     env = config.select(config.load_environments(), [args.env])[0]
     variant, _ = choose_variant(args.variant, nvml)
     client = connect()
-    if not images.image_current(client, env, variant):
+    if env.kind == "build" and not images.image_current(client, env, variant):
         raise UsageError(f"image {env.image_tag(variant)} is missing or out of date: nox -s images -- --env {env.name}")
-    gpus = variant == "gpu" and nvml.available and gpu_support(client).any
-    return DockerBackend(client=client, image=env.image_tag(variant), python=env.python, user=env.user, gpus=gpus)
+    wants_gpu = variant == "gpu" and nvml.available
+    access = gpu_access.choose(client.info(), wants_gpu, args.gpu_mode if wants_gpu or args.gpu_mode else "none")
+    return DockerBackend(client=client, image=env.image_tag(variant), python=env.python, user=env.user, access=access)
 
 
 def _build_opts(args: argparse.Namespace) -> Any:
@@ -172,8 +188,15 @@ def cmd_matrix(args: argparse.Namespace, err: Console, out: Console) -> int:
 
     if args.timeout is not None and args.timeout <= 0:
         raise UsageError(f"--timeout must be positive, got {args.timeout}")
+    from . import config
+
+    if (args.image or args.interpreter) and not args.family:
+        raise UsageError("--image/--interpreter need --family (torch, tf1, tf2, jax, cupy): which scenarios apply")
+    extra = [config.adhoc_image(ref, args.family) for ref in args.image]
+    extra += [config.adhoc_interpreter(py, args.family) for py in args.interpreter]
     options = MatrixOptions(envs=args.env, scenarios=args.scenario, variant=args.variant, results_root=args.results,
-                            timeout=args.timeout, params=dict(args.param), build=_build_opts(args), jobs=args.jobs)
+                            timeout=args.timeout, params=dict(args.param), build=_build_opts(args), jobs=args.jobs,
+                            gpu_mode=args.gpu_mode, gpu_indices=args.gpus, extra_envs=extra)
     nvml = Nvml.open()
     progress = Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
                         console=err, transient=False)
@@ -182,9 +205,8 @@ def cmd_matrix(args: argparse.Namespace, err: Console, out: Console) -> int:
     def emit(kind: str, data: dict[str, Any]) -> None:
         if kind == "plan":
             err.print(f"variant: [bold]{data['variant']}[/] ({data['reason']})")
-            err.print(f"GPU request: {'all GPUs' if data['gpu_request'] else 'none'}"
-                      + (f" ({data['gpu_note']})" if data["gpu_note"] else ""))
-            err.print(f"{data['cells']} cells in {', '.join(data['envs'])} -> {data['run_dir']}")
+            err.print(f"GPU access for containers: [bold]{data['gpu_mode']}[/] ({data['gpu_note']})")
+            err.print(f"{data['cells']} cells in {', '.join(data['envs'])} on {', '.join(data['workers'])} -> {data['run_dir']}")
             progress.update(task, total=data["cells"])
         elif kind == "build":
             err.print(f"building {data['tag']} ...")
@@ -206,7 +228,8 @@ def cmd_matrix(args: argparse.Namespace, err: Console, out: Console) -> int:
     else:
         out.print(aggregate.to_markdown(run.matrix), markup=False, highlight=False)
     bad = [r for r in run.records if r["status"] not in ("ok", "unsupported")]
-    err.print(f"{len(run.records)} cells, {len(bad)} not ok; matrix: {run.run_dir / 'matrix.md'} and matrix.json")
+    where = run.run_dir / "matrix.md"
+    err.print(f"{len(run.records)} cells, {len(bad)} not ok, {run.wall_s:.1f}s; matrix: {where} and matrix.json")
     return 0
 
 

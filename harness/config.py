@@ -36,12 +36,29 @@ class VariantDef:
 
 @dataclass(frozen=True, kw_only=True)
 class EnvDef:
+    """One column of the matrix. Exactly one of three kinds:
+
+    * ``dockerfile``: an image this tool builds (per variant, pins as build args);
+    * ``image``: an existing image reference (a team's training image, the image of a bug
+      report): never built, pulled only when asked;
+    * ``interpreter``: a local Python (the process backend), for GPU hosts without Docker.
+    """
+
     name: str
     family: tuple[str, ...]
-    dockerfile: str
+    dockerfile: str = ""
+    image: str = ""
+    interpreter: str = ""
     python: str = "python"
     user: str = "65534:65534"
+    default: bool = True  # part of a plain `matrix` run; False: only when named with --env
     variants: dict[str, VariantDef] = field(default_factory=dict)
+
+    @property
+    def kind(self) -> Literal["build", "image", "process"]:
+        if self.interpreter:
+            return "process"
+        return "image" if self.image else "build"
 
     def variant(self, variant: str) -> VariantDef:
         if variant not in self.variants:
@@ -49,7 +66,7 @@ class EnvDef:
         return self.variants[variant]
 
     def image_tag(self, variant: str) -> str:
-        return f"{IMAGE_PREFIX}/{self.name}:{variant}"
+        return self.image or f"{IMAGE_PREFIX}/{self.name}:{variant}"
 
     def build_args(self, variant: str) -> dict[str, str]:
         v = self.variant(variant)
@@ -84,6 +101,9 @@ def _variant(where: str, table: dict[str, Any]) -> VariantDef:
                       index_url=str(table.get("index_url", "")), pip_options=tuple(table.get("pip_options", ())))
 
 
+ENV_KEYS = {"family", "dockerfile", "image", "interpreter", "python", "user", "default", "variants"}
+
+
 def load_environments(path: Path = DEFAULT_ENVIRONMENTS) -> dict[str, EnvDef]:
     try:
         data = tomllib.loads(path.read_text(encoding="utf-8"))
@@ -93,22 +113,38 @@ def load_environments(path: Path = DEFAULT_ENVIRONMENTS) -> dict[str, EnvDef]:
     envs: dict[str, EnvDef] = {}
     for name, table in data.get("environments", {}).items():
         where = f"{path.name}: environments.{name}"
-        _check_keys(where, table, {"family", "dockerfile", "python", "user", "variants"})
+        _check_keys(where, table, ENV_KEYS)
+        kinds = [k for k in ("dockerfile", "image", "interpreter") if table.get(k)]
+        if len(kinds) != 1:
+            raise UsageError(f"{where}: give exactly one of dockerfile, image, interpreter (found {kinds or 'none'})")
         variants = {}
         for vname, vtable in table.get("variants", {}).items():
             if vname not in VARIANTS:
                 raise UsageError(f"{where}: unknown variant {vname!r}{suggest(vname, list(VARIANTS))}")
             variants[vname] = _variant(f"{where}.variants.{vname}", vtable)
-        envs[name] = EnvDef(name=name, family=tuple(table["family"]), dockerfile=str(table["dockerfile"]),
+        if kinds == ["dockerfile"] and not variants:
+            raise UsageError(f"{where}: a dockerfile environment needs [variants.cpu] and/or [variants.gpu]")
+        envs[name] = EnvDef(name=name, family=tuple(table["family"]), dockerfile=str(table.get("dockerfile", "")),
+                            image=str(table.get("image", "")), interpreter=str(table.get("interpreter", "")),
                             python=str(table.get("python", "python")), user=str(table.get("user", "65534:65534")),
-                            variants=variants)
+                            default=bool(table.get("default", True)), variants=variants)
     return envs
 
 
+def adhoc_image(image: str, family: list[str]) -> EnvDef:
+    """A bring-your-own-image environment from the command line (--image REF --family F)."""
+    return EnvDef(name=image.rsplit("/", 1)[-1].replace(":", "-"), family=tuple(family), image=image, user="")
+
+
+def adhoc_interpreter(interpreter: str, family: list[str]) -> EnvDef:
+    """A process environment from the command line (--interpreter PY --family F)."""
+    return EnvDef(name="host-" + Path(interpreter).name, family=tuple(family), interpreter=interpreter)
+
+
 def select(envs: dict[str, EnvDef], names: list[str] | None) -> list[EnvDef]:
-    """The environments named (all when none), or a UsageError naming the unknown one."""
+    """The environments named (every default one when none), or a UsageError naming the unknown one."""
     if not names:
-        return list(envs.values())
+        return [env for env in envs.values() if env.default]
     chosen = []
     for name in names:
         if name not in envs:

@@ -4,7 +4,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from . import config, images
+from . import config, gpu_access, images
 from .errors import HarnessError
 from .nvml import Nvml
 from .render import human_bytes
@@ -30,7 +30,7 @@ def run_checks(nvml: Nvml) -> list[Check]:
                             "install the NVIDIA driver for GPU columns; without it the matrix runs the cpu variant, RSS only"))
     client: Any = None
     try:
-        from .docker_client import connect, engine_address, gpu_support
+        from .docker_client import connect, engine_address
 
         client = connect(timeout=10)
         version = client.version().get("Version", "?")
@@ -39,14 +39,13 @@ def run_checks(nvml: Nvml) -> list[Check]:
         checks.append(Check("Docker engine", False, exc.message.split(";")[0],
                             "start Docker (`sudo systemctl start docker`), or use --backend process"))
     if client is not None:
-        support = gpu_support(client)
-        fix = "" if support.any or not nvml.available else "install the NVIDIA Container Toolkit and restart Docker"
-        ok = support.any if nvml.available else None
-        checks.append(Check("container GPU support", ok, ("nvidia runtime" if support.nvidia_runtime else
-                            "CDI" if support.cdi else "none") + f" ({support.detail})", fix))
+        access = gpu_access.choose(client.info(), nvml.available)
+        ok = (access.mode != "none") if nvml.available else None
+        fix = "" if ok is not False else "install the NVIDIA Container Toolkit (nvidia-ctk runtime configure) and restart Docker"
+        checks.append(Check("container GPU access", ok, f"mode {access.mode}: {access.reason}", fix))
         variant = "gpu" if nvml.available else "cpu"
         for env in config.load_environments().values():
-            if variant not in env.variants:
+            if env.kind != "build" or variant not in env.variants:
                 continue
             tag = env.image_tag(variant)
             current = images.image_current(client, env, variant)

@@ -1,21 +1,25 @@
-"""Running the matrix: pick the variant, build what is missing, run every applicable cell.
+"""Running the matrix: pick the variant, prepare each environment, run every applicable cell.
 
-Cells run one at a time per GPU (a GPU's readings are clean only when it runs one cell); on the
-``cpu`` variant several may run at once (``jobs``), each measured through its own processes.
-Every finished cell is written at once, so an interrupted matrix keeps what it measured.
+Environments come in three kinds (config.EnvDef): images this tool builds, existing images
+(bring your own), and local interpreters (the process backend, no Docker needed). Cells run one
+at a time per GPU, a worker per GPU pulling from one queue (a GPU's readings are clean only when
+it runs one cell); without GPUs, ``jobs`` cells run at once, each measured through its own
+processes. Every finished cell is written at once, so an interrupted matrix keeps what it
+measured.
 """
 from __future__ import annotations
 
-import concurrent.futures
 import os
+import queue
+import threading
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from . import __version__, aggregate, catalogue, config, images, results
-from .backends.docker import DockerBackend, remove_live_containers
-from .docker_client import connect, gpu_support
+from . import __version__, aggregate, catalogue, config, gpu_access, images, results
+from .backends.base import Backend
+from .errors import UsageError
 from .nvml import Nvml
 from .runner import CellOptions, run_cell
 from .scenario import Scenario
@@ -33,6 +37,9 @@ class MatrixOptions:
     params: dict[str, Any] = field(default_factory=dict)
     build: images.BuildOptions = field(default_factory=images.BuildOptions)
     jobs: int | None = None
+    gpu_mode: str | None = None
+    gpu_indices: list[int] | None = None
+    extra_envs: list[config.EnvDef] = field(default_factory=list)
 
 
 @dataclass
@@ -41,10 +48,10 @@ class MatrixRun:
     run_dir: Path
     variant: str
     variant_reason: str
-    gpu_request: bool
-    gpu_note: str
+    access: gpu_access.GpuAccess
     records: list[dict[str, Any]] = field(default_factory=list)
     matrix: dict[str, Any] = field(default_factory=dict)
+    wall_s: float = 0.0
 
 
 def choose_variant(requested: str | None, nvml: Nvml) -> tuple[str, str]:
@@ -55,56 +62,154 @@ def choose_variant(requested: str | None, nvml: Nvml) -> tuple[str, str]:
     return "cpu", f"no NVIDIA GPU: {nvml.reason}; the GPU columns are unavailable, RSS only"
 
 
-def run_matrix(options: MatrixOptions, nvml: Nvml, emit: Event) -> MatrixRun:
-    envs = config.select(config.load_environments(), options.envs)
-    chosen = catalogue.select(catalogue.discover(), options.scenarios)
-    variant, why = choose_variant(options.variant, nvml)
-    for env in envs:
-        env.variant(variant)  # UsageError now, not after the builds
-    cells = catalogue.plan(envs, chosen)
-    client = connect()
-    support = gpu_support(client)
-    gpus = variant == "gpu" and nvml.available and support.any
-    gpu_note = "" if gpus else ("cpu variant" if variant == "cpu" else f"no container GPU support ({support.detail})")
-    run_id = results.new_run_id()
-    run = MatrixRun(run_id, options.results_root / run_id, variant, why, gpus, gpu_note)
-    emit("plan", {"variant": variant, "reason": why, "cells": len(cells), "envs": [e.name for e in envs],
-                  "gpu_request": gpus, "gpu_note": gpu_note, "run_dir": str(run.run_dir)})
-    planned = [(env.name, item.name) for env, item in cells]
-    manifest = {"run_id": run_id, "tool_version": __version__, "variant": variant, "variant_reason": why,
-                "backend": "docker", "planned": planned, "host": {"driver": nvml.driver,
-                "gpus": [g.name for g in nvml.gpus], "nvml": nvml.available, "nvml_reason": nvml.reason or None}}
-    results.write_manifest(run.run_dir, manifest)
-    for env in {env.name: env for env, _ in cells}.values():
+def _environments(options: MatrixOptions) -> list[config.EnvDef]:
+    named = options.envs or []
+    if options.extra_envs and not named:
+        return list(options.extra_envs)
+    return config.select(config.load_environments(), named or None) + list(options.extra_envs)
+
+
+def _prepare_image(client: Any, env: config.EnvDef, variant: str, options: MatrixOptions, emit: Event) -> None:
+    import docker.errors
+
+    if env.kind == "build":
         if not images.image_current(client, env, variant):
             emit("build", {"env": env.name, "tag": env.image_tag(variant)})
             images.build(client, env, variant, options.build, lambda text: emit("build-log", {"text": text}))
-    jobs = options.jobs or (1 if gpus else max(1, min(2, os.cpu_count() or 1)))
+        return
+    if options.build.pull:
+        emit("build", {"env": env.name, "tag": f"pull {env.image}"})
+        client.images.pull(env.image)
+    try:
+        client.images.get(env.image)
+    except docker.errors.ImageNotFound as exc:
+        raise UsageError(f"image {env.image!r} is not on this host: `docker pull {env.image}`, or pass --pull") from exc
 
-    def one(env: config.EnvDef, item: Scenario) -> dict[str, Any]:
-        backend = DockerBackend(client=client, image=env.image_tag(variant), python=env.python, user=env.user,
-                                gpus=gpus, gpu_note=gpu_note)
-        cell_options = CellOptions(run_id=run_id, run_dir=run.run_dir, env_name=env.name,
-                                   env_facts={"variant": variant, "family": list(env.family)},
-                                   params=options.params, timeout=options.timeout, cpu_only=not gpus)
-        emit("cell-start", {"env": env.name, "scenario": item.name})
+
+def run_matrix(options: MatrixOptions, nvml: Nvml, emit: Event) -> MatrixRun:
+    import time
+
+    started = time.monotonic()
+    envs = _environments(options)
+    chosen = catalogue.select(catalogue.discover(), options.scenarios)
+    variant, why = choose_variant(options.variant, nvml)
+    for env in envs:
+        if env.kind == "build":
+            env.variant(variant)  # UsageError now, not after the builds
+    cells = catalogue.plan(envs, chosen)
+    client = None
+    access = gpu_access.GpuAccess("none", "no container in this run")
+    if any(env.kind != "process" for env in envs):
+        from .docker_client import connect
+
+        client = connect()
+        wants_gpu = variant == "gpu" and nvml.available
+        access = gpu_access.choose(client.info(), wants_gpu, options.gpu_mode if wants_gpu or options.gpu_mode else "none")
+    run_id = results.new_run_id()
+    run = MatrixRun(run_id, options.results_root / run_id, variant, why, access)
+    slots = _gpu_slots(options, nvml) or [None] * (options.jobs or max(1, min(2, os.cpu_count() or 1)))
+    emit("plan", {"variant": variant, "reason": why, "cells": len(cells), "envs": [e.name for e in envs],
+                  "gpu_mode": access.mode, "gpu_note": access.reason, "run_dir": str(run.run_dir),
+                  "workers": [f"GPU {s}" if s is not None else "cpu" for s in slots]})
+    planned = [(env.name, item.name) for env, item in cells]
+    results.write_manifest(run.run_dir, {
+        "run_id": run_id, "tool_version": __version__, "variant": variant, "variant_reason": why,
+        "gpu_mode": access.mode, "gpu_mode_reason": access.reason, "planned": planned,
+        "environments": {env.name: {"kind": env.kind, "family": list(env.family)} for env in envs},
+        "host": {"driver": nvml.driver, "gpus": [g.name for g in nvml.gpus], "nvml": nvml.available,
+                 "nvml_reason": nvml.reason or None},
+    })
+    for env in {env.name: env for env, _ in cells}.values():
+        if env.kind != "process":
+            _prepare_image(client, env, variant, options, emit)
+    backends = {env.name: _backend(env, variant, client, access) for env, _ in cells}
+
+    def one(env: config.EnvDef, item: Scenario, slot: int | None) -> dict[str, Any]:
+        backend = backends[env.name]
+        gpu = nvml.available and (env.kind == "process" or access.mode != "none")
+        facts = {"kind": env.kind, "family": list(env.family), "variant": variant if env.kind == "build" else None}
+        cell_options = CellOptions(run_id=run_id, run_dir=run.run_dir, env_name=env.name, env_facts=facts,
+                                   params=options.params, timeout=options.timeout, cpu_only=not gpu,
+                                   gpu_index=slot or 0)
+        emit("cell-start", {"env": env.name, "scenario": item.name, "slot": slot})
         record = run_cell(backend, item, cell_options, nvml)
         results.write_record(run.run_dir, record)
         emit("cell-done", record)
         return record
 
-    pool = concurrent.futures.ThreadPoolExecutor(max_workers=jobs)
     try:
-        futures = [pool.submit(one, env, item) for env, item in cells]
-        for future in concurrent.futures.as_completed(futures):
-            run.records.append(future.result())
-    except BaseException:
-        # Ctrl-C: no new cell starts, running containers go now (their cells end as crashed).
-        pool.shutdown(wait=False, cancel_futures=True)
-        remove_live_containers()
-        raise
+        run.records = _run_on_slots(cells, slots, one)
     finally:
-        pool.shutdown(wait=True)
-        note = f"Variant `{variant}` ({why})."
+        note = f"Variant `{variant}` ({why}); GPU access: {access.mode} ({access.reason})."
         run.matrix = aggregate.write_matrix(run.run_dir, planned, note=note)
+        run.wall_s = round(time.monotonic() - started, 2)
     return run
+
+
+def _gpu_slots(options: MatrixOptions, nvml: Nvml) -> list[int | None]:
+    """One worker per GPU to use (all NVML sees, or the ones asked for); none without NVML."""
+    if not nvml.available:
+        return []
+    indices = options.gpu_indices if options.gpu_indices is not None else list(range(len(nvml.gpus)))
+    for index in indices:
+        if index >= len(nvml.gpus):
+            raise UsageError(f"--gpus {index}: this host has {len(nvml.gpus)} GPU(s) (indices 0..{len(nvml.gpus) - 1})")
+    return list(indices)
+
+
+def _backend(env: config.EnvDef, variant: str, client: Any, access: gpu_access.GpuAccess) -> Backend:
+    if env.kind == "process":
+        from .backends.process import ProcessBackend
+
+        return ProcessBackend(python=env.interpreter)
+    from .backends.docker import DockerBackend
+
+    return DockerBackend(client=client, image=env.image_tag(variant), python=env.python, user=env.user, access=access)
+
+
+def _run_on_slots(
+    cells: list[tuple[config.EnvDef, Scenario]],
+    slots: list[int | None],
+    one: Callable[[config.EnvDef, Scenario, int | None], dict[str, Any]],
+) -> list[dict[str, Any]]:
+    """Each slot (a GPU, or a CPU job) runs one cell at a time from a shared queue."""
+    from .backends.docker import remove_live_containers
+    from .backends.process import stop_live_processes
+
+    todo: queue.Queue[tuple[config.EnvDef, Scenario]] = queue.Queue()
+    for cell in cells:
+        todo.put(cell)
+    done: list[dict[str, Any]] = []
+    failures: list[BaseException] = []
+    stop = threading.Event()
+
+    def worker(slot: int | None) -> None:
+        while not stop.is_set():
+            try:
+                env, item = todo.get_nowait()
+            except queue.Empty:
+                return
+            try:
+                done.append(one(env, item, slot))
+            except BaseException as exc:  # a harness bug or a build error: stop the others, re-raise below
+                failures.append(exc)
+                stop.set()
+
+    threads = [threading.Thread(target=worker, args=(slot,), name=f"slot-{slot}", daemon=True) for slot in slots]
+    for thread in threads:
+        thread.start()
+    try:
+        for thread in threads:
+            while thread.is_alive():
+                thread.join(0.2)
+    except BaseException:
+        # Ctrl-C / SIGTERM: no new cell starts; running cells are ended now (they record as crashed).
+        stop.set()
+        remove_live_containers()
+        stop_live_processes()
+        for thread in threads:
+            thread.join(10)
+        raise
+    if failures:
+        raise failures[0]
+    return done

@@ -85,6 +85,7 @@ def run_cell(
             "families": list(scenario.families), "technique": scenario.technique, "seed": scenario.seed,
             "params": params, "env": scenario.env,
             "cleanup": list(scenario.cleanup) if scenario.cleanup is not None else None,
+            "meter": scenario.meter,
         },
         "host": _host_facts(nvml, options.gpu_index),
         "timeout_s": timeout,

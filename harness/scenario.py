@@ -12,13 +12,14 @@ scenario code:
         "env": {"PYTORCH_CUDA_ALLOC_CONF": "expandable_segments:True"},
         "timeout": 300,
         "cleanup": ["after_del", "after_empty_cache"],   # optional; default: every label after "peak"
-        "variants": {"no_growth": {"growth": False}},   # optional: more cells with other params
+        "variants": {"no_growth": {"params": {"growth": False}, "env": {}}},   # optional: more cells
         "cpu_params": {"gib": 0.5},     # optional: overrides when the cell has no GPU (CPU compute
                                         # is slow; the memory signal only needs >= 128 MiB there)
+        "meter": "rss",                 # optional: judge on this meter (pinned host memory)
     }
 
-A variant is the same file run with some parameters changed; it is its own row, named
-``family/name@variant``.
+A variant is the same file run with some parameters and/or environment variables changed; it is
+its own row, named ``family/name@variant``.
 
 Checkpoint labels: "ready" is the floor (framework and device initialised), "peak" the most the
 scenario holds; the labels after the peak are cleanup steps, each judged by verdicts.py.
@@ -33,7 +34,8 @@ from typing import Any
 from .errors import UsageError
 
 KNOWN_KEYS = {
-    "families", "technique", "seed", "params", "env", "timeout", "cleanup", "gpu_only", "title", "variants", "cpu_params",
+    "families", "technique", "seed", "params", "env", "timeout", "cleanup", "title", "variants",
+    "cpu_params", "meter",
 }
 
 
@@ -49,9 +51,9 @@ class Scenario:
     env: dict[str, str] = field(default_factory=dict)
     timeout: float | None = None
     cleanup: tuple[str, ...] | None = None
-    gpu_only: bool = False
     variants: dict[str, dict[str, Any]] = field(default_factory=dict)
     cpu_params: dict[str, Any] = field(default_factory=dict)
+    meter: str | None = None  # judge on this meter (e.g. "rss" for pinned host memory)
 
     def applies_to(self, family: str) -> bool:
         return "any" in self.families or family in self.families
@@ -99,16 +101,21 @@ def load(path: str | Path) -> Scenario:
         env={str(k): str(v) for k, v in meta.get("env", {}).items()},
         timeout=float(meta["timeout"]) if "timeout" in meta else None,
         cleanup=tuple(meta["cleanup"]) if "cleanup" in meta else None,
-        gpu_only=bool(meta.get("gpu_only", False)),
         variants={str(k): dict(v) for k, v in meta.get("variants", {}).items()},
         cpu_params=dict(meta.get("cpu_params", {})),
+        meter=meta.get("meter"),
     )
 
 
 def expand(item: Scenario) -> list[Scenario]:
-    """The scenario and one more per declared variant (its params overridden)."""
-    return [item] + [
-        replace(item, name=f"{item.name}@{label}", params={**item.params, **overrides}, variants={},
-                technique=f"{item.technique}; variant {label}: " + ", ".join(f"{k}={v}" for k, v in overrides.items()))
-        for label, overrides in item.variants.items()
-    ]
+    """The scenario and one more per declared variant (its params and env overridden)."""
+    expanded = [item]
+    for label, variant in item.variants.items():
+        unknown = set(variant) - {"params", "env"}
+        if unknown:
+            raise UsageError(f"{item.path}: variant {label!r} may set 'params' and 'env', not {sorted(unknown)}")
+        params, env = dict(variant.get("params", {})), {str(k): str(v) for k, v in variant.get("env", {}).items()}
+        changes = ", ".join(f"{k}={v}" for k, v in {**params, **env}.items())
+        expanded.append(replace(item, name=f"{item.name}@{label}", params={**item.params, **params},
+                                env={**item.env, **env}, variants={}, technique=f"{item.technique}; variant {label}: {changes}"))
+    return expanded

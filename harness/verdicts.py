@@ -60,7 +60,7 @@ def roles(checkpoints: list[dict[str, Any]], cleanup: list[str] | None) -> tuple
     if "peak" in labels:
         peak = labels.index("peak")
     else:  # no declared peak: the highest reading on the best meter
-        meter = next((m for m in PRIMARY_ORDER if all(_reading(cp, m) is not None for cp in checkpoints)), None)
+        meter = primary_meter(checkpoints)
         peak = max(range(len(checkpoints)), key=lambda i: _reading(checkpoints[i], meter) or 0) if meter else floor
     if cleanup is not None:
         steps = [i for i, label in enumerate(labels) if label in cleanup]
@@ -69,15 +69,17 @@ def roles(checkpoints: list[dict[str, Any]], cleanup: list[str] | None) -> tuple
     return floor, peak, steps
 
 
-def primary_meter(points: list[dict[str, Any]]) -> str | None:
-    for meter in PRIMARY_ORDER:
+def primary_meter(points: list[dict[str, Any]], prefer: str | None = None) -> str | None:
+    for meter in ((prefer,) if prefer else ()) + PRIMARY_ORDER:
         if all(_reading(cp, meter) is not None for cp in points):
             return meter
     return None
 
 
-def judge_step(floor_cp: dict[str, Any], peak_cp: dict[str, Any], cp: dict[str, Any]) -> dict[str, Any]:
-    meter = primary_meter([floor_cp, peak_cp, cp])
+def judge_step(
+    floor_cp: dict[str, Any], peak_cp: dict[str, Any], cp: dict[str, Any], prefer: str | None = None
+) -> dict[str, Any]:
+    meter = primary_meter([floor_cp, peak_cp, cp], prefer)
     if cp.get("skipped"):
         return {"label": cp["label"], "verdict": "skipped", "meter": meter, "reason": cp["skipped"]}
     if meter is None:
@@ -125,7 +127,8 @@ def judge(record: dict[str, Any]) -> dict[str, Any]:
     floor, peak, steps = roles(checkpoints, cleanup)
     judged = []
     if floor is not None and peak is not None:
-        judged = [judge_step(checkpoints[floor], checkpoints[peak], checkpoints[i]) for i in steps]
+        prefer = (record.get("scenario") or {}).get("meter")
+        judged = [judge_step(checkpoints[floor], checkpoints[peak], checkpoints[i], prefer) for i in steps]
     return {
         "status": record.get("status"),
         "floor": checkpoints[floor]["label"] if floor is not None else None,

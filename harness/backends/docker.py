@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from .. import procs
+from ..gpu_access import GpuAccess
 from ..protocol import split_lines
 from .base import AGENT_DIR, AGENT_SCRIPT, STDERR_TAIL_BYTES, CellSpec
 
@@ -109,41 +110,72 @@ class DockerCell:
 
 @dataclass
 class DockerBackend:
-    """Runs cells in containers of ``image``; ``gpus`` asks for every GPU, as ``--gpus all``."""
+    """Runs cells in containers of ``image``, with the GPU given as ``access`` says."""
 
     client: Any
     image: str
     python: str = "python"
     user: str = "65534:65534"
-    gpus: bool = False
-    gpu_note: str = ""
+    access: GpuAccess = field(default_factory=lambda: GpuAccess("none", "no GPU asked for"))
     name: str = "docker"
-    _image_facts: dict[str, Any] = field(default_factory=dict)
+    _image: dict[str, Any] = field(default_factory=dict)
 
-    def describe(self) -> dict[str, Any]:
-        if not self._image_facts:
+    @property
+    def gpus(self) -> bool:
+        return self.access.mode != "none"
+
+    def _image_config(self) -> dict[str, Any]:
+        if not self._image:
             try:
                 image = self.client.images.get(self.image)
-                self._image_facts = {"image_id": image.id, "image_labels": image.labels or {}}
+                env = dict(e.split("=", 1) for e in (image.attrs.get("Config") or {}).get("Env") or [] if "=" in e)
+                self._image = {"image_id": image.id, "image_labels": image.labels or {}, "env": env}
             except Exception:
-                self._image_facts = {"image_id": None}
-        return {"backend": self.name, "image": self.image, **self._image_facts,
-                "gpu_request": "all" if self.gpus else "none", "gpu_note": self.gpu_note or None,
+                self._image = {"image_id": None, "image_labels": {}, "env": {}}
+        return self._image
+
+    def describe(self) -> dict[str, Any]:
+        image = self._image_config()
+        return {"backend": self.name, "image": self.image, "image_id": image["image_id"],
+                "image_labels": image["image_labels"], "gpu_mode": self.access.mode,
+                "gpu_request": "all" if self.gpus else "none", "gpu_note": self.access.reason,
                 "user": self.user or "image default"}
 
-    def start(self, spec: CellSpec) -> DockerCell:
+    def _gpu_options(self) -> dict[str, Any]:
         from docker.types import DeviceRequest, Mount
+
+        if self.access.mode == "gpus":
+            return {"device_requests": [DeviceRequest(count=-1, capabilities=[["gpu"]])]}
+        if self.access.mode == "cdi":
+            return {"device_requests": [DeviceRequest(driver="cdi", device_ids=["nvidia.com/gpu=all"])]}
+        if self.access.mode == "devices":
+            return {"devices": [f"{node}:{node}:rwm" for node in self.access.devices],
+                    "mounts": [Mount(target, source, type="bind", read_only=True) for source, target in self.access.mounts]}
+        return {}
+
+    def _gpu_environment(self) -> dict[str, str]:
+        env = dict(self.access.environment)
+        if "LD_LIBRARY_PATH" in env:  # keep the image's own library path (CUDA bases set one)
+            own = self._image_config()["env"].get("LD_LIBRARY_PATH")
+            if own:
+                env["LD_LIBRARY_PATH"] = f"{env['LD_LIBRARY_PATH']}:{own}"
+        return env
+
+    def start(self, spec: CellSpec) -> DockerCell:
+        from docker.types import Mount
 
         scenario_dir = spec.scenario.path.parent
         agent_spec = spec.agent_spec(scenario_path=f"{MOUNT_SCENARIO}/{spec.scenario.path.name}", ack_dir=MOUNT_ACK)
-        environment = {"PYTHONUNBUFFERED": "1", "HOME": "/tmp", **spec.env_vars}
+        environment = {"PYTHONUNBUFFERED": "1", "HOME": "/tmp", **self._gpu_environment(), **spec.env_vars}
         if self.gpus and spec.gpu_index is not None:
             environment.setdefault("CUDA_DEVICE_ORDER", "PCI_BUS_ID")
             environment.setdefault("CUDA_VISIBLE_DEVICES", str(spec.gpu_index))
+        gpu = self._gpu_options()
         mounts = [
             Mount(MOUNT_AGENT, str(AGENT_DIR), type="bind", read_only=True),
             Mount(MOUNT_SCENARIO, str(scenario_dir), type="bind", read_only=True),
             Mount(MOUNT_ACK, str(spec.ack_dir), type="bind", read_only=True),
+            *gpu.pop("mounts", []),
         ]
         container = self.client.containers.create(
             self.image,
@@ -157,7 +189,7 @@ class DockerBackend:
             user=self.user or None,
             working_dir="/tmp",
             init=True,
-            device_requests=[DeviceRequest(count=-1, capabilities=[["gpu"]])] if self.gpus else None,
+            **gpu,
         )
         with _live_lock:
             _live[container.id] = container

@@ -9,6 +9,7 @@ import json
 import os
 import shutil
 import subprocess
+import threading
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import IO, Any
@@ -17,6 +18,17 @@ from .. import subproc
 from ..errors import EnvironmentNotFound
 from ..protocol import split_lines
 from .base import AGENT_DIR, AGENT_SCRIPT, CellSpec, tail
+
+_live: set[ProcessCell] = set()
+_live_lock = threading.Lock()
+
+
+def stop_live_processes() -> None:
+    """End every cell still running (Ctrl-C in a matrix run: worker threads get no signal)."""
+    with _live_lock:
+        cells = list(_live)
+    for cell in cells:
+        cell.stop(set())
 
 
 def resolve_python(python: str) -> str:
@@ -27,7 +39,7 @@ def resolve_python(python: str) -> str:
     return os.path.abspath(found)
 
 
-@dataclass
+@dataclass(eq=False)
 class ProcessCell:
     proc: subprocess.Popen[bytes]
     spec: CellSpec
@@ -53,6 +65,8 @@ class ProcessCell:
         if self.proc.stdout is not None:
             self.proc.stdout.close()
         self.log.close()
+        with _live_lock:
+            _live.discard(self)
 
     def stderr_tail(self) -> str:
         return tail(self.spec.log_path)
@@ -90,4 +104,7 @@ class ProcessBackend:
         except BaseException:
             log.close()
             raise
-        return ProcessCell(proc, spec, log, facts=self.describe())
+        cell = ProcessCell(proc, spec, log, facts=self.describe())
+        with _live_lock:
+            _live.add(cell)
+        return cell

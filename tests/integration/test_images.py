@@ -11,6 +11,8 @@ PROBES = {
     "tf2.7": ("tensorflow-cpu", "import tensorflow as tf; print(tf.__version__)"),
     "tf-current": ("tensorflow-cpu", "import tensorflow as tf; print(tf.__version__)"),
     "torch": ("torch", "import torch; print(torch.__version__)"),
+    "jax": ("jax", "import jax; print(jax.__version__)"),
+    "cupy": ("cupy-cuda12x", "import cupy; print(cupy.__version__)"),
 }
 
 

@@ -11,7 +11,7 @@ META = {
     "seed": "003_2d2cfc7532446a01.txt",
     "params": {"gib": 1.0, "allow_growth": True},
     "cpu_params": {"gib": 0.5},
-    "variants": {"greedy_default": {"allow_growth": False}},
+    "variants": {"greedy_default": {"params": {"allow_growth": False}}},
     "cleanup": ["after_close"],
 }
 

@@ -14,7 +14,7 @@ META = {
     "seed": "001_aed2418fb12c43dd.txt",
     "params": {"gib": 1.0, "growth": True},
     "cpu_params": {"gib": 0.5},
-    "variants": {"greedy_default": {"growth": False}},
+    "variants": {"greedy_default": {"params": {"growth": False}}},
     "cleanup": ["after_del"],
 }
 

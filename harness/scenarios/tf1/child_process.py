@@ -1,0 +1,33 @@
+"""TF1 work in a child process: when the child exits, the parent holds nothing.
+
+Python 3 spawns the child; Python 2.7 (TF 1.8) has no spawn context, so it forks, which is
+safe only because the parent has not imported TensorFlow.
+"""
+import multiprocessing
+
+from _tf1_child import tf1_child
+
+META = {
+    "families": ["tf1"],
+    "technique": "work in a child process (spawn; fork on Python 2.7); parent keeps nothing",
+    "seed": "002_c1b13a36cfe93241.txt",
+    "params": {"gib": 1.0},
+    "cpu_params": {"gib": 0.5},
+}
+
+try:
+    ctx = multiprocessing.get_context("spawn")
+except AttributeError:  # Python 2.7
+    ctx = multiprocessing
+checkpoint("ready")
+holding, release = ctx.Event(), ctx.Event()
+child = ctx.Process(target=tf1_child, args=(PARAMS["gib"], holding, release))
+child.start()
+if not holding.wait(300):
+    raise RuntimeError("child never reported its allocation")
+checkpoint("peak")
+release.set()
+child.join(120)
+checkpoint("after_child_exit")
+if child.exitcode != 0:
+    raise RuntimeError("child exited with %s" % child.exitcode)

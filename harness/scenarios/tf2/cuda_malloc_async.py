@@ -1,0 +1,29 @@
+"""TF_GPU_ALLOCATOR=cuda_malloc_async: CUDA's stream-ordered allocator instead of TF's BFC.
+
+Beyond the seeds: the allocator switch users try when BFC keeps memory. It exists from TF 2.5;
+older versions ignore the variable (the record's versions say which ran).
+"""
+import gc
+
+import tensorflow as tf
+
+from _tf2kit import clear_session_step, device_name, init
+
+META = {
+    "families": ["tf2"],
+    "technique": "TF_GPU_ALLOCATOR=cuda_malloc_async, del, clear_session",
+    "env": {"TF_GPU_ALLOCATOR": "cuda_malloc_async"},
+    "params": {"gib": 1.0},
+    "cpu_params": {"gib": 0.5},
+}
+
+init()
+checkpoint("ready")
+with tf.device(device_name()):
+    x = tf.ones([int(PARAMS["gib"] * 1024 ** 3) // 4])
+    float(tf.reduce_sum(x))
+checkpoint("peak")
+del x
+gc.collect()
+checkpoint("after_del")
+clear_session_step(checkpoint)

@@ -1,0 +1,34 @@
+"""A memory limit through a logical device configuration: TF maps at most that much.
+
+tf.config.set_logical_device_configuration(gpu, [LogicalDeviceConfiguration(memory_limit=MB)])
+(tf.config.experimental.set_virtual_device_configuration on older 2.x).
+"""
+import gc
+
+import tensorflow as tf
+
+META = {
+    "families": ["tf2"],
+    "technique": "logical device configuration with memory_limit",
+    "params": {"gib": 1.0, "limit_mib": 3072},
+    "cpu_params": {"gib": 0.5},
+    "cleanup": ["after_del"],
+}
+
+gpus = tf.config.list_physical_devices("GPU")
+if gpus:
+    config = tf.config.LogicalDeviceConfiguration(memory_limit=PARAMS["limit_mib"])
+    tf.config.set_logical_device_configuration(gpus[0], [config])
+checkpoint("ready")
+with tf.device("/GPU:0" if gpus else "/CPU:0"):
+    float(tf.reduce_sum(tf.ones([8])))
+    if gpus:
+        checkpoint("after_init")
+    else:
+        checkpoint("after_init", skipped="no GPU: the limit only applies to a GPU")
+    x = tf.ones([int(PARAMS["gib"] * 1024 ** 3) // 4])
+    float(tf.reduce_sum(x))
+checkpoint("peak")
+del x
+gc.collect()
+checkpoint("after_del")

@@ -1,0 +1,48 @@
+"""Wall time of the same matrix rows on one GPU and on every GPU of the host (one cell per GPU).
+
+Usage: python tests/benchmarks/bench_gpus.py [--interpreter python3] [--family torch ...] [--scenario GLOB ...]
+Prints both wall times and the speed-up. Needs a host with two or more GPUs (NVML).
+"""
+from __future__ import annotations
+
+import argparse
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
+
+from harness import config  # noqa: E402
+from harness.matrix import MatrixOptions, run_matrix  # noqa: E402
+from harness.nvml import Nvml  # noqa: E402
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--interpreter", default="python3")
+    parser.add_argument("--family", action="append", default=None)
+    parser.add_argument("--scenario", action="append", default=None)
+    args = parser.parse_args()
+    nvml = Nvml.open()
+    if not nvml.available or len(nvml.gpus) < 2:
+        print(f"needs 2+ GPUs; found {len(nvml.gpus) if nvml.available else 0} ({nvml.reason})")
+        return 1
+    env = config.adhoc_interpreter(args.interpreter, args.family or ["torch", "jax", "cupy"])
+    walls = {}
+    with tempfile.TemporaryDirectory() as tmp:
+        for label, gpus in (("1 GPU", [0]), (f"{len(nvml.gpus)} GPUs", list(range(len(nvml.gpus))))):
+            start = time.monotonic()
+            run = run_matrix(MatrixOptions(extra_envs=[env], scenarios=args.scenario, results_root=Path(tmp) / label,
+                                           gpu_indices=gpus), nvml, lambda kind, data: None)
+            walls[label] = time.monotonic() - start
+            bad = [r for r in run.records if r["status"] not in ("ok", "unsupported")]
+            print(f"{label}: {len(run.records)} cells, {len(bad)} not ok, wall {walls[label]:.1f}s", flush=True)
+    one, many = walls.values()
+    print(f"speed-up: {one / many:.2f}x ({one:.1f}s on one GPU, {many:.1f}s on {len(nvml.gpus)})")
+    nvml.close()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,88 @@
+"""GPU access mode selection on docker info outputs recorded from real engines."""
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from harness import gpu_access
+from harness.errors import UsageError
+
+DATA = Path(__file__).resolve().parents[1] / "data" / "docker_info"
+
+
+def _info(name: str) -> dict:
+    return json.loads((DATA / name).read_text())
+
+
+@pytest.fixture
+def driver_host(tmp_path: Path) -> dict:
+    """A host layout with NVIDIA device nodes and driver libraries (paths only)."""
+    dev, lib = tmp_path / "dev", tmp_path / "lib"
+    dev.mkdir()
+    lib.mkdir()
+    for node in ("nvidia0", "nvidia1", "nvidiactl", "nvidia-uvm"):
+        (dev / node).write_text("")
+    (lib / "libcuda.so.580.159.04").write_text("")
+    (lib / "libcuda.so.1").symlink_to(lib / "libcuda.so.580.159.04")
+    (lib / "libnvidia-ml.so.1").write_text("")
+    return {"dev": str(dev), "search": [str(lib)], "ldconfig_output": "", "cdi_dirs": (str(tmp_path / "cdi"),)}
+
+
+def test_plain_engine_without_driver_is_none() -> None:
+    access = gpu_access.choose(_info("docker-20.10-debian-runc.json"), nvml_available=False)
+    assert access.mode == "none" and "no NVIDIA driver" in access.reason
+
+
+def test_plain_engine_with_driver_uses_device_nodes(driver_host: dict) -> None:
+    access = gpu_access.choose(_info("docker-20.10-debian-runc.json"), True, **driver_host)
+    assert access.mode == "devices"
+    assert any(d.endswith("nvidia0") for d in access.devices) and any(d.endswith("nvidiactl") for d in access.devices)
+    targets = {target for _, target in access.mounts}
+    assert f"{gpu_access.DRIVER_MOUNT}/libcuda.so.1" in targets
+    source = dict((t, s) for s, t in access.mounts)[f"{gpu_access.DRIVER_MOUNT}/libcuda.so.1"]
+    assert source.endswith("libcuda.so.580.159.04")  # the real file, not the symlink
+    assert access.environment["LD_LIBRARY_PATH"] == gpu_access.DRIVER_MOUNT
+
+
+def test_registered_nvidia_runtime_means_gpus(driver_host: dict) -> None:
+    info = _info("docker-20.10-debian-runc.json")
+    info["Runtimes"]["nvidia"] = {"path": "nvidia-container-runtime"}
+    access = gpu_access.choose(info, True, **driver_host)
+    assert access.mode == "gpus" and "NVIDIA runtime" in access.reason
+
+
+def test_cdi_needs_specs_and_an_engine_that_reads_them(driver_host: dict, tmp_path: Path) -> None:
+    info = _info("docker-20.10-debian-runc.json")
+    cdi = Path(driver_host["cdi_dirs"][0])
+    cdi.mkdir()
+    (cdi / "nvidia.yaml").write_text("cdiVersion: 0.5.0\n")
+    assert gpu_access.choose(info, True, **driver_host).mode == "devices"  # docker 20.10 reads no CDI
+    info["CDISpecDirs"] = ["/etc/cdi", "/var/run/cdi"]
+    assert gpu_access.choose(info, True, **driver_host).mode == "cdi"
+
+
+def test_driver_but_no_way_in_says_what_to_install(tmp_path: Path) -> None:
+    access = gpu_access.choose(_info("docker-20.10-debian-runc.json"), True, dev=str(tmp_path), ldconfig_output="",
+                               search=[str(tmp_path)], cdi_dirs=())
+    assert access.mode == "none" and "NVIDIA Container Toolkit" in access.reason
+
+
+def test_override_wins_and_unknown_mode_is_refused(driver_host: dict) -> None:
+    info = _info("docker-20.10-debian-runc.json")
+    assert gpu_access.choose(info, True, "none", **driver_host).mode == "none"
+    assert gpu_access.choose(info, True, "gpus", **driver_host).mode == "gpus"
+    with pytest.raises(UsageError, match="did you mean 'gpus'"):
+        gpu_access.choose(info, True, "gpu", **driver_host)
+
+
+def test_ldconfig_listing_finds_the_driver_libraries() -> None:
+    listing = (
+        "3 libs found in cache `/etc/ld.so.cache'\n"
+        "\tlibnvidia-ml.so.1 (libc6,x86-64) => /usr/lib/x86_64-linux-gnu/libnvidia-ml.so.1\n"
+        "\tlibcuda.so.1 (libc6,x86-64) => /usr/lib/x86_64-linux-gnu/libcuda.so.1\n"
+        "\tlibz.so.1 (libc6,x86-64) => /lib/x86_64-linux-gnu/libz.so.1\n"
+    )
+    assert gpu_access.driver_libraries(listing) == [
+        "/usr/lib/x86_64-linux-gnu/libnvidia-ml.so.1", "/usr/lib/x86_64-linux-gnu/libcuda.so.1"]
