@@ -108,7 +108,8 @@ def to_markdown(matrix: dict[str, Any], *, note: str = "") -> str:
     for claim in matrix.get("claims", []):
         results = claim["results"]
         marks = [_claim_mark(results[e]) if e in results else "" for e in envs]
-        lines.append(f"| {claim['says']} (`{claim['scenario']}`) | `{claim['seed'][:3]}` | " + " | ".join(marks) + " |")
+        seed = claim["seed"][:3] if claim["seed"][:3].isdigit() else claim["seed"]
+        lines.append(f"| {claim['says']} (`{claim['scenario']}`) | `{seed}` | " + " | ".join(marks) + " |")
     t = matrix["tolerances"]
     lines += ["", f"Tolerances: released when left <= max({human_bytes(t['abs_tol_bytes'])}, {t['rel_tol']:.0%} of growth); "
               f"no-signal under {human_bytes(t['min_signal_bytes'])} of growth. n/a: the scenario does not apply to that env."]

@@ -76,15 +76,19 @@ def driver_libraries(ldconfig_output: str | None = None, search: list[str] | Non
             ldconfig_output = subprocess.run(["ldconfig", "-p"], capture_output=True, text=True, timeout=20).stdout
         except (OSError, subprocess.SubprocessError):
             ldconfig_output = ""
-    found = []
+    found, names = [], set()
     for line in ldconfig_output.splitlines():
         if "=>" not in line:
             continue
         name, path = line.split("=>", 1)
         name, path = name.strip().split(" ")[0], path.strip()
-        if "x86-64" in line or "64bit" in line or "(libc6," in line:
-            if any(name.startswith(lib) for lib in DRIVER_LIBS) and path not in found:
+        # The first entry of a name is the one the linker takes; a second (the same driver seen
+        # through another folder, as on hosts that also mount it under /usr/local/nvidia) would
+        # be a duplicate mount point.
+        if ("x86-64" in line or "64bit" in line) and name not in names:
+            if any(name.startswith(lib) for lib in DRIVER_LIBS):
                 found.append(path)
+                names.add(name)
     if not found:
         if search is None:
             search = [d for d in os.environ.get("LD_LIBRARY_PATH", "").split(":") if d] + list(LIBRARY_DIRS)

@@ -27,5 +27,6 @@ if ! docker image inspect "$image" >/dev/null 2>&1; then
   echo "image made in $(( $(date +%s) - start ))s"
 fi
 "$py" -m harness doctor || true
+docker info --format "{{json .}}" >"$results.docker-info.json" || true
 "$py" -m harness matrix --image "$image" --interpreter "$py" --family torch --family jax --family cupy \
   --gpu-mode devices --results "$results"

@@ -6,7 +6,7 @@ from pathlib import Path
 
 from harness import aggregate, claims
 
-REFERENCE = Path(__file__).resolve().parents[2] / "matrix" / "reference" / "h200-580.159.04-process"
+REFERENCE = Path(__file__).resolve().parents[2] / "matrix" / "reference" / "h200-580.159.04"
 
 
 def _outcomes(matrix: dict) -> dict[str, dict[str, str]]:
@@ -30,30 +30,43 @@ def test_every_claim_loads_and_names_a_known_scenario_and_seed() -> None:
 
 def test_torch_claims_on_the_h200_reference() -> None:
     outcomes = _outcomes(aggregate.build_matrix(REFERENCE))
-    assert outcomes["empty-cache-after-del-frees"] == {"torch-host": "confirmed"}
-    assert outcomes["del-alone-keeps-cache"] == {"torch-host": "confirmed"}
-    assert outcomes["graph-keeps-tensors"] == {"torch-host": "confirmed"}
-    assert outcomes["cycle-needs-gc"] == {"torch-host": "confirmed"}
-    assert outcomes["child-process-frees"] == {"torch-host": "confirmed"}
+    assert outcomes["empty-cache-after-del-frees"] == {"host-python3": "confirmed"}
+    assert outcomes["del-alone-keeps-cache"] == {"host-python3": "confirmed"}
+    assert outcomes["graph-keeps-tensors"] == {"host-python3": "confirmed"}
+    assert outcomes["cycle-needs-gc"] == {"host-python3": "confirmed"}
+    assert outcomes["child-process-frees"] == {"host-python3": "confirmed"}
     # the folklore that a plain exit may keep memory: the driver got everything back
-    assert outcomes["exit-may-not-release"] == {"torch-host": "contradicted"}
-    # TF claims name TF envs: no cell here, nothing claimed for torch-host
+    assert outcomes["exit-may-not-release"] == {"host-python3": "contradicted"}
+    # TF claims name TF envs: no cell here, nothing claimed for the host's Python
     assert outcomes["tf18-close-keeps"] == {}
+    # with cuBLAS loaded before `ready`, the DataLoader cleanup comes back to the floor
+    assert outcomes["dataloader-cleanup-frees"] == {"host-python3": "confirmed"}
+
+
+def test_jax_and_cupy_claims_on_the_h200_reference() -> None:
+    outcomes = _outcomes(aggregate.build_matrix(REFERENCE))
+    assert outcomes["jax-preallocates-75"] == {"host-python3": "confirmed"}
+    assert outcomes["jax-default-keeps"] == {"host-python3": "confirmed"}
+    # the platform allocator frees the array, but ~550 MiB of JAX's own stays: partial
+    assert outcomes["jax-platform-allocator-frees"] == {"host-python3": "contradicted"}
+    assert outcomes["cupy-pool-keeps"] == {"host-python3": "confirmed"}
+    assert outcomes["cupy-free-all-blocks-frees"] == {"host-python3": "confirmed"}
+    assert outcomes["cupy-pinned-free-all-blocks-frees"] == {"host-python3": "confirmed"}
 
 
 def test_rss_only_cells_leave_gpu_claims_untestable() -> None:
     matrix = aggregate.build_matrix(REFERENCE)
     cells = copy.deepcopy(matrix["cells"])
-    for step in cells["torch/del_gc_empty_cache"]["torch-host"]["steps"]:
+    for step in cells["torch/del_gc_empty_cache"]["host-python3"]["steps"]:
         step["meter"] = "rss"
     claim = next(c for c in claims.load_claims() if c.id == "empty-cache-after-del-frees")
-    result = claims.assess(claim, cells, ["torch-host"])["torch-host"]
+    result = claims.assess(claim, cells, ["host-python3"])["host-python3"]
     assert result["outcome"] == "untestable" and "rss" in result["why"]
 
 
 def test_a_failed_cell_is_untestable_not_contradicted() -> None:
     matrix = aggregate.build_matrix(REFERENCE)
     cells = copy.deepcopy(matrix["cells"])
-    cells["torch/reference_cycle"]["torch-host"]["status"] = "error"
+    cells["torch/reference_cycle"]["host-python3"]["status"] = "error"
     claim = next(c for c in claims.load_claims() if c.id == "cycle-needs-gc")
-    assert claims.assess(claim, cells, ["torch-host"])["torch-host"]["outcome"] == "untestable"
+    assert claims.assess(claim, cells, ["host-python3"])["host-python3"]["outcome"] == "untestable"

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 
 import pytest
@@ -86,3 +87,25 @@ def test_ldconfig_listing_finds_the_driver_libraries() -> None:
     )
     assert gpu_access.driver_libraries(listing) == [
         "/usr/lib/x86_64-linux-gnu/libnvidia-ml.so.1", "/usr/lib/x86_64-linux-gnu/libcuda.so.1"]
+
+
+def test_recorded_gpu_host_listing_gives_each_library_once() -> None:
+    """ldconfig -p from the H200 host (driver 580): every library is listed twice, in two folders."""
+    listing = (DATA.parent / "ldconfig-h200-driver580.txt").read_text()
+    libs = gpu_access.driver_libraries(listing)
+    names = [Path(p).name for p in libs]
+    assert len(names) == len(set(names))
+    assert "/usr/local/nvidia/lib64/libcuda.so.1" in libs and "/lib/libcuda.so.1" not in libs
+    assert {"libcuda.so.1", "libnvidia-ml.so.1", "libnvidia-ptxjitcompiler.so.1"} <= set(names)
+
+
+def test_gpu_host_engine_without_toolkit_gets_devices(driver_host: dict) -> None:
+    """docker info recorded on the H200 host (a bundled engine, no toolkit): devices mode."""
+    info = _info("docker-20.10-bundle-h200-host.json")
+    assert "nvidia" not in info["Runtimes"]
+    listing = (DATA.parent / "ldconfig-h200-driver580.txt").read_text()
+    access = gpu_access.choose(info, True, dev=driver_host["dev"], ldconfig_output=listing, cdi_dirs=())
+    assert access.mode == "devices"
+    assert ("/usr/local/nvidia/lib64/libcuda.so.1" in {os.path.dirname(s) + "/" + os.path.basename(t)
+                                                        for s, t in access.mounts}
+            or any(t.endswith("/libcuda.so.1") for _, t in access.mounts))

@@ -9,7 +9,7 @@ import pytest
 
 from harness import verdicts
 
-REFERENCE = Path(__file__).resolve().parents[2] / "matrix" / "reference" / "h200-580.159.04-process" / "torch-host"
+REFERENCE = Path(__file__).resolve().parents[2] / "matrix" / "reference" / "h200-580.159.04" / "host-python3"
 GiB = 1024**3
 
 

@@ -11,6 +11,7 @@ import numpy
 META = {
     "families": ["cupy"],
     "technique": "pinned memory pool: del, then free_all_blocks()",
+    "seed": "cupy-docs:memory",
     "params": {"gib": 1.0},
     "meter": "rss",
 }

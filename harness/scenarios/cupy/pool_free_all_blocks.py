@@ -11,6 +11,7 @@ import cupy
 META = {
     "families": ["cupy"],
     "technique": "default memory pool: del, then free_all_blocks()",
+    "seed": "cupy-docs:memory",
     "params": {"gib": 2.0},
 }
 

@@ -13,6 +13,7 @@ import jax.numpy as jnp
 META = {
     "families": ["jax"],
     "technique": "default preallocation; del + gc; jax.clear_caches()",
+    "seed": "jax-docs:gpu_memory_allocation",
     "params": {"gib": 2.0},
     "cpu_params": {"gib": 0.5},
     "variants": {
