@@ -190,8 +190,8 @@ def cmd_matrix(args: argparse.Namespace, err: Console, out: Console) -> int:
         raise UsageError(f"--timeout must be positive, got {args.timeout}")
     from . import config
 
-    if (args.image or args.interpreter) and not args.family:
-        raise UsageError("--image/--interpreter need --family (torch, tf1, tf2, jax, cupy): which scenarios apply")
+    if args.interpreter and not args.family:
+        raise UsageError("--interpreter needs --family (torch, tf1, tf2, jax, cupy): which scenarios apply")
     extra = [config.adhoc_image(ref, args.family) for ref in args.image]
     extra += [config.adhoc_interpreter(py, args.family) for py in args.interpreter]
     options = MatrixOptions(envs=args.env, scenarios=args.scenario, variant=args.variant, results_root=args.results,
@@ -208,8 +208,11 @@ def cmd_matrix(args: argparse.Namespace, err: Console, out: Console) -> int:
             err.print(f"GPU access for containers: [bold]{data['gpu_mode']}[/] ({data['gpu_note']})")
             err.print(f"{data['cells']} cells in {', '.join(data['envs'])} on {', '.join(data['workers'])} -> {data['run_dir']}")
             progress.update(task, total=data["cells"])
+            progress.start()  # only once there is something to show: an early error prints alone
         elif kind == "build":
             err.print(f"building {data['tag']} ...")
+        elif kind == "detected":
+            err.print(f"{data['env']}: API families detected inside the image: {', '.join(data['families'])}")
         elif kind == "build-log":
             progress.console.print(f"  {data['text']}", markup=False, highlight=False)
         elif kind == "cell-start":
@@ -219,9 +222,9 @@ def cmd_matrix(args: argparse.Namespace, err: Console, out: Console) -> int:
             progress.advance(task)
 
     try:
-        with progress:
-            run = run_matrix(options, nvml, emit)
+        run = run_matrix(options, nvml, emit)
     finally:
+        progress.stop()
         nvml.close()
     if args.json:
         print(json.dumps(run.matrix, indent=1, sort_keys=True))
@@ -307,7 +310,7 @@ def main(argv: list[str] | None = None) -> int:
         if args.command == "clean":
             return cmd_clean(err)
     except HarnessError as exc:
-        err.print(f"harness: error: {exc.message}", markup=False, highlight=False)
+        err.print(f"harness: error: {exc.message}", markup=False, highlight=False, soft_wrap=True)
         if exc.detail:
             err.print(exc.detail, markup=False, highlight=False, style="dim")
         return exc.exit_code

@@ -132,8 +132,20 @@ def load_environments(path: Path = DEFAULT_ENVIRONMENTS) -> dict[str, EnvDef]:
 
 
 def adhoc_image(image: str, family: list[str]) -> EnvDef:
-    """A bring-your-own-image environment from the command line (--image REF --family F)."""
+    """A bring-your-own-image environment from the command line (--image REF [--family F]).
+
+    Without a family, the matrix detects it from inside the image (images.detect_families).
+    """
     return EnvDef(name=image.rsplit("/", 1)[-1].replace(":", "-"), family=tuple(family), image=image, user="")
+
+
+def families_of(frameworks: dict[str, str]) -> tuple[str, ...]:
+    """API families an environment runs, from the frameworks it imports (name -> version)."""
+    families: list[str] = []
+    if "tensorflow" in frameworks:
+        families += ["tf1"] if frameworks["tensorflow"].startswith("1.") else ["tf2", "tf1"]
+    families += [name for name in ("torch", "jax", "cupy") if name in frameworks]
+    return tuple(families)
 
 
 def adhoc_interpreter(interpreter: str, family: list[str]) -> EnvDef:

@@ -56,6 +56,26 @@ def build_context(env: EnvDef, wheelhouse: Path | None, repo: Path = REPO) -> It
         yield ctx
 
 
+def detect_families(client: Any, image: str, python: str = "python") -> tuple[str, ...]:
+    """The API families of an existing image, found by importing the frameworks inside it."""
+    import json
+
+    from .backends.base import AGENT_DIR
+    from .config import families_of
+
+    try:
+        output = client.containers.run(image, [python, "/opt/harness/agent/probe.py"], remove=True, network_mode="none",
+                                       volumes={str(AGENT_DIR): {"bind": "/opt/harness/agent", "mode": "ro"}})
+        found = json.loads(output.decode().strip().splitlines()[-1])["frameworks"]
+    except Exception as exc:
+        raise BuildError(f"could not detect the frameworks in {image} ({str(exc).splitlines()[0][:160]}); "
+                         "name them with --family") from exc
+    families = families_of(found)
+    if not families:
+        raise BuildError(f"{image} imports none of torch, tensorflow, jax, cupy; name its family with --family")
+    return families
+
+
 def image_current(client: Any, env: EnvDef, variant: str) -> bool:
     import docker.errors
 

@@ -13,7 +13,7 @@ import os
 import queue
 import threading
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -86,6 +86,18 @@ def _prepare_image(client: Any, env: config.EnvDef, variant: str, options: Matri
         raise UsageError(f"image {env.image!r} is not on this host: `docker pull {env.image}`, or pass --pull") from exc
 
 
+def _with_families(client: Any, env: config.EnvDef, variant: str, options: MatrixOptions, emit: Event) -> config.EnvDef:
+    """An existing image is made ready (pulled when asked) and, without a declared family, probed."""
+    if env.kind != "image":
+        return env
+    _prepare_image(client, env, variant, options, emit)
+    if env.family:
+        return env
+    families = images.detect_families(client, env.image, env.python)
+    emit("detected", {"env": env.name, "families": list(families)})
+    return replace(env, family=families)
+
+
 def run_matrix(options: MatrixOptions, nvml: Nvml, emit: Event) -> MatrixRun:
     import time
 
@@ -96,7 +108,6 @@ def run_matrix(options: MatrixOptions, nvml: Nvml, emit: Event) -> MatrixRun:
     for env in envs:
         if env.kind == "build":
             env.variant(variant)  # UsageError now, not after the builds
-    cells = catalogue.plan(envs, chosen)
     client = None
     access = gpu_access.GpuAccess("none", "no container in this run")
     if any(env.kind != "process" for env in envs):
@@ -105,6 +116,8 @@ def run_matrix(options: MatrixOptions, nvml: Nvml, emit: Event) -> MatrixRun:
         client = connect()
         wants_gpu = variant == "gpu" and nvml.available
         access = gpu_access.choose(client.info(), wants_gpu, options.gpu_mode if wants_gpu or options.gpu_mode else "none")
+        envs = [_with_families(client, env, variant, options, emit) for env in envs]
+    cells = catalogue.plan(envs, chosen)
     run_id = results.new_run_id()
     run = MatrixRun(run_id, options.results_root / run_id, variant, why, access)
     slots = _gpu_slots(options, nvml) or [None] * (options.jobs or max(1, min(2, os.cpu_count() or 1)))
@@ -120,7 +133,7 @@ def run_matrix(options: MatrixOptions, nvml: Nvml, emit: Event) -> MatrixRun:
                  "nvml_reason": nvml.reason or None},
     })
     for env in {env.name: env for env, _ in cells}.values():
-        if env.kind != "process":
+        if env.kind == "build":
             _prepare_image(client, env, variant, options, emit)
     backends = {env.name: _backend(env, variant, client, access) for env, _ in cells}
 

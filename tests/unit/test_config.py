@@ -1,0 +1,53 @@
+"""Environment definitions: the shipped file loads, mistakes are named, families are derived."""
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from harness import config
+from harness.errors import UsageError
+
+
+def test_shipped_environments_load_with_both_variants() -> None:
+    envs = config.load_environments()
+    assert [e.name for e in config.select(envs, None)] == ["tf1.8", "tf2.7", "tf-current", "torch", "jax", "cupy"]
+    for env in config.select(envs, None):
+        assert env.kind == "build" and set(env.variants) == {"cpu", "gpu"}
+        assert (config.REPO / env.dockerfile / "Dockerfile").is_file()
+    assert envs["host-python"].kind == "process" and not envs["host-python"].default
+    assert envs["tf1.8"].build_args("cpu")["PIP_PACKAGES"] == "tensorflow==1.8.0"
+
+
+def test_a_typo_is_named_with_a_suggestion(tmp_path: Path) -> None:
+    path = tmp_path / "envs.toml"
+    path.write_text('[environments.x]\nfamily = ["torch"]\ndockerfil = "images/torch"\n')
+    with pytest.raises(UsageError, match="unknown key 'dockerfil' \\(did you mean 'dockerfile'\\?\\)"):
+        config.load_environments(path)
+    with pytest.raises(UsageError, match="unknown environment 'toch' \\(did you mean 'torch'\\?\\)"):
+        config.select(config.load_environments(), ["toch"])
+
+
+def test_an_environment_is_exactly_one_kind(tmp_path: Path) -> None:
+    path = tmp_path / "envs.toml"
+    path.write_text('[environments.x]\nfamily = ["torch"]\nimage = "a:b"\ninterpreter = "python3"\n')
+    with pytest.raises(UsageError, match="exactly one of dockerfile, image, interpreter"):
+        config.load_environments(path)
+
+
+def test_definition_hash_follows_the_pins() -> None:
+    env = config.load_environments()["torch"]
+    moved = config.EnvDef(name=env.name, family=env.family, dockerfile=env.dockerfile,
+                          variants={"cpu": config.VariantDef(base=env.variant("cpu").base, packages=("torch==2.12.0",))})
+    assert moved.definition_hash("cpu") != env.definition_hash("cpu")
+    assert env.definition_hash("cpu") == config.load_environments()["torch"].definition_hash("cpu")
+
+
+@pytest.mark.parametrize(("frameworks", "families"), [
+    ({"tensorflow": "1.8.0"}, ("tf1",)),
+    ({"tensorflow": "2.7.4"}, ("tf2", "tf1")),
+    ({"torch": "2.13.0+cpu", "jax": "0.10.2"}, ("torch", "jax")),
+    ({}, ()),
+])
+def test_families_from_what_an_image_imports(frameworks: dict, families: tuple) -> None:
+    assert config.families_of(frameworks) == families
