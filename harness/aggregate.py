@@ -107,6 +107,8 @@ def to_markdown(matrix: dict[str, Any], *, note: str = "") -> str:
     lines += ["| claim | seed | " + " | ".join(envs) + " |", "|---|---|" + "---|" * len(envs)]
     for claim in matrix.get("claims", []):
         results = claim["results"]
+        if not results:
+            continue  # no cell of this run can speak to it
         marks = [_claim_mark(results[e]) if e in results else "" for e in envs]
         seed = claim["seed"][:3] if claim["seed"][:3].isdigit() else claim["seed"]
         lines.append(f"| {claim['says']} (`{claim['scenario']}`) | `{seed}` | " + " | ".join(marks) + " |")

@@ -76,6 +76,9 @@ def build_parser() -> argparse.ArgumentParser:
     matrix.add_argument("--json", action="store_true", help="print matrix.json on stdout")
     matrix.add_argument("--gpu-mode", choices=["gpus", "cdi", "devices", "none"], default=None,
                         help="how containers get the GPU (default: chosen from the host; `nox -s doctor` says which)")
+    matrix.add_argument("--backend", choices=["auto", "docker", "venv", "process"], default="auto",
+                        help="docker when an engine answers, else virtualenvs (auto); process: each env's Python as found")
+    matrix.add_argument("--venv-dir", type=Path, default=Path(".matrix-venvs"), help="where the venv backend keeps virtualenvs")
     matrix.add_argument("--gpus", type=_indices, default=None, help="GPU indices to use, e.g. 0,1 (default: all)")
     matrix.add_argument("--image", action="append", default=[], help="an existing image as an environment (repeatable)")
     matrix.add_argument("--interpreter", action="append", default=[], help="a local Python as an environment (repeatable)")
@@ -196,7 +199,8 @@ def cmd_matrix(args: argparse.Namespace, err: Console, out: Console) -> int:
     extra += [config.adhoc_interpreter(py, args.family) for py in args.interpreter]
     options = MatrixOptions(envs=args.env, scenarios=args.scenario, variant=args.variant, results_root=args.results,
                             timeout=args.timeout, params=dict(args.param), build=_build_opts(args), jobs=args.jobs,
-                            gpu_mode=args.gpu_mode, gpu_indices=args.gpus, extra_envs=extra)
+                            gpu_mode=args.gpu_mode, gpu_indices=args.gpus, extra_envs=extra, backend=args.backend,
+                            venv_root=args.venv_dir)
     nvml = Nvml.open()
     progress = Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
                         console=err, transient=False)
@@ -211,6 +215,12 @@ def cmd_matrix(args: argparse.Namespace, err: Console, out: Console) -> int:
             progress.start()  # only once there is something to show: an early error prints alone
         elif kind == "build":
             err.print(f"building {data['tag']} ...")
+        elif kind == "backend":
+            err.print(f"backend: [bold]{data['backend']}[/] ({data['reason']})")
+        elif kind == "skipped":
+            err.print(f"[yellow]skipped[/] {data['env']}: {data['reason']}")
+        elif kind == "venv":
+            err.print(f"{data['env']}: virtualenv {'reused' if data['reused'] else 'made'} ({data['python']})")
         elif kind == "detected":
             err.print(f"{data['env']}: API families detected inside the image: {', '.join(data['families'])}")
         elif kind == "build-log":
@@ -229,7 +239,7 @@ def cmd_matrix(args: argparse.Namespace, err: Console, out: Console) -> int:
     if args.json:
         print(json.dumps(run.matrix, indent=1, sort_keys=True))
     else:
-        out.print(aggregate.to_markdown(run.matrix), markup=False, highlight=False)
+        print(aggregate.to_markdown(run.matrix), end="")  # plain: ready to paste, never wrapped
     bad = [r for r in run.records if r["status"] not in ("ok", "unsupported")]
     where = run.run_dir / "matrix.md"
     err.print(f"{len(run.records)} cells, {len(bad)} not ok, {run.wall_s:.1f}s; matrix: {where} and matrix.json")

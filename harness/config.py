@@ -50,6 +50,7 @@ class EnvDef:
     image: str = ""
     interpreter: str = ""
     python: str = "python"
+    python_version: str = ""  # for the venv backend: make the virtualenv with python<version>
     user: str = "65534:65534"
     default: bool = True  # part of a plain `matrix` run; False: only when named with --env
     variants: dict[str, VariantDef] = field(default_factory=dict)
@@ -101,7 +102,7 @@ def _variant(where: str, table: dict[str, Any]) -> VariantDef:
                       index_url=str(table.get("index_url", "")), pip_options=tuple(table.get("pip_options", ())))
 
 
-ENV_KEYS = {"family", "dockerfile", "image", "interpreter", "python", "user", "default", "variants"}
+ENV_KEYS = {"family", "dockerfile", "image", "interpreter", "python", "python_version", "user", "default", "variants"}
 
 
 def load_environments(path: Path = DEFAULT_ENVIRONMENTS) -> dict[str, EnvDef]:
@@ -126,7 +127,8 @@ def load_environments(path: Path = DEFAULT_ENVIRONMENTS) -> dict[str, EnvDef]:
             raise UsageError(f"{where}: a dockerfile environment needs [variants.cpu] and/or [variants.gpu]")
         envs[name] = EnvDef(name=name, family=tuple(table["family"]), dockerfile=str(table.get("dockerfile", "")),
                             image=str(table.get("image", "")), interpreter=str(table.get("interpreter", "")),
-                            python=str(table.get("python", "python")), user=str(table.get("user", "65534:65534")),
+                            python=str(table.get("python", "python")), python_version=str(table.get("python_version", "")),
+                            user=str(table.get("user", "65534:65534")),
                             default=bool(table.get("default", True)), variants=variants)
     return envs
 

@@ -1,7 +1,8 @@
 """Running the matrix: pick the variant, prepare each environment, run every applicable cell.
 
 Environments come in three kinds (config.EnvDef): images this tool builds, existing images
-(bring your own), and local interpreters (the process backend, no Docker needed). Cells run one
+(bring your own), and local interpreters; prepare.py makes each ready through Docker, a
+virtualenv or the interpreter as found, or skips it with the reason. Cells run one
 at a time per GPU, a worker per GPU pulling from one queue (a GPU's readings are clean only when
 it runs one cell); without GPUs, ``jobs`` cells run at once, each measured through its own
 processes. Every finished cell is written at once, so an interrupted matrix keeps what it
@@ -12,16 +13,16 @@ from __future__ import annotations
 import os
 import queue
 import threading
+import time
 from collections.abc import Callable
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from . import __version__, aggregate, catalogue, config, gpu_access, images, results
-from .backends.base import Backend
+from . import __version__, aggregate, catalogue, config, gpu_access, images, prepare, results
 from .errors import UsageError
 from .nvml import Nvml
-from .runner import CellOptions, run_cell
+from .runner import CellOptions, run_cell, skipped_record
 from .scenario import Scenario
 
 Event = Callable[[str, dict[str, Any]], None]
@@ -40,6 +41,8 @@ class MatrixOptions:
     gpu_mode: str | None = None
     gpu_indices: list[int] | None = None
     extra_envs: list[config.EnvDef] = field(default_factory=list)
+    backend: str = "auto"
+    venv_root: Path = Path(".matrix-venvs")
 
 
 @dataclass
@@ -49,6 +52,7 @@ class MatrixRun:
     variant: str
     variant_reason: str
     access: gpu_access.GpuAccess
+    backend: str = "docker"
     records: list[dict[str, Any]] = field(default_factory=list)
     matrix: dict[str, Any] = field(default_factory=dict)
     wall_s: float = 0.0
@@ -69,38 +73,7 @@ def _environments(options: MatrixOptions) -> list[config.EnvDef]:
     return config.select(config.load_environments(), named or None) + list(options.extra_envs)
 
 
-def _prepare_image(client: Any, env: config.EnvDef, variant: str, options: MatrixOptions, emit: Event) -> None:
-    import docker.errors
-
-    if env.kind == "build":
-        if not images.image_current(client, env, variant):
-            emit("build", {"env": env.name, "tag": env.image_tag(variant)})
-            images.build(client, env, variant, options.build, lambda text: emit("build-log", {"text": text}))
-        return
-    if options.build.pull:
-        emit("build", {"env": env.name, "tag": f"pull {env.image}"})
-        client.images.pull(env.image)
-    try:
-        client.images.get(env.image)
-    except docker.errors.ImageNotFound as exc:
-        raise UsageError(f"image {env.image!r} is not on this host: `docker pull {env.image}`, or pass --pull") from exc
-
-
-def _with_families(client: Any, env: config.EnvDef, variant: str, options: MatrixOptions, emit: Event) -> config.EnvDef:
-    """An existing image is made ready (pulled when asked) and, without a declared family, probed."""
-    if env.kind != "image":
-        return env
-    _prepare_image(client, env, variant, options, emit)
-    if env.family:
-        return env
-    families = images.detect_families(client, env.image, env.python)
-    emit("detected", {"env": env.name, "families": list(families)})
-    return replace(env, family=families)
-
-
 def run_matrix(options: MatrixOptions, nvml: Nvml, emit: Event) -> MatrixRun:
-    import time
-
     started = time.monotonic()
     envs = _environments(options)
     chosen = catalogue.select(catalogue.discover(), options.scenarios)
@@ -108,38 +81,31 @@ def run_matrix(options: MatrixOptions, nvml: Nvml, emit: Event) -> MatrixRun:
     for env in envs:
         if env.kind == "build":
             env.variant(variant)  # UsageError now, not after the builds
-    client = None
-    access = gpu_access.GpuAccess("none", "no container in this run")
-    if any(env.kind != "process" for env in envs):
-        from .docker_client import connect
-
-        client = connect()
-        wants_gpu = variant == "gpu" and nvml.available
-        access = gpu_access.choose(client.info(), wants_gpu, options.gpu_mode if wants_gpu or options.gpu_mode else "none")
-        envs = [_with_families(client, env, variant, options, emit) for env in envs]
-    cells = catalogue.plan(envs, chosen)
+    ready = prepare.prepare(envs, variant, options.backend, options.gpu_mode, options.build, options.venv_root, nvml, emit)
+    cells = catalogue.plan(ready.envs, chosen)
     run_id = results.new_run_id()
-    run = MatrixRun(run_id, options.results_root / run_id, variant, why, access)
-    slots = _gpu_slots(options, nvml) or [None] * (options.jobs or max(1, min(2, os.cpu_count() or 1)))
-    emit("plan", {"variant": variant, "reason": why, "cells": len(cells), "envs": [e.name for e in envs],
-                  "gpu_mode": access.mode, "gpu_note": access.reason, "run_dir": str(run.run_dir),
-                  "workers": [f"GPU {s}" if s is not None else "cpu" for s in slots]})
+    run = MatrixRun(run_id, options.results_root / run_id, variant, why, ready.access, ready.kind)
     planned = [(env.name, item.name) for env, item in cells]
+    runnable = [(env, item) for env, item in cells if env.name not in ready.skipped]
+    slots = _gpu_slots(options, nvml) or [None] * (options.jobs or max(1, min(2, os.cpu_count() or 1)))
+    emit("plan", {"variant": variant, "reason": why, "cells": len(runnable), "envs": [e.name for e in ready.envs],
+                  "gpu_mode": ready.access.mode, "gpu_note": ready.access.reason, "run_dir": str(run.run_dir),
+                  "workers": [f"GPU {s}" if s is not None else "cpu" for s in slots]})
     results.write_manifest(run.run_dir, {
         "run_id": run_id, "tool_version": __version__, "variant": variant, "variant_reason": why,
-        "gpu_mode": access.mode, "gpu_mode_reason": access.reason, "planned": planned,
-        "environments": {env.name: {"kind": env.kind, "family": list(env.family)} for env in envs},
+        "backend": ready.kind, "backend_reason": ready.reason, "skipped": ready.skipped,
+        "gpu_mode": ready.access.mode, "gpu_mode_reason": ready.access.reason, "planned": planned,
+        "environments": {env.name: {"kind": env.kind, "family": list(env.family)} for env in ready.envs},
         "host": {"driver": nvml.driver, "gpus": [g.name for g in nvml.gpus], "nvml": nvml.available,
                  "nvml_reason": nvml.reason or None},
     })
-    for env in {env.name: env for env, _ in cells}.values():
-        if env.kind == "build":
-            _prepare_image(client, env, variant, options, emit)
-    backends = {env.name: _backend(env, variant, client, access) for env, _ in cells}
+    for env, item in cells:
+        if env.name in ready.skipped:
+            results.write_record(run.run_dir, skipped_record(run_id, env.name, ready.kind, item, ready.skipped[env.name]))
 
     def one(env: config.EnvDef, item: Scenario, slot: int | None) -> dict[str, Any]:
-        backend = backends[env.name]
-        gpu = nvml.available and (env.kind == "process" or access.mode != "none")
+        backend = ready.backends[env.name]
+        gpu = nvml.available and (backend.name != "docker" or ready.access.mode != "none")
         facts = {"kind": env.kind, "family": list(env.family), "variant": variant if env.kind == "build" else None}
         cell_options = CellOptions(run_id=run_id, run_dir=run.run_dir, env_name=env.name, env_facts=facts,
                                    params=options.params, timeout=options.timeout, cpu_only=not gpu,
@@ -151,9 +117,10 @@ def run_matrix(options: MatrixOptions, nvml: Nvml, emit: Event) -> MatrixRun:
         return record
 
     try:
-        run.records = _run_on_slots(cells, slots, one)
+        run.records = _run_on_slots(runnable, slots, one)
     finally:
-        note = f"Variant `{variant}` ({why}); GPU access: {access.mode} ({access.reason})."
+        note = (f"Variant `{variant}` ({why}); backend {ready.kind} ({ready.reason}); "
+                f"GPU access: {ready.access.mode} ({ready.access.reason}).")
         run.matrix = aggregate.write_matrix(run.run_dir, planned, note=note)
         run.wall_s = round(time.monotonic() - started, 2)
     return run
@@ -168,16 +135,6 @@ def _gpu_slots(options: MatrixOptions, nvml: Nvml) -> list[int | None]:
         if index >= len(nvml.gpus):
             raise UsageError(f"--gpus {index}: this host has {len(nvml.gpus)} GPU(s) (indices 0..{len(nvml.gpus) - 1})")
     return list(indices)
-
-
-def _backend(env: config.EnvDef, variant: str, client: Any, access: gpu_access.GpuAccess) -> Backend:
-    if env.kind == "process":
-        from .backends.process import ProcessBackend
-
-        return ProcessBackend(python=env.interpreter)
-    from .backends.docker import DockerBackend
-
-    return DockerBackend(client=client, image=env.image_tag(variant), python=env.python, user=env.user, access=access)
 
 
 def _run_on_slots(

@@ -4,7 +4,9 @@ Three meters, one reading each (bytes, or None when unavailable):
   * ``rss``          resident host memory of the cell's processes (/proc), so the whole
                      pipeline measures something real on a machine without a GPU;
   * ``nvml_device``  used memory of the cell's GPU, all processes (what nvidia-smi shows);
-  * ``nvml_process`` GPU memory of the cell's own processes, by host PID, children included.
+  * ``nvml_process`` GPU memory of the cell's own processes, by host PID, children included;
+  * ``nvml_reserved`` memory the driver reserves for itself on that GPU (NVML's v2 memory info,
+                     where the driver offers it), so "in use" can be told from "reserved".
 
 Settle rule (``read_settled``): read every ``SETTLE_INTERVAL_S``; a reading is taken once the
 last ``SETTLE_WINDOW`` readings of every meter lie within ``SETTLE_BAND_BYTES`` of each other,
@@ -21,7 +23,7 @@ from dataclasses import dataclass, field
 from . import procs
 from .nvml import Nvml
 
-METERS = ("rss", "nvml_device", "nvml_process")
+METERS = ("rss", "nvml_device", "nvml_process", "nvml_reserved")
 SETTLE_INTERVAL_S = 0.02
 SETTLE_WINDOW = 5
 SETTLE_BAND_BYTES = 2 * 1024 * 1024
@@ -67,6 +69,7 @@ class Meters:
             "rss": procs.rss_bytes(pids),
             "nvml_device": self.nvml.device_used(self.gpu_index),
             "nvml_process": self.nvml.process_used(self.gpu_index, pids),
+            "nvml_reserved": self.nvml.device_reserved(self.gpu_index),
         }
 
     def read_settled(self, tracker: PidTracker) -> tuple[Readings, dict[str, object]]:

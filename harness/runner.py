@@ -60,6 +60,16 @@ def _host_facts(nvml: Nvml, gpu_index: int) -> dict[str, Any]:
     }
 
 
+def scenario_facts(scenario: Scenario, params: dict[str, Any]) -> dict[str, Any]:
+    return {
+        "name": scenario.name, "path": str(scenario.path), "title": scenario.title,
+        "families": list(scenario.families), "technique": scenario.technique, "seed": scenario.seed,
+        "params": params, "env": scenario.env,
+        "cleanup": list(scenario.cleanup) if scenario.cleanup is not None else None,
+        "meter": scenario.meter,
+    }
+
+
 def run_cell(
     backend: Backend,
     scenario: Scenario,
@@ -80,13 +90,7 @@ def run_cell(
         "run_id": options.run_id,
         "cell_id": cell_id,
         "env": {"name": options.env_name, **options.env_facts, **backend.describe()},
-        "scenario": {
-            "name": scenario.name, "path": str(scenario.path), "title": scenario.title,
-            "families": list(scenario.families), "technique": scenario.technique, "seed": scenario.seed,
-            "params": params, "env": scenario.env,
-            "cleanup": list(scenario.cleanup) if scenario.cleanup is not None else None,
-            "meter": scenario.meter,
-        },
+        "scenario": scenario_facts(scenario, params),
         "host": _host_facts(nvml, options.gpu_index),
         "timeout_s": timeout,
         "started_at": dt.datetime.now(dt.timezone.utc).isoformat(),
@@ -138,6 +142,20 @@ def run_cell(
     record["duration_s"] = round(time.monotonic() - started, 3)
     record["verdicts"] = verdicts.judge(record)
     notify("done", record)
+    return record
+
+
+def skipped_record(run_id: str, env_name: str, backend: str, scenario: Scenario, reason: str) -> dict[str, Any]:
+    """The record of a cell whose environment cannot run here: a result, with the reason and fix."""
+    record: dict[str, Any] = {
+        "schema_version": SCHEMA_VERSION, "tool_version": __version__, "run_id": run_id, "cell_id": uuid.uuid4().hex[:12],
+        "env": {"name": env_name, "backend": backend},
+        "scenario": scenario_facts(scenario, scenario.params),
+        "status": "skipped", "error": {"type": "Skipped", "message": reason}, "checkpoints": [], "facts": {},
+        "exit_code": None, "after_exit": None, "timeline": None, "stderr_tail": "", "duration_s": 0.0,
+        "started_at": dt.datetime.now(dt.timezone.utc).isoformat(),
+    }
+    record["verdicts"] = verdicts.judge(record)
     return record
 
 

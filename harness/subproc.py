@@ -36,6 +36,22 @@ def start(
     )
 
 
+def run(
+    argv: Sequence[str], *, timeout: float, env: Mapping[str, str] | None = None, cwd: str | None = None
+) -> subprocess.CompletedProcess[str]:
+    """Run ``argv`` to completion (output captured as text); past ``timeout`` its whole group is killed.
+
+    Raises subprocess.TimeoutExpired after the kill, like subprocess.run.
+    """
+    proc = start(argv, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, cwd=cwd)
+    try:
+        out, _ = proc.communicate(timeout=timeout)
+    except BaseException:
+        stop(proc)
+        raise
+    return subprocess.CompletedProcess(list(argv), proc.returncode, out.decode("utf-8", "replace"), "")
+
+
 def _signal_group(pgid: int, sig: int) -> None:
     try:
         os.killpg(pgid, sig)
