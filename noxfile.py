@@ -54,3 +54,9 @@ def lint(session: nox.Session) -> None:
     session.run("python", "-m", "ruff", "check", "harness", "tests", "noxfile.py")
     session.run("python", "-m", "mypy")
     session.run("vermin", "-q", "--no-tips", "--violations", "-t=2.7-", "-t=3.5-", "harness/agent")
+
+
+@nox.session
+def report(session: nox.Session) -> None:
+    """Re-render a saved run (RUN_DIR [--compare OTHER_RUN_DIR]): terminal table, matrix.md/json, report.html."""
+    _harness(session, "report")

@@ -1,10 +1,12 @@
 """The compatibility matrix of a run: scenario x environment -> what really happened.
 
 Reads only the cell records (results.read_records), so a partial, resumed or merged run renders
-the same way; a planned cell without a record is ``missing``. Writes matrix.json and matrix.md.
+the same way; a planned cell without a record is ``missing``. Writes matrix.json, matrix.md and
+report.html (report_html.py), and compares two runs.
 """
 from __future__ import annotations
 
+import json
 from pathlib import Path
 from typing import Any
 
@@ -46,8 +48,22 @@ def cell_summary(record: dict[str, Any]) -> dict[str, Any]:
     }
 
 
-def build_matrix(run_dir: Path, planned: list[tuple[str, str]] | None = None) -> dict[str, Any]:
+def build_matrix(run_dir: Path, planned: list[tuple[str, str]] | None = None, note: str = "") -> dict[str, Any]:
     records, broken = read_records(run_dir)
+    return matrix_from(records, broken, run_dir.name, planned if planned is not None else planned_cells(run_dir), note)
+
+
+def planned_cells(run_dir: Path) -> list[tuple[str, str]]:
+    """The cells the run's manifest planned (so cells that never finished show as missing)."""
+    try:
+        manifest = json.loads((run_dir / "manifest.json").read_text(encoding="utf-8"))
+        return [(str(env), str(name)) for env, name in manifest.get("planned", [])]
+    except (OSError, ValueError):
+        return []
+
+
+def matrix_from(records: list[dict[str, Any]], broken: list[tuple[Path, str]], run: str,
+                planned: list[tuple[str, str]] | None = None, note: str = "") -> dict[str, Any]:
     cells: dict[str, dict[str, Any]] = {}
     envs: list[str] = list(dict.fromkeys(env for env, _ in planned or []))  # the definitions' order
     for record in records:
@@ -60,7 +76,8 @@ def build_matrix(run_dir: Path, planned: list[tuple[str, str]] | None = None) ->
     return {
         "schema_version": MATRIX_SCHEMA_VERSION,
         "record_schema_version": SCHEMA_VERSION,
-        "run": run_dir.name,
+        "run": run,
+        "note": note,
         "environments": envs,
         "scenarios": sorted(cells),
         "cells": cells,
@@ -72,6 +89,25 @@ def build_matrix(run_dir: Path, planned: list[tuple[str, str]] | None = None) ->
             for c in claims.load_claims()
         ],
     }
+
+
+def outcome(cell: dict[str, Any]) -> str:
+    """What a cell came to, in one comparable word: its status, or its last step's verdict."""
+    if cell.get("status") != "ok":
+        return str(cell.get("status"))
+    judged = [s["verdict"] for s in cell.get("steps", []) if s["verdict"] != "skipped"]
+    return "/".join(judged) if judged else "ok"
+
+
+def compare(matrix: dict[str, Any], other: dict[str, Any]) -> dict[str, Any]:
+    """Cells whose status or verdicts differ between two runs (a driver upgrade, two versions)."""
+    changed = []
+    for name, row in matrix["cells"].items():
+        for env, cell in row.items():
+            before = other["cells"].get(name, {}).get(env)
+            if before is not None and outcome(before) != outcome(cell):
+                changed.append({"scenario": name, "env": env, "before": outcome(before), "after": outcome(cell)})
+    return {"other": other["run"], "changed": changed}
 
 
 def cell_text(cell: dict[str, Any]) -> str:
@@ -93,11 +129,11 @@ def _claim_mark(result: dict[str, Any]) -> str:
     return f"{symbol[result['outcome']]} ({result['why']})"
 
 
-def to_markdown(matrix: dict[str, Any], *, note: str = "") -> str:
+def to_markdown(matrix: dict[str, Any]) -> str:
     envs = matrix["environments"]
     lines = [f"## GPU memory cleanup matrix ({matrix['run']})", ""]
-    if note:
-        lines += [note, ""]
+    if matrix.get("note"):
+        lines += [matrix["note"], ""]
     lines.append("| scenario | " + " | ".join(envs) + " |")
     lines.append("|---|" + "---|" * len(envs))
     for name in matrix["scenarios"]:
@@ -112,16 +148,40 @@ def to_markdown(matrix: dict[str, Any], *, note: str = "") -> str:
         marks = [_claim_mark(results[e]) if e in results else "" for e in envs]
         seed = claim["seed"][:3] if claim["seed"][:3].isdigit() else claim["seed"]
         lines.append(f"| {claim['says']} (`{claim['scenario']}`) | `{seed}` | " + " | ".join(marks) + " |")
+    if matrix.get("compare"):
+        diff = matrix["compare"]
+        lines += ["", f"### Changed since {diff['other']}", ""]
+        changes = [f"- `{c['scenario']}` @ {c['env']}: {c['before']} -> **{c['after']}**" for c in diff["changed"]]
+        lines += changes or ["- nothing"]
     t = matrix["tolerances"]
     lines += ["", f"Tolerances: released when left <= max({human_bytes(t['abs_tol_bytes'])}, {t['rel_tol']:.0%} of growth); "
               f"no-signal under {human_bytes(t['min_signal_bytes'])} of growth. n/a: the scenario does not apply to that env."]
     return "\n".join(lines) + "\n"
 
 
-def write_matrix(run_dir: Path, planned: list[tuple[str, str]] | None = None, note: str = "") -> dict[str, Any]:
-    matrix = build_matrix(run_dir, planned)
+def write_reports(run_dir: Path, planned: list[tuple[str, str]] | None = None, note: str = "",
+                  compare_with: Path | None = None) -> dict[str, Any]:
+    """matrix.json, matrix.md and report.html for ``run_dir`` (each written atomically)."""
+    from . import report_html
+
+    records, broken = read_records(run_dir)
+    if planned is None:
+        planned = planned_cells(run_dir)
+    if not note:
+        try:
+            note = json.loads((run_dir / "matrix.json").read_text(encoding="utf-8")).get("note", "")
+        except (OSError, ValueError):
+            note = ""
+    matrix = matrix_from(records, broken, run_dir.name, planned, note)
+    if compare_with is not None:
+        matrix["compare"] = compare(matrix, build_matrix(compare_with))
     write_json(run_dir / "matrix.json", matrix)
-    tmp = run_dir / ".matrix.md.tmp"
-    tmp.write_text(to_markdown(matrix, note=note), encoding="utf-8")
-    tmp.replace(run_dir / "matrix.md")
+    _write_text(run_dir / "matrix.md", to_markdown(matrix))
+    _write_text(run_dir / "report.html", report_html.render(matrix, records))
     return matrix
+
+
+def _write_text(path: Path, text: str) -> None:
+    tmp = path.with_name(f".{path.name}.tmp")
+    tmp.write_text(text, encoding="utf-8")
+    tmp.replace(path)

@@ -91,6 +91,11 @@ def build_parser() -> argparse.ArgumentParser:
     images_cmd.add_argument("--force", action="store_true", help="rebuild even when current")
     _build_options(images_cmd)
 
+    report = sub.add_parser("report", help="re-render a saved run: terminal table, matrix.md, matrix.json, report.html")
+    report.add_argument("run_dir", type=Path, help="a run folder (results/<run-id>)")
+    report.add_argument("--compare", type=Path, default=None, help="another run folder: highlight verdicts that changed")
+    report.add_argument("--json", action="store_true", help="print matrix.json on stdout")
+
     sub.add_parser("scenarios", help="the catalogue as a Markdown table: scenario, technique, seed, envs")
     sub.add_parser("doctor", help="what this host can run: engine, driver, container GPU support, images")
     sub.add_parser("clean", help="remove every container this tool labelled")
@@ -186,7 +191,6 @@ def _build_opts(args: argparse.Namespace) -> Any:
 def cmd_matrix(args: argparse.Namespace, err: Console, out: Console) -> int:
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
-    from . import aggregate
     from .matrix import MatrixOptions, run_matrix
 
     if args.timeout is not None and args.timeout <= 0:
@@ -236,13 +240,11 @@ def cmd_matrix(args: argparse.Namespace, err: Console, out: Console) -> int:
     finally:
         progress.stop()
         nvml.close()
-    if args.json:
-        print(json.dumps(run.matrix, indent=1, sort_keys=True))
-    else:
-        print(aggregate.to_markdown(run.matrix), end="")  # plain: ready to paste, never wrapped
+    _show_matrix(run.matrix, args.json, out)
+    err.print(render.matrix_summary(run.matrix))
     bad = [r for r in run.records if r["status"] not in ("ok", "unsupported")]
     where = run.run_dir / "matrix.md"
-    err.print(f"{len(run.records)} cells, {len(bad)} not ok, {run.wall_s:.1f}s; matrix: {where} and matrix.json")
+    err.print(f"{len(run.records)} cells, {len(bad)} not ok, {run.wall_s:.1f}s; written: {where}, matrix.json, report.html")
     return 0
 
 
@@ -266,6 +268,26 @@ def cmd_images(args: argparse.Namespace, err: Console) -> int:
             image_id = images.build(client, env, variant, options, lambda text: status.update(text[:100]))
         err.print(f"[green]✓[/] {env.image_tag(variant)} built ({image_id[:19]})")
     return 0
+
+
+def cmd_report(args: argparse.Namespace, err: Console, out: Console) -> int:
+    from . import aggregate
+
+    for folder in (args.run_dir, args.compare):
+        if folder is not None and not (folder / "manifest.json").is_file() and not list(folder.glob("*/*.json")):
+            raise UsageError(f"{folder} holds no results (give a run folder such as results/<run-id>)")
+    matrix = aggregate.write_reports(args.run_dir, compare_with=args.compare)
+    _show_matrix(matrix, args.json, out)
+    err.print(f"{render.matrix_summary(matrix)}; written: matrix.md, matrix.json, report.html in {args.run_dir}")
+    return 0
+
+
+def _show_matrix(matrix: dict[str, Any], as_json: bool, out: Console) -> None:
+    if as_json:
+        print(json.dumps(matrix, indent=1, sort_keys=True))
+        return
+    out.print(render.matrix_table(matrix))
+    out.print(render.tolerance_line())
 
 
 def cmd_scenarios(out: Console) -> int:
@@ -313,6 +335,8 @@ def main(argv: list[str] | None = None) -> int:
             return cmd_matrix(args, err, out)
         if args.command == "images":
             return cmd_images(args, err)
+        if args.command == "report":
+            return cmd_report(args, err, out)
         if args.command == "scenarios":
             return cmd_scenarios(out)
         if args.command == "doctor":

@@ -121,7 +121,7 @@ def run_matrix(options: MatrixOptions, nvml: Nvml, emit: Event) -> MatrixRun:
     finally:
         note = (f"Variant `{variant}` ({why}); backend {ready.kind} ({ready.reason}); "
                 f"GPU access: {ready.access.mode} ({ready.access.reason}).")
-        run.matrix = aggregate.write_matrix(run.run_dir, planned, note=note)
+        run.matrix = aggregate.write_reports(run.run_dir, planned, note=note)
         run.wall_s = round(time.monotonic() - started, 2)
     return run
 

@@ -72,3 +72,64 @@ def tolerance_line() -> str:
     t: dict[str, Any] = TOLERANCES
     return (f"tolerances: released when left <= max({human_bytes(t['abs_tol_bytes'])}, {t['rel_tol']:.0%} of growth); "
             f"no-signal when growth < {human_bytes(t['min_signal_bytes'])}")
+
+
+GLYPHS = {
+    "released": "✓", "returned": "✓", "ok": "✓", "cached": "◐", "partial": "◑", "held": "✗", "not-returned": "✗",
+    "error": "!", "crashed": "!", "timeout": "⏱", "unsupported": "–", "skipped": "–", "missing": "?", "no-signal": "·",
+}
+
+
+def _cell_word(cell: dict[str, Any]) -> tuple[str, str]:
+    """The word that sums a cell up (its last judged step, or its status) and the text to show."""
+    if cell.get("status") != "ok":
+        return str(cell.get("status")), str(cell.get("status"))
+    judged = [s for s in cell.get("steps", []) if s["verdict"] != "skipped"]
+    if not judged:
+        return (cell.get("exit") or "ok"), f"exit: {cell.get('exit')}" if cell.get("exit") else "ok"
+    last = judged[-1]
+    left = last.get("left")
+    return last["verdict"], f"{last['verdict']}, {human_bytes(left)} left" if left is not None else last["verdict"]
+
+
+def matrix_table(matrix: dict[str, Any]) -> Table:
+    """Scenario rows x environment columns: a glyph, the final verdict and what is left, claim marks."""
+    table = Table(title=f"GPU memory cleanup matrix ({matrix['run']})", title_justify="left")
+    table.add_column("scenario")
+    for env in matrix["environments"]:
+        table.add_column(env)
+    symbols: dict[tuple[str, str], str] = {}
+    for claim in matrix.get("claims", []):
+        for env, result in claim["results"].items():
+            symbol = {"confirmed": "✓", "contradicted": "✗"}.get(result["outcome"], "")
+            symbols[(claim["scenario"], env)] = symbols.get((claim["scenario"], env), "") + symbol
+    marks = {key: f" [claims {value}]" for key, value in symbols.items() if value}
+    changed = {(c["scenario"], c["env"]) for c in (matrix.get("compare") or {}).get("changed", [])}
+    for name in matrix["scenarios"]:
+        row: list[Text | str] = [name]
+        for env in matrix["environments"]:
+            cell = matrix["cells"].get(name, {}).get(env)
+            if cell is None:
+                row.append(Text("n/a", style="dim"))
+                continue
+            word, text = _cell_word(cell)
+            delta = " Δ" if (name, env) in changed else ""
+            row.append(Text(f"{GLYPHS.get(word, '')} {text}{marks.get((name, env), '')}{delta}", style=STYLES.get(word, "")))
+        table.add_row(*row)
+    return table
+
+
+def matrix_summary(matrix: dict[str, Any]) -> str:
+    statuses: dict[str, int] = {}
+    for row in matrix["cells"].values():
+        for cell in row.values():
+            statuses[cell["status"]] = statuses.get(cell["status"], 0) + 1
+    outcomes = {"confirmed": 0, "contradicted": 0, "untestable": 0}
+    for claim in matrix.get("claims", []):
+        for result in claim["results"].values():
+            outcomes[result["outcome"]] += 1
+    cells = ", ".join(f"{n} {s}" for s, n in sorted(statuses.items()))
+    claims = ", ".join(f"{n} {o}" for o, n in outcomes.items())
+    changed = matrix.get("compare")
+    diff = f"; {len(changed['changed'])} changed since {changed['other']}" if changed else ""
+    return f"{cells}; claims: {claims}{diff}"

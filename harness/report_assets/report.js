@@ -1,0 +1,86 @@
+// report.html's script: draws the matrix and each cell's drill-down from the JSON in the page.
+// Plain ES5 in one function, no dependencies: the page must work offline.
+window.onerror = function (msg) { document.body.dataset.errors = (document.body.dataset.errors || "") + msg + ";"; };
+(function () {
+  var DATA = JSON.parse(document.getElementById("data").textContent), M = DATA.matrix;
+  function el(tag, attrs, text) { var e = document.createElement(tag); for (var k in attrs || {}) e.setAttribute(k, attrs[k]);
+    if (text !== undefined) e.textContent = text; return e; }
+  function bytes(v) { if (v === null || v === undefined) return "n/a"; var u = ["B","KiB","MiB","GiB","TiB"], i = 0, s = v < 0 ? "-" : "";
+    v = Math.abs(v); while (v >= 1024 && i < 4) { v /= 1024; i++; } return s + (i ? v.toFixed(2) : v) + " " + u[i]; }
+  function outcome(c) { if (c.status !== "ok") return c.status; var s = (c.steps || []).filter(function (x) { return x.verdict !== "skipped"; });
+    return s.length ? s[s.length - 1].verdict : "ok"; }
+  function cellText(c) { if (c.status !== "ok") return c.status; var s = (c.steps || []).filter(function (x) { return x.verdict !== "skipped"; });
+    if (!s.length) return c.exit ? "exit: " + c.exit : "ok"; var last = s[s.length - 1];
+    return last.verdict + (last.left !== null && last.left !== undefined ? ", " + bytes(last.left) + " left" : ""); }
+  var changed = {}; ((M.compare || {}).changed || []).forEach(function (c) { changed[c.scenario + "|" + c.env] = c; });
+  var claimsFor = {}; (M.claims || []).forEach(function (cl) { for (var env in cl.results) {
+    var key = cl.scenario + "|" + env; (claimsFor[key] = claimsFor[key] || []).push([cl, cl.results[env]]); } });
+  document.getElementById("note").textContent = M.note || "";
+  var t = M.tolerances; document.getElementById("tol").textContent = "Tolerances: released when left <= max(" +
+    bytes(t.abs_tol_bytes) + ", " + Math.round(t.rel_tol * 100) + "% of growth); no-signal under " + bytes(t.min_signal_bytes) + " of growth.";
+  var table = el("table", {"class": "matrix", "id": "matrix-table"}), head = el("tr");
+  head.appendChild(el("th", {}, "scenario")); M.environments.forEach(function (e) { head.appendChild(el("th", {}, e)); });
+  table.appendChild(head); var counts = {};
+  M.scenarios.forEach(function (name) { var tr = el("tr"); tr.appendChild(el("th", {}, name));
+    M.environments.forEach(function (env) { var c = (M.cells[name] || {})[env], key = name + "|" + env;
+      if (!c) { tr.appendChild(el("td", {"class": "na"}, "n/a")); return; }
+      var o = outcome(c); counts[c.status] = (counts[c.status] || 0) + 1;
+      var td = el("td", {"class": "cell " + o.split("/").pop() + (changed[key] ? " changed" : ""), "data-key": key}, cellText(c));
+      (claimsFor[key] || []).forEach(function (p) { if (p[1].outcome !== "untestable")
+        td.appendChild(el("span", {"title": p[0].says}, p[1].outcome === "confirmed" ? " \u2713" : " \u2717")); });
+      td.onclick = function () { location.hash = "cell=" + encodeURIComponent(key); };
+      tr.appendChild(td); });
+    table.appendChild(tr); });
+  document.getElementById("matrix").appendChild(table);
+  var cl = { confirmed: 0, contradicted: 0, untestable: 0 };
+  (M.claims || []).forEach(function (c) { for (var e in c.results) cl[c.results[e].outcome]++; });
+  document.getElementById("summary").textContent = Object.keys(counts).map(function (k) { return counts[k] + " " + k; }).join(", ") +
+    " | claims: " + cl.confirmed + " confirmed, " + cl.contradicted + " contradicted, " + cl.untestable + " untestable";
+  if (M.compare) { var ch = document.getElementById("changes"); ch.appendChild(el("h2", {}, "Changed since " + M.compare.other));
+    var ul = el("ul"); M.compare.changed.forEach(function (c) { ul.appendChild(el("li", {}, c.scenario + " @ " + c.env + ": " + c.before + " \u2192 " + c.after)); });
+    if (!M.compare.changed.length) ul.appendChild(el("li", {}, "nothing")); ch.appendChild(ul); }
+  function chart(d) {
+    var NS = "http://www.w3.org/2000/svg", W = 900, H = 260, P = 48, s = d.timeline.samples, cols = d.timeline.columns;
+    var svg = document.createElementNS(NS, "svg"); svg.setAttribute("width", W); svg.setAttribute("height", H); svg.setAttribute("id", "timeline");
+    var cps = d.checkpoints || [], ts = s.map(function (r) { return r[0]; }).concat(cps.map(function (c) { return c.t; }));
+    if (!ts.length) { svg.appendChild(document.createElementNS(NS, "text")).textContent = "no timeline"; return svg; }
+    var t0 = Math.min.apply(null, ts), t1 = Math.max.apply(null, ts) || t0 + 1, ymax = 1;
+    s.forEach(function (r) { for (var i = 1; i < r.length; i++) if (r[i] > ymax) ymax = r[i]; });
+    cps.forEach(function (c) { for (var f in c.view || {}) if ((c.view[f].in_use || 0) > ymax) ymax = c.view[f].in_use; });
+    function x(tv) { return P + (W - 2 * P) * (tv - t0) / Math.max(t1 - t0, 1e-6); } function y(v) { return H - 24 - (H - 48) * v / ymax; }
+    function add(tag, attrs) { var e = document.createElementNS(NS, tag); for (var k in attrs) e.setAttribute(k, attrs[k]); svg.appendChild(e); return e; }
+    add("line", {x1: P, y1: H - 24, x2: W - P, y2: H - 24, stroke: "#999"});
+    add("text", {x: 2, y: 14, "font-size": 11}).textContent = bytes(ymax);
+    var colors = {rss: "#888", nvml_device: "#1f77b4", nvml_process: "#ff7f0e"}, drawn = 0;
+    cols.slice(1).forEach(function (name, i) { var pts = s.filter(function (r) { return r[i + 1] !== null; })
+        .map(function (r) { return x(r[0]).toFixed(1) + "," + y(r[i + 1]).toFixed(1); });
+      if (pts.length > 1) { add("polyline", {points: pts.join(" "), fill: "none", stroke: colors[name] || "#000", "stroke-width": 1.5, "data-series": name}); drawn++; } });
+    cps.forEach(function (c) { var cx = x(c.t); add("line", {x1: cx, y1: 20, x2: cx, y2: H - 24, stroke: "#444", "stroke-dasharray": "3,3"});
+      add("text", {x: cx + 2, y: 30, "font-size": 10, transform: "rotate(20 " + (cx + 2) + " 30)"}).textContent = c.label;
+      for (var f in c.view || {}) if (c.view[f].in_use !== null && c.view[f].in_use !== undefined)
+        add("circle", {cx: cx, cy: y(c.view[f].in_use), r: 4, fill: "#2ca02c", "data-series": "framework"}); });
+    svg.setAttribute("data-drawn", drawn); return svg; }
+  function kv(obj) { var tb = el("table", {"class": "kv"}); for (var k in obj) { if (obj[k] === null || obj[k] === undefined || obj[k] === "") continue;
+      var tr = el("tr"); tr.appendChild(el("td", {}, k)); tr.appendChild(el("td", {}, typeof obj[k] === "object" ? JSON.stringify(obj[k]) : String(obj[k])));
+      tb.appendChild(tr); } return tb; }
+  function show(key) { var box = document.getElementById("detail"), d = DATA.details[key], parts = key.split("|"); box.innerHTML = "";
+    box.appendChild(el("h2", {}, parts[0] + " @ " + parts[1]));
+    if (!d) { box.appendChild(el("p", {}, "No record for this cell (" + (((M.cells[parts[0]] || {})[parts[1]] || {}).status || "missing") + ").")); return; }
+    box.appendChild(el("p", {}, (d.scenario.title || "") + " \u2014 " + (d.scenario.technique || "") + (d.scenario.seed ? " (source: " + d.scenario.seed + ")" : "")));
+    box.appendChild(el("p", {"class": "summary"}, "status: " + d.status + (d.error ? " \u2014 " + d.error.type + ": " + d.error.message : "")));
+    var legend = el("div", {"class": "legend"}); [["#1f77b4", "GPU used (device)"], ["#ff7f0e", "GPU of this cell's processes"], ["#888", "host RSS"], ["#2ca02c", "framework in_use (at checkpoints)"]]
+      .forEach(function (p) { var sp = el("span", {}, "\u25a0 " + p[1]); sp.style.color = p[0]; legend.appendChild(sp); });
+    box.appendChild(legend); box.appendChild(chart(d));
+    var steps = el("ul"); ((d.verdicts || {}).steps || []).forEach(function (st) { steps.appendChild(el("li", {}, st.label + ": " + st.verdict +
+      (st.left !== undefined && st.left !== null ? " (" + bytes(st.left) + " left of " + bytes(st.grown) + ", meter " + st.meter + ")" : ""))); });
+    if ((d.verdicts || {}).exit) steps.appendChild(el("li", {}, "after exit: " + d.verdicts.exit.verdict));
+    box.appendChild(steps);
+    var cls = claimsFor[key] || []; if (cls.length) { box.appendChild(el("h2", {}, "Claims")); var ul = el("ul", {"class": "claims"});
+      cls.forEach(function (p) { ul.appendChild(el("li", {}, p[1].outcome + ": " + p[0].says + " (" + p[0].seed + "; " + p[1].why + ")")); }); box.appendChild(ul); }
+    box.appendChild(el("h2", {}, "Environment")); box.appendChild(kv(Object.assign({}, d.env, d.facts, {driver: d.host.driver, gpu: d.host.gpu})));
+    if (d.error && d.error.traceback) { box.appendChild(el("h2", {}, "Traceback")); box.appendChild(el("pre", {}, d.error.traceback)); }
+    box.appendChild(el("h2", {}, "stderr (tail)")); box.appendChild(el("pre", {}, d.stderr_tail || "(empty)")); }
+  function route() { var m = /cell=([^&]+)/.exec(location.hash); if (m) show(decodeURIComponent(m[1])); }
+  window.addEventListener("hashchange", route); route();
+  document.body.dataset.ready = "1";
+})();

@@ -1,0 +1,77 @@
+"""The report renders records the harness made: ok, error, unsupported, timeout, crashed, missing."""
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import jsonschema
+import pytest
+from helpers import ROOT, harness_cli
+from reportkit import EVERY_OUTCOME, MISSING, make_run
+
+from harness import aggregate
+
+
+@pytest.fixture(scope="module")
+def run_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    folder = tmp_path_factory.mktemp("results") / "run-a"
+    make_run(folder, EVERY_OUTCOME)
+    return folder
+
+
+def test_every_outcome_is_in_the_matrix(run_dir: Path) -> None:
+    matrix = json.loads((run_dir / "matrix.json").read_text())
+    statuses = {name: row["local"]["status"] for name, row in matrix["cells"].items()}
+    assert statuses == {"alloc_free": "ok", "raises": "error", "missing_api": "unsupported", "hangs": "timeout",
+                        "hard_exit": "crashed", MISSING[1]: "missing"}
+    assert matrix["cells"]["alloc_free"]["local"]["steps"][0]["verdict"] == "released"
+    assert matrix["note"] == "test run"
+
+
+def test_matrix_json_follows_its_schema(run_dir: Path) -> None:
+    schema = json.loads((ROOT / "matrix" / "matrix.schema.json").read_text())
+    jsonschema.validate(json.loads((run_dir / "matrix.json").read_text()), schema)
+    for reference in (ROOT / "matrix" / "reference").glob("*/matrix.json"):
+        jsonschema.validate(json.loads(reference.read_text()), schema)
+
+
+def test_markdown_shows_each_status(run_dir: Path) -> None:
+    text = (run_dir / "matrix.md").read_text()
+    for word in ("released", "**error** (ValueError: scenario bug on purpose)", "**unsupported**", "**timeout**",
+                 "**crashed**", "**missing**", "Tolerances:"):
+        assert word in text, word
+
+
+def test_html_is_self_contained_and_carries_every_cell(run_dir: Path) -> None:
+    page = (run_dir / "report.html").read_text()
+    assert "<script src" not in page and "<link" not in page and "http://" not in page.replace("http://www.w3.org", "")
+    data = json.loads(page.split('<script type="application/json" id="data">')[1].split("</script>")[0])
+    assert set(data["details"]) == {f"{name}|local" for name, _, _ in EVERY_OUTCOME}
+    assert len(data["details"]["alloc_free|local"]["timeline"]["samples"]) <= 200
+    assert "scenario bug on purpose" in data["details"]["raises|local"]["error"]["traceback"]
+
+
+def test_compare_highlights_a_changed_verdict(run_dir: Path, tmp_path: Path) -> None:
+    other = tmp_path / "run-b"
+    make_run(other, [("alloc_free", {"mib": 64}, None)])  # too small to judge: no-signal
+    result = harness_cli("report", str(run_dir), "--compare", str(other))
+    assert result.returncode == 0, result.stderr
+    matrix = json.loads((run_dir / "matrix.json").read_text())
+    assert matrix["compare"]["changed"] == [{"scenario": "alloc_free", "env": "local", "before": "no-signal",
+                                             "after": "released"}]
+    assert "Δ" in result.stdout and "1 changed since run-b" in result.stderr
+    assert "### Changed since run-b" in (run_dir / "matrix.md").read_text()
+
+
+def test_report_of_a_folder_without_results_is_one_line(tmp_path: Path) -> None:
+    result = harness_cli("report", str(tmp_path))
+    assert result.returncode == 2 and result.stderr.count("\n") == 1 and "holds no results" in result.stderr
+
+
+def test_a_corrupt_record_is_reported_not_fatal(run_dir: Path, tmp_path: Path) -> None:
+    broken = tmp_path / "run-c"
+    broken.mkdir()
+    (broken / "local").mkdir()
+    (broken / "local" / "bad.json").write_text("{not json")
+    matrix = aggregate.write_reports(broken)
+    assert matrix["unreadable"][0]["path"].endswith("bad.json")
