@@ -60,3 +60,9 @@ def lint(session: nox.Session) -> None:
 def report(session: nox.Session) -> None:
     """Re-render a saved run (RUN_DIR [--compare OTHER_RUN_DIR]): terminal table, matrix.md/json, report.html."""
     _harness(session, "report")
+
+
+@nox.session
+def repro(session: nox.Session) -> None:
+    """A bug report's script, unmodified, in each environment (SCRIPT [--env NAME ...]); prints a Markdown block."""
+    _harness(session, "repro")

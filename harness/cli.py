@@ -91,6 +91,19 @@ def build_parser() -> argparse.ArgumentParser:
     images_cmd.add_argument("--force", action="store_true", help="rebuild even when current")
     _build_options(images_cmd)
 
+    repro = sub.add_parser("repro", help="a bug report's script, unmodified, in each environment, measured")
+    repro.add_argument("script", type=Path, help="the script from the bug report")
+    repro.add_argument("--env", action="append", default=None, help="only this environment (repeatable; default: all that fit)")
+    repro.add_argument("--image", action="append", default=[], help="an existing image as an environment (repeatable)")
+    repro.add_argument("--interpreter", action="append", default=[], help="a local Python as an environment (repeatable)")
+    repro.add_argument("--backend", choices=["auto", "docker", "venv", "process"], default="auto")
+    repro.add_argument("--variant", choices=["cpu", "gpu"], default=None, help="default: gpu with an NVIDIA GPU, else cpu")
+    repro.add_argument("--gpu-mode", choices=["gpus", "cdi", "devices", "none"], default=None)
+    repro.add_argument("--timeout", type=float, default=None, help="seconds per environment before the script is killed")
+    repro.add_argument("--results", type=Path, default=Path("results"), help="results folder")
+    repro.add_argument("--venv-dir", type=Path, default=Path(".matrix-venvs"), help="where the venv backend keeps virtualenvs")
+    _build_options(repro)
+
     report = sub.add_parser("report", help="re-render a saved run: terminal table, matrix.md, matrix.json, report.html")
     report.add_argument("run_dir", type=Path, help="a run folder (results/<run-id>)")
     report.add_argument("--compare", type=Path, default=None, help="another run folder: highlight verdicts that changed")
@@ -270,6 +283,45 @@ def cmd_images(args: argparse.Namespace, err: Console) -> int:
     return 0
 
 
+def cmd_repro(args: argparse.Namespace, err: Console, out: Console) -> int:
+    from . import catalogue, config, repro
+    from .matrix import MatrixOptions, run_matrix
+
+    if args.timeout is not None and args.timeout <= 0:
+        raise UsageError(f"--timeout must be positive, got {args.timeout}")
+    item = repro.script_scenario(args.script, args.timeout)
+    extra = [config.adhoc_image(ref, list(item.families)) for ref in args.image]
+    extra += [config.adhoc_interpreter(py, list(item.families)) for py in args.interpreter]
+    names = args.env
+    if names is None and not extra:
+        names = [env.name for env in config.select(config.load_environments(), None) if catalogue.applies(env, item)]
+    options = MatrixOptions(envs=names, variant=args.variant, results_root=args.results, timeout=args.timeout,
+                            build=_build_opts(args), gpu_mode=args.gpu_mode, extra_envs=extra, backend=args.backend,
+                            venv_root=args.venv_dir, items=[item])
+    nvml = Nvml.open()
+    try:
+        run = run_matrix(options, nvml, _plain_events(err))
+    finally:
+        nvml.close()
+    records = sorted(run.records, key=lambda r: run.matrix["environments"].index(r["env"]["name"]))
+    for record in records:
+        out.print(render.checkpoint_table(record))
+    block = repro.markdown(records, args.script)
+    (run.run_dir / "repro.md").write_text(block, encoding="utf-8")
+    print(block, end="")
+    err.print(f"written: {run.run_dir / 'repro.md'}, and report.html (a timeline per environment)")
+    return 0
+
+
+def _plain_events(err: Console) -> Any:
+    def emit(kind: str, data: dict[str, Any]) -> None:
+        if kind == "cell-done":
+            err.print(render.summary_line(data))
+        elif kind in ("backend", "skipped", "build"):
+            err.print(f"{kind}: " + ", ".join(str(v) for v in data.values()), markup=False)
+    return emit
+
+
 def cmd_report(args: argparse.Namespace, err: Console, out: Console) -> int:
     from . import aggregate
 
@@ -335,6 +387,8 @@ def main(argv: list[str] | None = None) -> int:
             return cmd_matrix(args, err, out)
         if args.command == "images":
             return cmd_images(args, err)
+        if args.command == "repro":
+            return cmd_repro(args, err, out)
         if args.command == "report":
             return cmd_report(args, err, out)
         if args.command == "scenarios":

@@ -43,6 +43,7 @@ class MatrixOptions:
     extra_envs: list[config.EnvDef] = field(default_factory=list)
     backend: str = "auto"
     venv_root: Path = Path(".matrix-venvs")
+    items: list[Scenario] | None = None  # these instead of the catalogue (a repro script)
 
 
 @dataclass
@@ -76,7 +77,7 @@ def _environments(options: MatrixOptions) -> list[config.EnvDef]:
 def run_matrix(options: MatrixOptions, nvml: Nvml, emit: Event) -> MatrixRun:
     started = time.monotonic()
     envs = _environments(options)
-    chosen = catalogue.select(catalogue.discover(), options.scenarios)
+    chosen = options.items if options.items is not None else catalogue.select(catalogue.discover(), options.scenarios)
     variant, why = choose_variant(options.variant, nvml)
     for env in envs:
         if env.kind == "build":

@@ -67,6 +67,7 @@ def scenario_facts(scenario: Scenario, params: dict[str, Any]) -> dict[str, Any]
         "params": params, "env": scenario.env,
         "cleanup": list(scenario.cleanup) if scenario.cleanup is not None else None,
         "meter": scenario.meter,
+        "mode": scenario.mode,
     }
 
 

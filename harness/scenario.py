@@ -54,6 +54,8 @@ class Scenario:
     variants: dict[str, dict[str, Any]] = field(default_factory=dict)
     cpu_params: dict[str, Any] = field(default_factory=dict)
     meter: str | None = None  # judge on this meter (e.g. "rss" for pinned host memory)
+    mode: str = "scenario"  # "repro": a user's unmodified script, checkpoints added by the agent
+    preinit: tuple[str, ...] = ()  # repro: frameworks whose device runtime starts before "start"
 
     def applies_to(self, family: str) -> bool:
         return "any" in self.families or family in self.families

@@ -120,19 +120,43 @@ def judge_exit(record: dict[str, Any]) -> dict[str, Any]:
     return {"verdict": "returned" if not rss else "not-returned", "meter": "rss", "left": rss or 0}
 
 
+TIMELINE_COLUMNS = {"rss": 1, "nvml_device": 2, "nvml_process": 3}
+
+
+def timeline_peak(record: dict[str, Any], checkpoints: list[dict[str, Any]]) -> dict[str, Any] | None:
+    """A user's script has no "peak" checkpoint: its peak is the timeline's maximum between the
+    first and the last checkpoint (a checkpoint-like dict), or None without a timeline."""
+    samples = (record.get("timeline") or {}).get("samples") or []
+    if not samples or not checkpoints:
+        return None
+    start, end = checkpoints[0]["t"], checkpoints[-1]["t"]
+    inside = [s for s in samples if start <= s[0] <= end]
+    readings: dict[str, int | None] = {}
+    for meter, col in TIMELINE_COLUMNS.items():
+        values = [s[col] for s in inside if s[col] is not None]
+        values += [cp["readings"][meter] for cp in checkpoints if cp["readings"].get(meter) is not None]
+        readings[meter] = max(values) if values else None
+    return {"label": "peak (timeline)", "readings": readings, "view": {}}
+
+
 def judge(record: dict[str, Any]) -> dict[str, Any]:
     """Verdicts for a record: per cleanup step, after exit, and the cell's status."""
     checkpoints = record.get("checkpoints") or []
-    cleanup = (record.get("scenario") or {}).get("cleanup")
-    floor, peak, steps = roles(checkpoints, cleanup)
+    scenario = record.get("scenario") or {}
+    floor, peak, steps = roles(checkpoints, scenario.get("cleanup"))
     judged = []
-    if floor is not None and peak is not None:
-        prefer = (record.get("scenario") or {}).get("meter")
-        judged = [judge_step(checkpoints[floor], checkpoints[peak], checkpoints[i], prefer) for i in steps]
+    peak_cp = checkpoints[peak] if peak is not None else None
+    if scenario.get("mode") == "repro" and checkpoints:
+        # A user's script: every checkpoint after `start` is a cleanup step, judged against the
+        # highest memory the timeline saw.
+        floor, steps, peak_cp = 0, list(range(1, len(checkpoints))), timeline_peak(record, checkpoints) or peak_cp
+    if floor is not None and peak_cp is not None:
+        prefer = scenario.get("meter")
+        judged = [judge_step(checkpoints[floor], peak_cp, checkpoints[i], prefer) for i in steps]
     return {
         "status": record.get("status"),
         "floor": checkpoints[floor]["label"] if floor is not None else None,
-        "peak": checkpoints[peak]["label"] if peak is not None else None,
+        "peak": peak_cp["label"] if peak_cp is not None else None,
         "steps": judged,
         "exit": judge_exit(record) if record.get("after_exit") else None,
         "tolerances": TOLERANCES,

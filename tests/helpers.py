@@ -1,7 +1,9 @@
 """Helpers shared by the tests (plain functions; fixtures live in conftest.py)."""
 from __future__ import annotations
 
+import glob
 import os
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -28,4 +30,15 @@ def processes_with(marker: str) -> list[int]:
                 continue
             if marker in cmdline:
                 found.append(int(entry))
+    return found
+
+
+def old_pythons() -> list[str]:
+    """Python 2.7 / 3.5 / 3.6 interpreters that really run here (pyenv installs included)."""
+    found = []
+    for name in ("python2.7", "python3.5", "python3.6"):
+        candidates = glob.glob(os.path.expanduser(f"~/.pyenv/versions/{name[6:]}*/bin/{name}"))
+        path = candidates[0] if candidates else shutil.which(name)
+        if path and subprocess.run([path, "-c", "pass"], capture_output=True).returncode == 0:
+            found.append(path)
     return found

@@ -26,7 +26,8 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 if HERE not in sys.path:
     sys.path.insert(0, HERE)
 
-import framework_view  # noqa: E402  (lives beside this file)
+import childwork  # noqa: E402  (lives beside this file)
+import framework_view  # noqa: E402
 
 
 class Unsupported(Exception):
@@ -108,6 +109,24 @@ def make_checkpoint(channel):
     return checkpoint
 
 
+def preinit(names):
+    """Start a framework's device runtime before a repro script, so its floor includes the context.
+
+    Only frameworks whose start changes no setting the script may still make (torch, cupy); TF and
+    JAX are left alone: starting them would allocate before the script could configure them.
+    """
+    if "torch" in names:
+        import torch
+        if torch.cuda.is_available():
+            a = torch.ones(64, 64, device="cuda")
+            torch.mm(a, a).sum().item()  # loads cuBLAS too: its memory stays for the process's life
+            del a
+            torch.cuda.synchronize()
+    if "cupy" in names:
+        import cupy
+        cupy.zeros(1).sum()
+
+
 def run(spec, channel):
     path = spec["scenario"]
     scenario_dir = os.path.dirname(os.path.abspath(path))
@@ -115,15 +134,28 @@ def run(spec, channel):
         sys.path.insert(0, scenario_dir)
     with open(path) as handle:
         source = handle.read()
-    code = compile(source, path, "exec")
+    checkpoint = make_checkpoint(channel)
     namespace = {
         "__name__": "__scenario__",
         "__file__": path,
-        "checkpoint": make_checkpoint(channel),
+        "checkpoint": checkpoint,
         "PARAMS": spec.get("params") or {},
         "Unsupported": Unsupported,
+        "run_in_child": lambda target, *args: childwork.run_in_child(checkpoint, target, *args),
     }
+    if spec.get("mode") != "repro":
+        exec(compile(source, path, "exec"), namespace)
+        return
+    # A user's script, unmodified: it runs as __main__, with checkpoints after its cleanups.
+    import instrument
+    code, _ = instrument.instrument(source, path)
+    namespace["__name__"] = "__main__"
+    namespace[instrument.CHECKPOINT_NAME] = checkpoint
+    sys.argv = [path]
+    preinit(spec.get("preinit") or [])
+    checkpoint("start")
     exec(code, namespace)
+    checkpoint("end")
 
 
 def main(argv):

@@ -38,6 +38,8 @@ class CellSpec:
             "params": self.params,
             "ack_dir": ack_dir,
             "ack_timeout": self.timeout,
+            "mode": self.scenario.mode,
+            "preinit": list(self.scenario.preinit),
         }
 
 

@@ -1,14 +1,13 @@
 """The agent runs on the oldest Pythons in the images: checked statically and for real."""
 from __future__ import annotations
 
-import glob
-import os
 import shutil
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
+from helpers import old_pythons
 
 from harness import scenario
 from harness.backends.process import ProcessBackend
@@ -25,17 +24,7 @@ def test_vermin_says_27_and_35_suffice() -> None:
     assert result.returncode == 0, result.stdout + result.stderr
 
 
-def _old_pythons() -> list[str]:
-    found = []
-    for name in ("python2.7", "python3.5", "python3.6"):
-        candidates = glob.glob(os.path.expanduser(f"~/.pyenv/versions/{name[6:]}*/bin/{name}"))
-        path = candidates[0] if candidates else shutil.which(name)
-        if path and subprocess.run([path, "-c", "pass"], capture_output=True).returncode == 0:
-            found.append(path)
-    return found
-
-
-@pytest.mark.parametrize("python", _old_pythons() or [pytest.param(None, marks=pytest.mark.skip("no Python 2.7/3.5/3.6 here"))])
+@pytest.mark.parametrize("python", old_pythons() or [pytest.param(None, marks=pytest.mark.skip("no Python 2.7/3.5/3.6 here"))])
 def test_a_cell_runs_under_an_old_python(python: str, tmp_path: Path) -> None:
     spec = scenario.load(ROOT / "tests" / "scenarios" / "alloc_free.py")
     options = CellOptions(run_id="old", run_dir=tmp_path, env_name="old", env_facts={}, params={"mib": 256})

@@ -3,8 +3,6 @@
 Python 3 spawns the child; Python 2.7 (TF 1.8) has no spawn context, so it forks, which is
 safe only because the parent has not imported TensorFlow.
 """
-import multiprocessing
-
 from _tf1_child import tf1_child
 
 META = {
@@ -15,19 +13,4 @@ META = {
     "cpu_params": {"gib": 0.5},
 }
 
-try:
-    ctx = multiprocessing.get_context("spawn")
-except AttributeError:  # Python 2.7
-    ctx = multiprocessing
-checkpoint("ready")
-holding, release = ctx.Event(), ctx.Event()
-child = ctx.Process(target=tf1_child, args=(PARAMS["gib"], holding, release))
-child.start()
-if not holding.wait(300):
-    raise RuntimeError("child never reported its allocation")
-checkpoint("peak")
-release.set()
-child.join(120)
-checkpoint("after_child_exit")
-if child.exitcode != 0:
-    raise RuntimeError("child exited with %s" % child.exitcode)
+run_in_child(tf1_child, PARAMS["gib"])

@@ -30,6 +30,24 @@ def collect():
     gc.collect()
 
 
+def init_then_allocate(checkpoint, gpus, gib, why_skipped):
+    """Start TF on the device (``after_init`` shows what the configuration made it map), then
+    allocate ``gib`` GiB (``peak``), delete it (``after_del``). Without a GPU, ``after_init`` is
+    a skipped step: allocation settings only concern the GPU."""
+    with tf.device("/GPU:0" if gpus else "/CPU:0"):
+        float(tf.reduce_sum(tf.ones([8])))
+        if gpus:
+            checkpoint("after_init")
+        else:
+            checkpoint("after_init", skipped=why_skipped)
+        x = tf.ones([int(gib * GiB) // 4])
+        float(tf.reduce_sum(x))
+    checkpoint("peak")
+    del x
+    gc.collect()
+    checkpoint("after_del")
+
+
 def clear_session_step(checkpoint, label="after_clear_session"):
     tf.keras.backend.clear_session()
     gc.collect()

@@ -3,9 +3,9 @@
 Beyond a code change: the variable users set in a launcher or a container. Compare ``after_init``
 with tf2/set_memory_growth@greedy_default.
 """
-import gc
-
 import tensorflow as tf
+
+from _tf2kit import init_then_allocate
 
 META = {
     "families": ["tf2"],
@@ -19,15 +19,4 @@ META = {
 
 gpus = tf.config.list_physical_devices("GPU")
 checkpoint("ready")
-with tf.device("/GPU:0" if gpus else "/CPU:0"):
-    float(tf.reduce_sum(tf.ones([8])))
-    if gpus:
-        checkpoint("after_init")
-    else:
-        checkpoint("after_init", skipped="no GPU: the variable only changes GPU allocation")
-    x = tf.ones([int(PARAMS["gib"] * 1024 ** 3) // 4])
-    float(tf.reduce_sum(x))
-checkpoint("peak")
-del x
-gc.collect()
-checkpoint("after_del")
+init_then_allocate(checkpoint, gpus, PARAMS["gib"], "no GPU: the variable only changes GPU allocation")

@@ -3,9 +3,9 @@
 tf.config.set_logical_device_configuration(gpu, [LogicalDeviceConfiguration(memory_limit=MB)])
 (tf.config.experimental.set_virtual_device_configuration on older 2.x).
 """
-import gc
-
 import tensorflow as tf
+
+from _tf2kit import init_then_allocate
 
 META = {
     "families": ["tf2"],
@@ -20,15 +20,4 @@ if gpus:
     config = tf.config.LogicalDeviceConfiguration(memory_limit=PARAMS["limit_mib"])
     tf.config.set_logical_device_configuration(gpus[0], [config])
 checkpoint("ready")
-with tf.device("/GPU:0" if gpus else "/CPU:0"):
-    float(tf.reduce_sum(tf.ones([8])))
-    if gpus:
-        checkpoint("after_init")
-    else:
-        checkpoint("after_init", skipped="no GPU: the limit only applies to a GPU")
-    x = tf.ones([int(PARAMS["gib"] * 1024 ** 3) // 4])
-    float(tf.reduce_sum(x))
-checkpoint("peak")
-del x
-gc.collect()
-checkpoint("after_del")
+init_then_allocate(checkpoint, gpus, PARAMS["gib"], "no GPU: the limit only applies to a GPU")

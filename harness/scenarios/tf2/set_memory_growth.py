@@ -4,9 +4,9 @@ Seed 001: set_memory_growth "can be used to control memory usage by preventing T
 greedily occupying all available GPU memory." The ``greedy_default`` variant is the control:
 no growth option, so ``after_init`` shows what TF maps by default.
 """
-import gc
-
 import tensorflow as tf
+
+from _tf2kit import init_then_allocate
 
 META = {
     "families": ["tf2"],
@@ -22,15 +22,4 @@ gpus = tf.config.list_physical_devices("GPU")
 for gpu in gpus if PARAMS["growth"] else []:
     tf.config.experimental.set_memory_growth(gpu, True)
 checkpoint("ready")  # nothing initialised yet
-with tf.device("/GPU:0" if gpus else "/CPU:0"):
-    float(tf.reduce_sum(tf.ones([8])))
-    if gpus:
-        checkpoint("after_init")
-    else:
-        checkpoint("after_init", skipped="no GPU: memory growth only changes GPU allocation")
-    x = tf.ones([int(PARAMS["gib"] * 1024 ** 3) // 4])
-    float(tf.reduce_sum(x))
-checkpoint("peak")
-del x
-gc.collect()
-checkpoint("after_del")
+init_then_allocate(checkpoint, gpus, PARAMS["gib"], "no GPU: memory growth only changes GPU allocation")

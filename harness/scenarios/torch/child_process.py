@@ -1,10 +1,8 @@
 """The work runs in a child process (multiprocessing, spawn): when it exits, the parent holds nothing.
 
-The seeds' last resort in every framework. The child allocates, tells the parent, and waits; the
-parent takes the checkpoints (the child's memory is counted: it is one of the cell's processes).
+The seeds' last resort in every framework. The child allocates and waits; the parent takes the
+checkpoints (the agent's run_in_child), so the child's memory is counted as the cell's.
 """
-import multiprocessing
-
 from _child_work import torch_child
 
 META = {
@@ -15,16 +13,4 @@ META = {
     "cpu_params": {"gib": 0.5},
 }
 
-ctx = multiprocessing.get_context("spawn")
-checkpoint("ready")
-holding, release = ctx.Event(), ctx.Event()
-child = ctx.Process(target=torch_child, args=(PARAMS["gib"], holding, release))
-child.start()
-if not holding.wait(300):
-    raise RuntimeError("child never reported its allocation")
-checkpoint("peak")
-release.set()
-child.join(120)
-checkpoint("after_child_exit")
-if child.exitcode != 0:
-    raise RuntimeError("child exited with %s" % child.exitcode)
+run_in_child(torch_child, PARAMS["gib"])

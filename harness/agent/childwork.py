@@ -1,0 +1,36 @@
+"""Work done in a child process, measured: the parent holds nothing of it once the child exits.
+
+Runs inside the environment (stdlib only, Python 2.7 and 3.5+). A scenario passes a function
+that allocates and returns what it made; the child keeps that alive until the parent has taken
+its ``peak`` checkpoint, then exits, and the parent takes ``after_child_exit``. The child's
+memory counts because it is one of the cell's processes. Python 3 spawns the child (no state
+shared with the parent); Python 2.7 has no spawn and forks, which is safe only while the parent
+has not imported the framework, as in these scenarios.
+"""
+import multiprocessing
+
+TIMEOUT_S = 300
+
+
+def _child(target, args, holding, release):
+    kept = target(*args)
+    holding.set()
+    release.wait(TIMEOUT_S)
+    del kept
+
+
+def run_in_child(checkpoint, target, *args):
+    get_context = getattr(multiprocessing, "get_context", None)  # absent on Python 2.7: fork
+    ctx = get_context("spawn") if get_context is not None else multiprocessing
+    checkpoint("ready")
+    holding, release = ctx.Event(), ctx.Event()
+    child = ctx.Process(target=_child, args=(target, args, holding, release))
+    child.start()
+    if not holding.wait(TIMEOUT_S):
+        raise RuntimeError("the child never reported its allocation (exit code %s)" % child.exitcode)
+    checkpoint("peak")
+    release.set()
+    child.join(120)
+    checkpoint("after_child_exit")
+    if child.exitcode != 0:
+        raise RuntimeError("the child exited with %s" % child.exitcode)

@@ -1,0 +1,92 @@
+"""Checkpoints for an unmodified script: after every statement that performs a cleanup.
+
+Runs inside the environment (stdlib only, Python 2.7 and 3.5+). The script's syntax tree gets a
+call to the checkpoint function after each ``del``, each ``x = None``, each call to a known
+cleanup function (gc.collect, clear_session, reset_default_graph, close, empty_cache, ...), and
+after each ``with`` block that opens a TF session; the label is ``file:line: source``. The
+script's own lines keep their numbers, so tracebacks still point at the user's code.
+"""
+import ast
+import os
+
+CHECKPOINT_NAME = "__harness_checkpoint__"
+CLEANUP_CALLS = (
+    "collect", "clear_session", "reset_default_graph", "close", "empty_cache", "free_all_blocks", "clear_caches",
+    "reset_memory_stats", "reset_peak_memory_stats", "ipc_collect", "reset", "clear_memo",
+)
+SESSION_NAMES = ("Session", "InteractiveSession")
+FIELDS = ("body", "orelse", "finalbody")
+
+
+def _call_name(node):
+    if isinstance(node, ast.Call):
+        func = node.func
+        if isinstance(func, ast.Attribute):
+            return func.attr
+        if isinstance(func, ast.Name):
+            return func.id
+    return None
+
+
+def _is_none(node):
+    if isinstance(node, ast.Name):  # Python 2: None is a name
+        return node.id == "None"
+    return getattr(node, "value", 0) is None and type(node).__name__ in ("Constant", "NameConstant")
+
+
+def _opens_session(stmt):
+    items = getattr(stmt, "items", None)
+    exprs = [item.context_expr for item in items] if items is not None else [getattr(stmt, "context_expr", None)]
+    return any(_call_name(expr) in SESSION_NAMES for expr in exprs)
+
+
+def is_cleanup(stmt):
+    if isinstance(stmt, ast.Delete):
+        return True
+    if isinstance(stmt, ast.Assign) and _is_none(stmt.value):
+        return True
+    if isinstance(stmt, ast.Expr) and _call_name(stmt.value) in CLEANUP_CALLS:
+        return True
+    return isinstance(stmt, ast.With) and _opens_session(stmt)
+
+
+def _label(filename, lines, stmt):
+    text = lines[stmt.lineno - 1].strip() if stmt.lineno - 1 < len(lines) else ""
+    if isinstance(stmt, ast.With):
+        text = "end of: " + text
+    return "%s:%d: %s" % (os.path.basename(filename), stmt.lineno, text[:80])
+
+
+def _mark(label, like):
+    node = ast.parse("%s(%r)" % (CHECKPOINT_NAME, label)).body[0]
+    line = getattr(like, "end_lineno", None) or getattr(like, "lineno", 1)
+    for child in ast.walk(node):
+        if "lineno" in getattr(child, "_attributes", ()):
+            child.lineno, child.col_offset = line, 0
+            if hasattr(child, "end_lineno"):  # Python 3.8+ checks ranges
+                child.end_lineno, child.end_col_offset = line, 0
+    return node
+
+
+def _instrument_body(stmts, filename, lines, count):
+    out = []
+    for stmt in stmts:
+        for field in FIELDS:  # nested blocks: functions, loops, if/try/with bodies
+            if isinstance(getattr(stmt, field, None), list):
+                setattr(stmt, field, _instrument_body(getattr(stmt, field), filename, lines, count))
+        for handler in getattr(stmt, "handlers", None) or []:
+            handler.body = _instrument_body(handler.body, filename, lines, count)
+        out.append(stmt)
+        if is_cleanup(stmt):
+            out.append(_mark(_label(filename, lines, stmt), stmt))
+            count[0] += 1
+    return out
+
+
+def instrument(source, filename):
+    """The compiled, instrumented script and how many checkpoints were added."""
+    tree = ast.parse(source, filename)
+    count = [0]
+    tree.body = _instrument_body(tree.body, filename, source.splitlines(), count)
+    ast.fix_missing_locations(tree)
+    return compile(tree, filename, "exec"), count[0]

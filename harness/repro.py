@@ -1,0 +1,85 @@
+"""Reproducing a user's bug report: their unmodified script in each environment, measured.
+
+The script runs as ``__main__`` in a fresh container (or virtualenv) per environment; the agent
+adds checkpoints at its start and end and after each statement that performs a cleanup (see
+agent/instrument.py), so the same meters and verdicts apply. The output ends in a Markdown
+block ready to paste into the issue thread.
+"""
+from __future__ import annotations
+
+import re
+from pathlib import Path
+from typing import Any
+
+from . import __version__
+from .errors import UsageError
+from .render import human_bytes
+from .scenario import Scenario
+from .verdicts import TOLERANCES
+
+IMPORT = re.compile(r"^\s*(?:import|from)\s+(tensorflow|torch|jax|cupy|keras)\b", re.MULTILINE)
+REPRO_TIMEOUT_S = 600.0
+
+
+def script_families(source: str) -> tuple[str, ...]:
+    """API families a script needs, from what it imports (regex: Python 2 scripts parse too)."""
+    found = set(IMPORT.findall(source))
+    families: list[str] = []
+    if found & {"tensorflow", "keras"}:
+        families += ["tf1", "tf2"]  # which TF it needs is for the matrix to show
+    families += [name for name in ("torch", "jax", "cupy") if name in found]
+    return tuple(families)
+
+
+def script_scenario(path: Path, timeout: float | None = None) -> Scenario:
+    if not path.is_file():
+        raise UsageError(f"script not found: {path} (give the path to the bug report's .py file)")
+    source = path.read_text(encoding="utf-8", errors="replace")
+    families = script_families(source)
+    if not families:
+        raise UsageError(f"{path} imports none of tensorflow, torch, jax, cupy: nothing here measures it")
+    return Scenario(name=f"repro/{path.stem}", path=path.resolve(), families=families, technique="a user's script",
+                    title=f"{path.name}, unmodified", mode="repro", timeout=timeout or REPRO_TIMEOUT_S,
+                    preinit=tuple(name for name in ("torch", "cupy") if name in families))
+
+
+def _env_line(record: dict[str, Any]) -> str:
+    facts, env, host = record.get("facts") or {}, record.get("env") or {}, record.get("host") or {}
+    versions = (facts.get("frameworks") or {}).items()
+    frameworks = ", ".join(f"{k} {v}" for k, v in versions if k != "numpy") or "no framework imported"
+    gpu = (host.get("gpu") or {}).get("name") or "no GPU"
+    where = env.get("image") or env.get("interpreter") or ""
+    return (f"**{env.get('name')}**: {frameworks}; Python {facts.get('python', '?')}; driver {host.get('driver') or 'n/a'}; "
+            f"{gpu}; {env.get('backend')} {where}".rstrip())
+
+
+def markdown(records: list[dict[str, Any]], script: Path) -> str:
+    """The per-environment results as one Markdown block for an issue thread."""
+    lines = [f"### GPU memory of `{script.name}`, per environment", ""]
+    for record in records:
+        lines += [_env_line(record), ""]
+        judged = {s["label"]: s for s in (record.get("verdicts") or {}).get("steps", [])}
+        lines += ["| checkpoint | GPU, this process | GPU, device | host RSS | framework in use / reserved | verdict |",
+                  "|---|---|---|---|---|---|"]
+        for cp in record.get("checkpoints") or []:
+            r, views = cp["readings"], cp.get("view") or {}
+            fw = "; ".join(f"{n} {human_bytes(v.get('in_use'))} / {human_bytes(v.get('reserved'))}" for n, v in views.items())
+            step = judged.get(cp["label"], {})
+            verdict = step.get("verdict", "")
+            if step.get("left") is not None and verdict not in ("skipped", ""):
+                verdict += f" ({human_bytes(step['left'])} left)"
+            label = cp["label"].replace("|", "\\|")
+            lines.append(f"| `{label}` | {human_bytes(r.get('nvml_process'))} | {human_bytes(r.get('nvml_device'))} | "
+                         f"{human_bytes(r.get('rss'))} | {fw or '-'} | {verdict} |")
+        exit_verdict = ((record.get("verdicts") or {}).get("exit") or {}).get("verdict")
+        status = record.get("status")
+        error = record.get("error") or {}
+        if status != "ok":
+            last = (error.get("traceback") or error.get("message") or "").strip().splitlines()[-1:] or [""]
+            lines.append(f"\nStatus: **{status}**: `{last[0][:200]}`")
+        lines.append(f"\nAfter exit: {exit_verdict or 'n/a'}.\n")
+    tol: dict[str, Any] = TOLERANCES
+    lines.append(f"Measured from outside the process with NVML (per-process and device) and /proc (RSS) by "
+                 f"gpu-cleanup-matrix {__version__}; verdicts against the `start` reading, released when within "
+                 f"max({human_bytes(tol['abs_tol_bytes'])}, {tol['rel_tol']:.0%} of the growth).")
+    return "\n".join(lines) + "\n"

@@ -1,0 +1,83 @@
+"""Bug-report snippets, unmodified, through the docker backend in the cpu images: the automatic
+checkpoints land on the lines that clean up, in every env (Python 2.7 included)."""
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from helpers import ROOT
+
+SNIPPETS = ROOT / "tests" / "repro"
+
+
+def _repro(script: str, envs: list[str], results: Path) -> tuple[subprocess.CompletedProcess[str], Path]:
+    argv = [sys.executable, "-m", "harness", "repro", str(SNIPPETS / script), "--results", str(results)]
+    for env in envs:
+        argv += ["--env", env]
+    result = subprocess.run(argv, cwd=ROOT, capture_output=True, text=True, timeout=1200, env=dict(os.environ, NO_COLOR="1"))
+    runs = [p for p in results.iterdir() if p.is_dir()]
+    return result, runs[0] if runs else results
+
+
+def _labels(run_dir: Path, env: str, stem: str) -> list[str]:
+    record = json.loads((run_dir / env / f"repro__{stem}.json").read_text())
+    assert record["status"] == "ok", (env, record["error"], record["stderr_tail"][-1500:])
+    return [cp["label"] for cp in record["checkpoints"]]
+
+
+def test_torch_snippet(cpu_image, tmp_path: Path) -> None:
+    cpu_image("torch")
+    result, run_dir = _repro("torch_del_empty_cache.py", ["torch"], tmp_path)
+    assert result.returncode == 0, result.stderr[-3000:]
+    assert _labels(run_dir, "torch", "torch_del_empty_cache") == [
+        "start",
+        "torch_del_empty_cache.py:16: del model, optimizer",
+        "torch_del_empty_cache.py:17: gc.collect()",
+        "torch_del_empty_cache.py:18: torch.cuda.empty_cache()",
+        "torch_del_empty_cache.py:19: del x, loss",
+        "torch_del_empty_cache.py:20: torch.cuda.empty_cache()",
+        "end",
+    ]
+    block = (run_dir / "repro.md").read_text()
+    assert block == result.stdout[-len(block):]  # the Markdown block is what the command printed last
+    assert "**torch**: torch 2.13.0" in block and "| `torch_del_empty_cache.py:19: del x, loss` |" in block
+    assert (run_dir / "report.html").is_file()
+
+
+@pytest.mark.parametrize("env", ["tf1.8", "tf2.7", "tf-current"])
+def test_tf1_session_snippet(env: str, cpu_image, tmp_path: Path) -> None:
+    cpu_image(env)
+    result, run_dir = _repro("tf1_session.py", [env], tmp_path)
+    assert result.returncode == 0, result.stderr[-3000:]
+    assert _labels(run_dir, env, "tf1_session") == [
+        "start",
+        "tf1_session.py:12: end of: with tf.Session() as sess:",
+        "tf1_session.py:17: sess.close()",
+        "tf1_session.py:18: tf.reset_default_graph()",
+        "end",
+    ]
+
+
+def test_tf2_keras_loop_snippet(cpu_image, tmp_path: Path) -> None:
+    cpu_image("tf-current")
+    cpu_image("tf2.7")
+    result, run_dir = _repro("tf2_keras_loop.py", ["tf2.7", "tf-current"], tmp_path)
+    assert result.returncode == 0, result.stderr[-3000:]
+    per_trial = ["tf2_keras_loop.py:12: del model", "tf2_keras_loop.py:13: tf.keras.backend.clear_session()",
+                 "tf2_keras_loop.py:14: gc.collect()"]
+    for env in ("tf2.7", "tf-current"):
+        assert _labels(run_dir, env, "tf2_keras_loop") == ["start", *per_trial, *per_trial, "end"]
+
+
+def test_a_script_that_fails_in_an_env_is_a_result(cpu_image, tmp_path: Path) -> None:
+    cpu_image("tf1.8")
+    result, run_dir = _repro("tf2_keras_loop.py", ["tf1.8"], tmp_path)  # TF 1.8 has no tf.keras.Input
+    assert result.returncode == 0, result.stderr[-3000:]
+    record = json.loads((run_dir / "tf1.8" / "repro__tf2_keras_loop.json").read_text())
+    assert record["status"] in ("unsupported", "error")
+    assert "Traceback" in record["error"]["traceback"] and "tf2_keras_loop.py" in record["error"]["traceback"]
+    assert "Status: **" in (run_dir / "repro.md").read_text()

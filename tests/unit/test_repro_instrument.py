@@ -1,0 +1,49 @@
+"""Automatic checkpoints in an unmodified script, under today's Python and the oldest ones here."""
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import pytest
+from helpers import SCENARIOS, old_pythons
+
+from harness import repro
+from harness.backends.process import ProcessBackend
+from harness.nvml import Nvml
+from harness.runner import CellOptions, run_cell
+from harness.scenario import Scenario
+
+EXPECTED = [
+    "start",
+    "repro_stdlib.py:8: del block",
+    "repro_stdlib.py:14: data = None",
+    "repro_stdlib.py:16: gc.collect()",
+    "repro_stdlib.py:18: gc.collect()",
+    "repro_stdlib.py:18: gc.collect()",
+    "end",
+]
+
+
+@pytest.mark.parametrize("python", [sys.executable, *old_pythons()])
+def test_checkpoints_land_after_each_cleanup(python: str, tmp_path: Path) -> None:
+    item = Scenario(name="repro/repro_stdlib", path=SCENARIOS / "repro_stdlib.py", families=("any",), mode="repro")
+    options = CellOptions(run_id="r", run_dir=tmp_path, env_name="local", env_facts={}, params={})
+    record = run_cell(ProcessBackend(python=python), item, options, Nvml(False, "not needed"))
+    assert record["status"] == "ok", record["stderr_tail"]
+    assert [cp["label"] for cp in record["checkpoints"]] == EXPECTED
+    assert "done" in record["stderr_tail"]  # the script's own output, kept
+    steps = {s["label"]: s for s in record["verdicts"]["steps"]}
+    assert record["verdicts"]["peak"] == "peak (timeline)"
+    assert steps["repro_stdlib.py:8: del block"]["grown"] >= 256 * 1024 * 1024  # the peak inside work() was seen
+
+
+def test_script_families_come_from_its_imports() -> None:
+    assert repro.script_families("import torch\nfrom tensorflow import keras\n") == ("tf1", "tf2", "torch")
+    assert repro.script_families("import numpy\n") == ()
+
+
+def test_a_script_without_a_framework_is_one_clear_error(tmp_path: Path) -> None:
+    script = tmp_path / "plain.py"
+    script.write_text("print('hi')\n")
+    with pytest.raises(Exception, match="imports none of tensorflow, torch, jax, cupy"):
+        repro.script_scenario(script)
