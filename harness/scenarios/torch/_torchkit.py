@@ -38,6 +38,16 @@ def filled(gib, dev):
     return tensor
 
 
+def ready_then_peak(checkpoint, gib):
+    """Initialise (``ready``), then hold a written tensor of ``gib`` GiB (``peak``); returns it."""
+    dev = device()
+    init(dev)
+    checkpoint("ready")
+    tensor = filled(gib, dev)
+    checkpoint("peak")
+    return tensor
+
+
 def empty_cache_step(checkpoint, label="after_empty_cache"):
     """torch.cuda.empty_cache(), or a skipped step without a GPU (it is a no-op there)."""
     if on_gpu():

@@ -6,8 +6,7 @@ shows which one really hands memory back to the driver.
 """
 import gc
 
-import torch
-from _torchkit import device, empty_cache_step, filled, init
+from _torchkit import empty_cache_step, ready_then_peak
 
 META = {
     "families": ["torch"],
@@ -17,11 +16,7 @@ META = {
     "cpu_params": {"gib": 0.5},
 }
 
-dev = device()
-init(dev)
-checkpoint("ready")
-x = filled(PARAMS["gib"], dev)
-checkpoint("peak")
+x = ready_then_peak(checkpoint, PARAMS["gib"])
 del x
 checkpoint("after_del")
 gc.collect()

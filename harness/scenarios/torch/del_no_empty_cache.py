@@ -5,7 +5,7 @@ the driver still sees it used (the "cached" verdict).
 """
 import gc
 
-from _torchkit import device, filled, init
+from _torchkit import ready_then_peak
 
 META = {
     "families": ["torch"],
@@ -15,11 +15,7 @@ META = {
     "cpu_params": {"gib": 0.5},
 }
 
-dev = device()
-init(dev)
-checkpoint("ready")
-x = filled(PARAMS["gib"], dev)
-checkpoint("peak")
+x = ready_then_peak(checkpoint, PARAMS["gib"])
 del x
 checkpoint("after_del")
 gc.collect()

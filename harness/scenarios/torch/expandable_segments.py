@@ -6,7 +6,7 @@ empty_cache returns it in this version.
 """
 import gc
 
-from _torchkit import device, empty_cache_step, filled, init
+from _torchkit import empty_cache_step, ready_then_peak
 
 META = {
     "families": ["torch"],
@@ -16,11 +16,7 @@ META = {
     "cpu_params": {"gib": 0.5},
 }
 
-dev = device()
-init(dev)
-checkpoint("ready")
-x = filled(PARAMS["gib"], dev)
-checkpoint("peak")
+x = ready_then_peak(checkpoint, PARAMS["gib"])
 del x
 gc.collect()
 checkpoint("after_del")

@@ -3,7 +3,7 @@
 The seeds' claim that "simply exiting a Python script ... doesn't always guarantee a complete
 release": the reading after exit says whether the driver got everything back.
 """
-from _torchkit import device, filled, init
+from _torchkit import ready_then_peak
 
 META = {
     "families": ["torch"],
@@ -13,8 +13,4 @@ META = {
     "cpu_params": {"gib": 0.5},
 }
 
-dev = device()
-init(dev)
-checkpoint("ready")
-x = filled(PARAMS["gib"], dev)
-checkpoint("peak")
+x = ready_then_peak(checkpoint, PARAMS["gib"])
