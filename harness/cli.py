@@ -186,9 +186,16 @@ def _docker_backend(args: argparse.Namespace, nvml: Nvml) -> Any:
     client = connect()
     if env.kind == "build" and not images.image_current(client, env, variant):
         raise UsageError(f"image {env.image_tag(variant)} is missing or out of date: nox -s images -- --env {env.name}")
-    wants_gpu = variant == "gpu" and nvml.available
-    access = gpu_access.choose(client.info(), wants_gpu, args.gpu_mode if wants_gpu or args.gpu_mode else "none")
+    access = gpu_access.for_run(client.info(), variant, nvml.available, args.gpu_mode)
     return DockerBackend(client=client, image=env.image_tag(variant), python=env.python, user=env.user, access=access)
+
+
+def _adhoc_envs(args: argparse.Namespace, families: list[str]) -> list[Any]:
+    """The environments named on the command line (--image, --interpreter)."""
+    from . import config
+
+    return ([config.adhoc_image(ref, families) for ref in args.image]
+            + [config.adhoc_interpreter(py, families) for py in args.interpreter])
 
 
 def _build_opts(args: argparse.Namespace) -> Any:
@@ -208,12 +215,10 @@ def cmd_matrix(args: argparse.Namespace, err: Console, out: Console) -> int:
 
     if args.timeout is not None and args.timeout <= 0:
         raise UsageError(f"--timeout must be positive, got {args.timeout}")
-    from . import config
 
     if args.interpreter and not args.family:
         raise UsageError("--interpreter needs --family (torch, tf1, tf2, jax, cupy): which scenarios apply")
-    extra = [config.adhoc_image(ref, args.family) for ref in args.image]
-    extra += [config.adhoc_interpreter(py, args.family) for py in args.interpreter]
+    extra = _adhoc_envs(args, args.family)
     options = MatrixOptions(envs=args.env, scenarios=args.scenario, variant=args.variant, results_root=args.results,
                             timeout=args.timeout, params=dict(args.param), build=_build_opts(args), jobs=args.jobs,
                             gpu_mode=args.gpu_mode, gpu_indices=args.gpus, extra_envs=extra, backend=args.backend,
@@ -290,8 +295,7 @@ def cmd_repro(args: argparse.Namespace, err: Console, out: Console) -> int:
     if args.timeout is not None and args.timeout <= 0:
         raise UsageError(f"--timeout must be positive, got {args.timeout}")
     item = repro.script_scenario(args.script, args.timeout)
-    extra = [config.adhoc_image(ref, list(item.families)) for ref in args.image]
-    extra += [config.adhoc_interpreter(py, list(item.families)) for py in args.interpreter]
+    extra = _adhoc_envs(args, list(item.families))
     names = args.env
     if names is None and not extra:
         names = [env.name for env in config.select(config.load_environments(), None) if catalogue.applies(env, item)]

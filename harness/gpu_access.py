@@ -109,6 +109,13 @@ def devices_access(dev: str = "/dev", ldconfig_output: str | None = None, search
                      devices=tuple(nodes), mounts=tuple(mounts), environment={"LD_LIBRARY_PATH": DRIVER_MOUNT})
 
 
+def for_run(info: dict[str, Any], variant: str, nvml_available: bool, override: str | None) -> GpuAccess:
+    """The access mode of a run: a GPU only for the gpu variant on a host NVML answers on,
+    unless a mode is asked for explicitly."""
+    wants_gpu = variant == "gpu" and nvml_available
+    return choose(info, wants_gpu, override if wants_gpu or override else "none")
+
+
 def choose(
     info: dict[str, Any],
     nvml_available: bool,

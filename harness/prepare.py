@@ -56,8 +56,7 @@ def prepare(envs: list[config.EnvDef], variant: str, requested: str, gpu_mode: s
     prepared = Prepared(kind, reason, list(envs))
     emit("backend", {"backend": kind, "reason": reason})
     if client is not None:
-        wants_gpu = variant == "gpu" and nvml.available
-        prepared.access = gpu_access.choose(client.info(), wants_gpu, gpu_mode if wants_gpu or gpu_mode else "none")
+        prepared.access = gpu_access.for_run(client.info(), variant, nvml.available, gpu_mode)
         prepared.envs = [_probe(client, env, variant, build, emit) for env in envs]
     for env in prepared.envs:
         try:

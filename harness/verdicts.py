@@ -120,19 +120,19 @@ def judge_exit(record: dict[str, Any]) -> dict[str, Any]:
     return {"verdict": "returned" if not rss else "not-returned", "meter": "rss", "left": rss or 0}
 
 
-TIMELINE_COLUMNS = {"rss": 1, "nvml_device": 2, "nvml_process": 3}
-
-
 def timeline_peak(record: dict[str, Any], checkpoints: list[dict[str, Any]]) -> dict[str, Any] | None:
     """A user's script has no "peak" checkpoint: its peak is the timeline's maximum between the
     first and the last checkpoint (a checkpoint-like dict), or None without a timeline."""
-    samples = (record.get("timeline") or {}).get("samples") or []
+    timeline = record.get("timeline") or {}
+    samples = timeline.get("samples") or []
     if not samples or not checkpoints:
         return None
     start, end = checkpoints[0]["t"], checkpoints[-1]["t"]
     inside = [s for s in samples if start <= s[0] <= end]
     readings: dict[str, int | None] = {}
-    for meter, col in TIMELINE_COLUMNS.items():
+    for col, meter in enumerate(timeline.get("columns") or []):
+        if meter == "t":
+            continue
         values = [s[col] for s in inside if s[col] is not None]
         values += [cp["readings"][meter] for cp in checkpoints if cp["readings"].get(meter) is not None]
         readings[meter] = max(values) if values else None
