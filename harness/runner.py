@@ -193,7 +193,10 @@ def _converse(
             }
             if event.data.get("skipped"):
                 checkpoint["skipped"] = event.data["skipped"]
-            record["checkpoints"].append(checkpoint)
+            if event.data.get("baseline"):
+                record["pre_gpu"] = checkpoint  # the agent's reading before any scenario code
+            else:
+                record["checkpoints"].append(checkpoint)
             notify("checkpoint", checkpoint)
             channel.ack(int(event.data["seq"]))
         elif event.kind == "end":

@@ -92,18 +92,24 @@ def classify(exc_type, exc_value):
     return "error"
 
 
+PRE_GPU = "pre_gpu"
+
+
 def make_checkpoint(channel):
-    def checkpoint(label, skipped=None):
+    def checkpoint(label, skipped=None, baseline=False):
         """Announce ``label``, report the framework's view, wait for the host to measure.
 
         ``skipped="reason"`` marks a step that cannot mean anything here (a GPU-only cleanup on
-        a machine without a GPU): it is still measured, but never judged.
+        a machine without a GPU): it is still measured, but never judged. ``baseline=True`` is
+        the agent's own reading before any scenario code runs (no framework, no CUDA context).
         """
         channel.seq += 1
         seq = channel.seq
         fields = {"seq": seq, "label": str(label), "view": framework_view.collect()}
         if skipped:
             fields["skipped"] = str(skipped)
+        if baseline:
+            fields["baseline"] = True
         channel.send("checkpoint", **fields)
         channel.wait_ack(seq)
     return checkpoint
@@ -143,6 +149,9 @@ def run(spec, channel):
         "Unsupported": Unsupported,
         "run_in_child": lambda target, *args: childwork.run_in_child(checkpoint, target, *args),
     }
+    # The floor the driver question is judged against: this process before any framework or
+    # CUDA call (its own GPU memory is 0 here), taken for every scenario without its asking.
+    checkpoint(PRE_GPU, baseline=True)
     if spec.get("mode") != "repro":
         exec(compile(source, path, "exec"), namespace)
         return
