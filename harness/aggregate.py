@@ -11,35 +11,67 @@ from pathlib import Path
 from typing import Any
 
 from . import claims, verdicts
-from .render import human_bytes
 from .results import SCHEMA_VERSION, read_records, write_json
+from .units import human_bytes
 
 MATRIX_SCHEMA_VERSION = 1
 
 
 def _levels(record: dict[str, Any]) -> tuple[str | None, dict[str, int]]:
-    """The cell's primary meter and each checkpoint's reading above the floor on it."""
-    checkpoints = record.get("checkpoints") or []
-    meter = verdicts.primary_meter([cp for cp in checkpoints if not cp.get("skipped")],
-                                   (record.get("scenario") or {}).get("meter"))
+    """The cell's primary meter and each checkpoint's reading above the process's own start on it
+    (the pre-GPU reading on NVML, ``ready`` on RSS, which imports alone move)."""
+    checkpoints = [cp for cp in record.get("checkpoints") or [] if not cp.get("skipped")]
+    meter = verdicts.primary_meter(checkpoints, (record.get("scenario") or {}).get("meter"))
     floor, _, _ = verdicts.roles(checkpoints, (record.get("scenario") or {}).get("cleanup"))
     if meter is None or floor is None:
         return meter, {}
-    base = checkpoints[floor]["readings"][meter]
-    return meter, {cp["label"]: cp["readings"][meter] - base for cp in checkpoints
-                   if cp["readings"].get(meter) is not None and not cp.get("skipped")}
+    base = verdicts.baseline_reading(record, meter) if meter in verdicts.NVML_METERS else None
+    if base is None:
+        base = checkpoints[floor]["readings"][meter]
+    return meter, {cp["label"]: cp["readings"][meter] - base for cp in checkpoints}
+
+
+def _framework_levels(record: dict[str, Any]) -> dict[str, int]:
+    """The framework's own count at each checkpoint (its peak so far where it keeps one, as TF
+    does), above its count at the floor: what a claim about the framework's use compares."""
+    checkpoints = record.get("checkpoints") or []
+    floor, _, _ = verdicts.roles(checkpoints, (record.get("scenario") or {}).get("cleanup"))
+    if floor is None:
+        return {}
+    base = sum(v.get("in_use") or 0 for v in (checkpoints[floor].get("view") or {}).values())
+    levels = {}
+    for cp in checkpoints:
+        counts = [max(v.get("peak") or 0, v.get("in_use") or 0) for v in (cp.get("view") or {}).values()
+                  if v.get("in_use") is not None]
+        if counts:
+            levels[cp["label"]] = sum(counts) - base
+    return levels
+
+
+def _blind_labels(record: dict[str, Any], judged: dict[str, Any]) -> list[str]:
+    """Labels whose NVML reading cannot show use: after the first touch of a pool mapped there."""
+    if not judged.get("premapped"):
+        return []
+    labels = [cp["label"] for cp in record.get("checkpoints") or []]
+    first = judged.get("first_touch")
+    return labels[labels.index(first) + 1:] if first in labels else []
 
 
 def cell_summary(record: dict[str, Any]) -> dict[str, Any]:
-    judged = record.get("verdicts") or verdicts.judge(record)
+    judged = verdicts.judge(record)  # always by today's rules: records keep readings, not opinions
     error = record.get("error") or {}
     meter, levels = _levels(record)
     return {
         "status": record.get("status"),
         "meter": meter,
         "levels": levels,
+        "framework_levels": _framework_levels(record),
+        "blind_labels": _blind_labels(record, judged),
+        "runtime_cost": judged.get("runtime_cost"),
+        "floor_basis": judged.get("floor_basis"),
         "exit_meter": (judged.get("exit") or {}).get("meter"),
-        "steps": [{k: s.get(k) for k in ("label", "verdict", "meter", "left", "grown", "reason")} for s in judged["steps"]],
+        "steps": [{k: s.get(k) for k in ("label", "verdict", "meter", "left", "grown", "reason", "framework_left", "detail")}
+                  for s in judged["steps"]],
         "exit": (judged.get("exit") or {}).get("verdict"),
         "error": (error.get("type", "") + ": " + str(error.get("message", "")).splitlines()[0]) if error.get("message") else None,
         "framework": record.get("facts", {}).get("frameworks", {}),
@@ -117,10 +149,17 @@ def cell_text(cell: dict[str, Any]) -> str:
         return f"**{status}**" + (f" ({cell['error'][:80]})" if cell.get("error") else "")
     parts = []
     for step in cell["steps"]:
-        left = f", {human_bytes(step['left'])} left" if step.get("left") is not None and step["verdict"] != "skipped" else ""
+        judged = step.get("left") is not None and step["verdict"] != "skipped"
+        left = f", {human_bytes(step['left'])} left" if judged else ""
+        if judged and step.get("framework_left") is not None:
+            left += f" (framework: {human_bytes(step['framework_left'])})"
         parts.append(f"{step['label']}: {step['verdict']}{left}")
     if cell.get("exit"):
         parts.append(f"exit: {cell['exit']}")
+    if cell.get("runtime_cost"):
+        parts.append(f"runtime: {human_bytes(cell['runtime_cost'])}")
+    elif cell.get("blind_labels"):
+        parts.append("pool mapped at first touch")
     return "<br>".join(parts) or "ok (no cleanup step)"
 
 
@@ -153,9 +192,7 @@ def to_markdown(matrix: dict[str, Any]) -> str:
         lines += ["", f"### Changed since {diff['other']}", ""]
         changes = [f"- `{c['scenario']}` @ {c['env']}: {c['before']} -> **{c['after']}**" for c in diff["changed"]]
         lines += changes or ["- nothing"]
-    t = matrix["tolerances"]
-    lines += ["", f"Tolerances: released when left <= max({human_bytes(t['abs_tol_bytes'])}, {t['rel_tol']:.0%} of growth); "
-              f"no-signal under {human_bytes(t['min_signal_bytes'])} of growth. n/a: the scenario does not apply to that env."]
+    lines += ["", f"Tolerances: {matrix['tolerances']['text']}. n/a: the scenario does not apply to that env."]
     return "\n".join(lines) + "\n"
 
 

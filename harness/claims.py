@@ -14,6 +14,7 @@ from typing import Any
 
 from .config import REPO
 from .errors import UsageError, suggest
+from .units import human_bytes
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -65,6 +66,7 @@ def _untestable(why: str, observed: str | None = None) -> dict[str, Any]:
 
 
 def _judge_step(claim: Claim, cell: dict[str, Any]) -> dict[str, Any]:
+    detail = ""
     if claim.step == "exit":
         observed, meter = cell.get("exit"), cell.get("exit_meter")
     else:
@@ -72,12 +74,14 @@ def _judge_step(claim: Claim, cell: dict[str, Any]) -> dict[str, Any]:
         if step is None:
             return _untestable(f"no checkpoint {claim.step!r} in this cell")
         observed, meter = step["verdict"], step.get("meter")
+        detail = step.get("detail") or ""
     if claim.gpu and meter not in GPU_METERS:
         return _untestable(f"a GPU claim, but this cell was measured on {meter or 'no meter'}", observed)
     if observed not in MEASURED:
         return _untestable(f"verdict {observed}", observed)
     outcome = "confirmed" if observed in claim.expect else "contradicted"
-    return {"outcome": outcome, "why": f"{claim.step}: {observed}", "observed": observed}
+    why = f"{claim.step}: {observed}" + (f": {detail}" if detail else "")
+    return {"outcome": outcome, "why": why, "observed": observed}
 
 
 def _judge_compare(claim: Claim, cell: dict[str, Any], other: dict[str, Any] | None) -> dict[str, Any]:
@@ -85,16 +89,26 @@ def _judge_compare(claim: Claim, cell: dict[str, Any], other: dict[str, Any] | N
     label, want = claim.compare["label"], claim.compare.get("expect", "less")
     if other is None or other.get("status") != "ok":
         return _untestable(f"the control {claim.compare['other']} has no result here")
-    mine, theirs = (c.get("levels", {}).get(label) for c in (cell, other))
-    meter = cell.get("meter")
-    if mine is None or theirs is None:
-        return _untestable(f"no reading at {label!r} (skipped without a GPU?)")
-    if claim.gpu and meter not in GPU_METERS:
-        return _untestable(f"a GPU claim, but this cell was measured on {meter}")
+    if claim.compare.get("meter") == "framework":  # the framework's own count sees what NVML cannot
+        mine, theirs = (c.get("framework_levels", {}).get(label) for c in (cell, other))
+        if mine is None or theirs is None:
+            return _untestable(f"the framework reports no memory count at {label!r}")
+        meter: str | None = "the framework's own count"
+    else:
+        mine, theirs = (c.get("levels", {}).get(label) for c in (cell, other))
+        meter = cell.get("meter")
+        if mine is None or theirs is None:
+            return _untestable(f"no reading at {label!r} (skipped without a GPU?)")
+        if claim.gpu and meter not in GPU_METERS:
+            return _untestable(f"a GPU claim, but this cell was measured on {meter}")
+        if any(label in c.get("blind_labels", []) for c in (cell, other)):
+            return _untestable(f"NVML cannot tell the two apart at {label!r}: the pool was mapped at the first touch "
+                               f"({mine} vs {theirs} bytes)")
     less = mine < theirs / 2  # a clear difference, not noise
     more = mine > theirs * 2
     outcome = "confirmed" if (less if want == "less" else more) else "contradicted"
-    return {"outcome": outcome, "why": f"{label}: {mine} vs {theirs} bytes over ready", "observed": None}
+    return {"outcome": outcome, "why": f"{label}: {human_bytes(mine)} vs {human_bytes(theirs)} ({meter})",
+            "observed": None}
 
 
 def assess(claim: Claim, cells: dict[str, dict[str, Any]], envs: list[str]) -> dict[str, dict[str, Any]]:

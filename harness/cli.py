@@ -18,6 +18,7 @@ from rich.console import Console
 from . import __version__, render, results, scenario
 from .errors import HarnessError, UsageError
 from .nvml import Nvml
+from .units import human_bytes
 
 
 class OneLineParser(argparse.ArgumentParser):
@@ -153,8 +154,8 @@ def cmd_run(args: argparse.Namespace, err: Console, out: Console) -> int:
     def progress(kind: str, data: dict[str, Any]) -> None:
         if kind == "checkpoint":
             r = data["readings"]
-            err.print(f"  checkpoint {data['label']}: rss {render.human_bytes(r['rss'])}, "
-                      f"gpu(process) {render.human_bytes(r['nvml_process'])}")
+            err.print(f"  checkpoint {data['label']}: rss {human_bytes(r['rss'])}, "
+                      f"gpu(process) {human_bytes(r['nvml_process'])}")
 
     try:
         record = run_cell(backend, spec, options, nvml, progress)

@@ -7,7 +7,7 @@ from typing import Any
 from . import config, gpu_access, images
 from .errors import HarnessError
 from .nvml import Nvml
-from .render import human_bytes
+from .units import human_bytes
 
 
 @dataclass(frozen=True)

@@ -6,6 +6,7 @@ from typing import Any
 from rich.table import Table
 from rich.text import Text
 
+from .units import human_bytes
 from .verdicts import TOLERANCES
 
 STYLES = {
@@ -14,18 +15,6 @@ STYLES = {
     "held": "red", "not-returned": "red", "error": "red", "crashed": "red", "timeout": "red",
     "unsupported": "magenta", "skipped": "dim",
 }
-
-
-def human_bytes(value: int | float | None) -> str:
-    if value is None:
-        return "n/a"
-    sign = "-" if value < 0 else ""
-    value = abs(float(value))
-    for unit in ("B", "KiB", "MiB", "GiB", "TiB"):
-        if value < 1024 or unit == "TiB":
-            return f"{sign}{value:.0f} {unit}" if unit == "B" else f"{sign}{value:.2f} {unit}"
-        value /= 1024
-    return f"{sign}{value:.2f} TiB"
 
 
 def styled(word: str | None) -> Text:
@@ -69,9 +58,7 @@ def summary_line(record: dict[str, Any]) -> Text:
 
 
 def tolerance_line() -> str:
-    t: dict[str, Any] = TOLERANCES
-    return (f"tolerances: released when left <= max({human_bytes(t['abs_tol_bytes'])}, {t['rel_tol']:.0%} of growth); "
-            f"no-signal when growth < {human_bytes(t['min_signal_bytes'])}")
+    return f"tolerances: {TOLERANCES['text']}"
 
 
 GLYPHS = {

@@ -13,8 +13,8 @@ from typing import Any
 
 from . import __version__
 from .errors import UsageError
-from .render import human_bytes
 from .scenario import Scenario
+from .units import human_bytes
 from .verdicts import TOLERANCES
 
 IMPORT = re.compile(r"^\s*(?:import|from)\s+(tensorflow|torch|jax|cupy|keras)\b", re.MULTILINE)
@@ -78,8 +78,6 @@ def markdown(records: list[dict[str, Any]], script: Path) -> str:
             last = (error.get("traceback") or error.get("message") or "").strip().splitlines()[-1:] or [""]
             lines.append(f"\nStatus: **{status}**: `{last[0][:200]}`")
         lines.append(f"\nAfter exit: {exit_verdict or 'n/a'}.\n")
-    tol: dict[str, Any] = TOLERANCES
     lines.append(f"Measured from outside the process with NVML (per-process and device) and /proc (RSS) by "
-                 f"gpu-cleanup-matrix {__version__}; verdicts against the `start` reading, released when within "
-                 f"max({human_bytes(tol['abs_tol_bytes'])}, {tol['rel_tol']:.0%} of the growth).")
+                 f"gpu-cleanup-matrix {__version__}; {TOLERANCES['text']}.")
     return "\n".join(lines) + "\n"

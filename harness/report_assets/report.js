@@ -16,8 +16,7 @@ window.onerror = function (msg) { document.body.dataset.errors = (document.body.
   var claimsFor = {}; (M.claims || []).forEach(function (cl) { for (var env in cl.results) {
     var key = cl.scenario + "|" + env; (claimsFor[key] = claimsFor[key] || []).push([cl, cl.results[env]]); } });
   document.getElementById("note").textContent = M.note || "";
-  var t = M.tolerances; document.getElementById("tol").textContent = "Tolerances: released when left <= max(" +
-    bytes(t.abs_tol_bytes) + ", " + Math.round(t.rel_tol * 100) + "% of growth); no-signal under " + bytes(t.min_signal_bytes) + " of growth.";
+  document.getElementById("tol").textContent = "Tolerances: " + M.tolerances.text + ".";
   var table = el("table", {"class": "matrix", "id": "matrix-table"}), head = el("tr");
   head.appendChild(el("th", {}, "scenario")); M.environments.forEach(function (e) { head.appendChild(el("th", {}, e)); });
   table.appendChild(head); var counts = {};

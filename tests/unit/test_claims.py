@@ -47,8 +47,9 @@ def test_jax_and_cupy_claims_on_the_h200_reference() -> None:
     outcomes = _outcomes(aggregate.build_matrix(REFERENCE))
     assert outcomes["jax-preallocates-75"] == {"host-python3": "confirmed"}
     assert outcomes["jax-default-keeps"] == {"host-python3": "confirmed"}
-    # the platform allocator frees the array, but ~550 MiB of JAX's own stays: partial
-    assert outcomes["jax-platform-allocator-frees"] == {"host-python3": "contradicted"}
+    # the platform allocator frees the array; the ~550 MiB that stays is the runtime (CUDA
+    # context and libraries, taken at the first touch), not a leak
+    assert outcomes["jax-platform-allocator-frees"] == {"host-python3": "confirmed"}
     assert outcomes["cupy-pool-keeps"] == {"host-python3": "confirmed"}
     assert outcomes["cupy-free-all-blocks-frees"] == {"host-python3": "confirmed"}
     assert outcomes["cupy-pinned-free-all-blocks-frees"] == {"host-python3": "confirmed"}
