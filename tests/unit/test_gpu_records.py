@@ -134,3 +134,17 @@ def test_nvml_that_cannot_tell_two_cells_apart_makes_a_claim_untestable(tf_matri
 def test_growth_settings_are_confirmed_against_the_greedy_default(tf_matrix: dict) -> None:
     assert _claim(tf_matrix, "set-memory-growth-limits")["outcome"] == "confirmed"
     assert _claim(tf_matrix, "allow-growth-limits")["outcome"] == "confirmed"
+
+
+def test_tf27_on_hopper_answers_like_tf221_except_where_the_versions_differ() -> None:
+    """TF 2.7.4 (CUDA 11 wheels, its kernels JIT-compiled from PTX for the H100) against 2.21."""
+    tf27 = TF.parent / "h100-580.159.04-tf27"
+    for name, label in (("tf2/model_del", "after_clear_session"), ("tf1/session_close", "after_close")):
+        old = _step(verdicts.judge(_record(tf27, "host-tf-2.7.4", name)), label)
+        new = _step(verdicts.judge(_tf(name)), label)
+        assert old["verdict"] == new["verdict"] and old["left"] > 60 * GiB
+    # a tf.function training step: 2.7 gives TF's count back after del + clear_session, 2.21 keeps 2.25 GiB
+    old = _step(verdicts.judge(_record(tf27, "host-tf-2.7.4", "tf2/tf_function_training")), "after_clear_session")
+    new = _step(verdicts.judge(_tf("tf2/tf_function_training")), "after_clear_session")
+    assert old["verdict"] == "cached" and old["framework_left"] < MiB
+    assert new["verdict"] == "held" and new["framework_left"] > 2 * GiB
