@@ -13,6 +13,8 @@ import json
 from pathlib import Path
 from typing import Any
 
+from . import verdicts
+
 ASSETS = Path(__file__).resolve().parent / "report_assets"
 TIMELINE_POINTS = 200
 STDERR_CHARS = 4000
@@ -49,7 +51,7 @@ def cell_detail(record: dict[str, Any]) -> dict[str, Any]:
         "timeline": {"columns": timeline.get("columns") or ["t", "rss", "nvml_device", "nvml_process"],
                      "samples": _downsample(timeline.get("samples") or []), "rate_hz": timeline.get("rate_hz")},
         "stderr_tail": (record.get("stderr_tail") or "")[-STDERR_CHARS:],
-        "verdicts": record.get("verdicts") or {},
+        "verdicts": verdicts.judge(record),  # today's rules, as in the matrix
         "duration_s": record.get("duration_s"),
     }
 

@@ -71,8 +71,11 @@ window.onerror = function (msg) { document.body.dataset.errors = (document.body.
       .forEach(function (p) { var sp = el("span", {}, "\u25a0 " + p[1]); sp.style.color = p[0]; legend.appendChild(sp); });
     box.appendChild(legend); box.appendChild(chart(d));
     var steps = el("ul"); ((d.verdicts || {}).steps || []).forEach(function (st) { steps.appendChild(el("li", {}, st.label + ": " + st.verdict +
-      (st.left !== undefined && st.left !== null ? " (" + bytes(st.left) + " left of " + bytes(st.grown) + ", meter " + st.meter + ")" : ""))); });
+      (st.left !== undefined && st.left !== null ? " (" + bytes(st.left) + " left of " + bytes(st.grown) + ", meter " + st.meter + ")" : "") +
+      (st.detail ? ": " + st.detail : ""))); });
     if ((d.verdicts || {}).exit) steps.appendChild(el("li", {}, "after exit: " + d.verdicts.exit.verdict));
+    var v = d.verdicts || {}; if (v.floor_basis) steps.appendChild(el("li", {}, "driver floor: " + v.floor_basis +
+      (v.runtime_cost !== null && v.runtime_cost !== undefined ? " (runtime cost " + bytes(v.runtime_cost) + ")" : "")));
     box.appendChild(steps);
     var cls = claimsFor[key] || []; if (cls.length) { box.appendChild(el("h2", {}, "Claims")); var ul = el("ul", {"class": "claims"});
       cls.forEach(function (p) { ul.appendChild(el("li", {}, p[1].outcome + ": " + p[0].says + " (" + p[0].seed + "; " + p[1].why + ")")); }); box.appendChild(ul); }

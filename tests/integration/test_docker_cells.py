@@ -29,6 +29,8 @@ def test_container_rss_rise_and_fall_and_clean_exit(env_name: str, cpu_image, do
     assert record["exit_code"] == 0
     assert record["env"]["backend"] == "docker" and record["env"]["gpu_request"] == "none"
     rss = {cp["label"]: cp["readings"]["rss"] for cp in record["checkpoints"]}
+    # the agent's reading before any scenario code: in the container, before the scenario imports
+    assert record["pre_gpu"]["label"] == "pre_gpu" and 0 < record["pre_gpu"]["readings"]["rss"] <= rss["ready"]
     tol = verdicts.tolerance(512 * MiB)
     assert abs(rss["peak"] - rss["ready"] - 512 * MiB) <= tol
     assert abs(rss["peak"] - rss["after_del"] - 512 * MiB) <= tol

@@ -17,6 +17,7 @@ def test_rss_meter_sees_the_rise_and_the_fall(run_scenario) -> None:
     assert record["status"] == "ok", record["error"]
     by_label = {cp["label"]: cp["readings"]["rss"] for cp in record["checkpoints"]}
     assert list(by_label) == ["ready", "peak", "after_del"]
+    assert record["pre_gpu"]["readings"]["rss"] <= by_label["ready"]  # taken before the scenario ran
     rise = by_label["peak"] - by_label["ready"]
     fall = by_label["peak"] - by_label["after_del"]
     tol = verdicts.tolerance(rise)
