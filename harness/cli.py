@@ -28,6 +28,9 @@ class OneLineParser(argparse.ArgumentParser):
         self.exit(2, f"{self.prog}: error: {message} (see {self.prog} --help)\n")
 
 
+SETENV_HELP = "an environment variable NAME=VALUE for every cell (repeatable), on every backend; recorded"
+
+
 def _param(text: str) -> tuple[str, Any]:
     if "=" not in text:
         raise argparse.ArgumentTypeError(f"expected KEY=VALUE, got {text!r}")
@@ -36,6 +39,13 @@ def _param(text: str) -> tuple[str, Any]:
         value = json.loads(raw)
     except ValueError:
         value = raw
+    return key, value
+
+
+def _setenv(text: str) -> tuple[str, str]:
+    key, sep, value = text.partition("=")
+    if not sep or not key or not key.replace("_", "a").isalnum() or key[0].isdigit():
+        raise argparse.ArgumentTypeError(f"expected NAME=VALUE with a variable name, got {text!r}")
     return key, value
 
 
@@ -58,6 +68,7 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--env-name", default=None, help="name for the environment in the record")
     run.add_argument("--timeout", type=float, default=None, help="seconds before the cell is killed")
     run.add_argument("--param", type=_param, action="append", default=[], help="scenario parameter KEY=VALUE")
+    run.add_argument("--setenv", type=_setenv, action="append", default=[], help=SETENV_HELP)
     run.add_argument("--gpu", type=int, default=0, help="GPU index to measure (NVML order)")
     run.add_argument("--results", type=Path, default=Path("results"), help="results folder")
     run.add_argument("--json", action="store_true", help="print the record as JSON on stdout")
@@ -72,6 +83,7 @@ def build_parser() -> argparse.ArgumentParser:
     matrix.add_argument("--variant", choices=["cpu", "gpu"], default=None, help="default: gpu with an NVIDIA GPU, else cpu")
     matrix.add_argument("--timeout", type=float, default=None, help="seconds per cell before it is killed")
     matrix.add_argument("--param", type=_param, action="append", default=[], help="scenario parameter KEY=VALUE, for all")
+    matrix.add_argument("--setenv", type=_setenv, action="append", default=[], help=SETENV_HELP)
     matrix.add_argument("--results", type=Path, default=Path("results"), help="results folder")
     matrix.add_argument("--jobs", type=int, default=None, help="cells at once (cpu variant; default 2)")
     matrix.add_argument("--json", action="store_true", help="print matrix.json on stdout")
@@ -101,6 +113,7 @@ def build_parser() -> argparse.ArgumentParser:
     repro.add_argument("--variant", choices=["cpu", "gpu"], default=None, help="default: gpu with an NVIDIA GPU, else cpu")
     repro.add_argument("--gpu-mode", choices=["gpus", "cdi", "devices", "none"], default=None)
     repro.add_argument("--timeout", type=float, default=None, help="seconds per environment before the script is killed")
+    repro.add_argument("--setenv", type=_setenv, action="append", default=[], help=SETENV_HELP)
     repro.add_argument("--results", type=Path, default=Path("results"), help="results folder")
     repro.add_argument("--venv-dir", type=Path, default=Path(".matrix-venvs"), help="where the venv backend keeps virtualenvs")
     _build_options(repro)
@@ -147,7 +160,7 @@ def cmd_run(args: argparse.Namespace, err: Console, out: Console) -> int:
     run_dir = args.results / run_id
     options = CellOptions(
         run_id=run_id, run_dir=run_dir, env_name=env_name,
-        env_facts={}, params=dict(args.param), timeout=args.timeout, gpu_index=args.gpu,
+        env_facts={}, params=dict(args.param), timeout=args.timeout, gpu_index=args.gpu, setenv=dict(args.setenv),
         cpu_only=not nvml.available or (args.backend == "docker" and not backend.gpus),
     )
 
@@ -223,7 +236,7 @@ def cmd_matrix(args: argparse.Namespace, err: Console, out: Console) -> int:
     options = MatrixOptions(envs=args.env, scenarios=args.scenario, variant=args.variant, results_root=args.results,
                             timeout=args.timeout, params=dict(args.param), build=_build_opts(args), jobs=args.jobs,
                             gpu_mode=args.gpu_mode, gpu_indices=args.gpus, extra_envs=extra, backend=args.backend,
-                            venv_root=args.venv_dir)
+                            venv_root=args.venv_dir, setenv=dict(args.setenv))
     nvml = Nvml.open()
     progress = Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
                         console=err, transient=False)
@@ -302,7 +315,7 @@ def cmd_repro(args: argparse.Namespace, err: Console, out: Console) -> int:
         names = [env.name for env in config.select(config.load_environments(), None) if catalogue.applies(env, item)]
     options = MatrixOptions(envs=names, variant=args.variant, results_root=args.results, timeout=args.timeout,
                             build=_build_opts(args), gpu_mode=args.gpu_mode, extra_envs=extra, backend=args.backend,
-                            venv_root=args.venv_dir, items=[item])
+                            venv_root=args.venv_dir, items=[item], setenv=dict(args.setenv))
     nvml = Nvml.open()
     try:
         run = run_matrix(options, nvml, _plain_events(err))

@@ -44,6 +44,7 @@ class MatrixOptions:
     backend: str = "auto"
     venv_root: Path = Path(".matrix-venvs")
     items: list[Scenario] | None = None  # these instead of the catalogue (a repro script)
+    setenv: dict[str, str] = field(default_factory=dict)  # --setenv: for every cell
 
 
 @dataclass
@@ -110,7 +111,7 @@ def run_matrix(options: MatrixOptions, nvml: Nvml, emit: Event) -> MatrixRun:
         facts = {"kind": env.kind, "family": list(env.family), "variant": variant if env.kind == "build" else None}
         cell_options = CellOptions(run_id=run_id, run_dir=run.run_dir, env_name=env.name, env_facts=facts,
                                    params=options.params, timeout=options.timeout, cpu_only=not gpu,
-                                   gpu_index=slot or 0)
+                                   gpu_index=slot or 0, setenv=options.setenv)
         emit("cell-start", {"env": env.name, "scenario": item.name, "slot": slot})
         record = run_cell(backend, item, cell_options, nvml)
         results.write_record(run.run_dir, record)

@@ -11,7 +11,7 @@ import re
 from pathlib import Path
 from typing import Any
 
-from . import __version__
+from . import __version__, verdicts
 from .errors import UsageError
 from .scenario import Scenario
 from .units import human_bytes
@@ -53,12 +53,28 @@ def _env_line(record: dict[str, Any]) -> str:
             f"{gpu}; {env.get('backend')} {where}".rstrip())
 
 
+def _variables_line(record: dict[str, Any]) -> str:
+    """The memory-relevant variables the script saw (and which of them --setenv set), or ''."""
+    seen, setenv = record.get("env_seen") or {}, record.get("setenv") or {}
+    if not seen and not setenv:
+        return ""
+    shown = ", ".join(f"`{k}={v}`" + (" (--setenv)" if k in setenv else "") for k, v in sorted({**seen, **setenv}.items()))
+    return f"Variables: {shown}"
+
+
 def markdown(records: list[dict[str, Any]], script: Path) -> str:
     """The per-environment results as one Markdown block for an issue thread."""
     lines = [f"### GPU memory of `{script.name}`, per environment", ""]
     for record in records:
         lines += [_env_line(record), ""]
-        judged = {s["label"]: s for s in (record.get("verdicts") or {}).get("steps", [])}
+        if _variables_line(record):
+            lines += [_variables_line(record), ""]
+        verdict_of = verdicts.judge(record)
+        if verdict_of.get("runtime_cost"):
+            lines += [f"The runtime (CUDA context and libraries) took {human_bytes(verdict_of['runtime_cost'])} of GPU "
+                      f"memory at `{verdict_of['first_touch']}`; nothing gives it back before exit, so it is not counted "
+                      f"as left.", ""]
+        judged = {s["label"]: s for s in verdict_of.get("steps", [])}
         lines += ["| checkpoint | GPU, this process | GPU, device | host RSS | framework in use / reserved | verdict |",
                   "|---|---|---|---|---|---|"]
         for cp in record.get("checkpoints") or []:

@@ -15,7 +15,7 @@ import tempfile
 import time
 import uuid
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -43,6 +43,7 @@ class CellOptions:
     timeout: float | None = None
     gpu_index: int = 0
     cpu_only: bool = False  # no GPU for this cell: the scenario's cpu_params apply
+    setenv: dict[str, str] = field(default_factory=dict)  # the user's variables, over the scenario's
 
 
 def _host_facts(nvml: Nvml, gpu_index: int) -> dict[str, Any]:
@@ -94,6 +95,7 @@ def run_cell(
         "scenario": scenario_facts(scenario, params),
         "host": _host_facts(nvml, options.gpu_index),
         "timeout_s": timeout,
+        "setenv": dict(options.setenv),
         "started_at": dt.datetime.now(dt.timezone.utc).isoformat(),
         "checkpoints": [],
         "status": "crashed",
@@ -107,7 +109,7 @@ def run_cell(
         os.chmod(ack_dir, 0o755)  # a container's non-root user must read the acks
         spec = CellSpec(
             run_id=options.run_id, cell_id=cell_id, env_name=options.env_name, scenario=scenario,
-            nonce=uuid.uuid4().hex, params=params, env_vars=dict(scenario.env),
+            nonce=uuid.uuid4().hex, params=params, env_vars={**scenario.env, **options.setenv},
             ack_dir=Path(ack_dir), timeout=timeout, gpu_index=options.gpu_index if nvml.available else None,
             log_path=options.run_dir / "logs" / options.env_name / (scenario.name.replace("/", "__") + ".log"),
         )
@@ -185,6 +187,7 @@ def _converse(
             return  # stdout closed without ``end``: status stays "crashed"
         if event.kind == "hello":
             record["agent"] = {k: event.data.get(k) for k in ("pid", "python", "executable")}
+            record["env_seen"] = event.data.get("env") or {}  # memory-relevant variables, as the cell saw them
         elif event.kind == "checkpoint":
             readings, settle = meters.read_settled(tracker)
             checkpoint = {

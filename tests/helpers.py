@@ -12,9 +12,10 @@ ROOT = Path(__file__).resolve().parent.parent
 SCENARIOS = ROOT / "tests" / "scenarios"
 
 
-def harness_cli(*args: str, cwd: Path | None = None, timeout: float = 120) -> subprocess.CompletedProcess[str]:
-    """``python -m harness ARGS`` in a fresh interpreter, as a user would run it."""
-    env = dict(os.environ, PYTHONPATH=str(ROOT), NO_COLOR="1", COLUMNS="200")
+def harness_cli(*args: str, cwd: Path | None = None, timeout: float = 120,
+                env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
+    """``python -m harness ARGS`` in a fresh interpreter, as a user would run it (``env``: added variables)."""
+    env = dict(os.environ, PYTHONPATH=str(ROOT), NO_COLOR="1", COLUMNS="200", **(env or {}))
     return subprocess.run([sys.executable, "-m", "harness", *args], capture_output=True, text=True,
                           cwd=cwd or ROOT, env=env, timeout=timeout)
 

@@ -77,6 +77,15 @@ def detach_stdio():
     return os.fdopen(proto_fd, "w")
 
 
+# Variables that change how frameworks allocate GPU memory: a run must never be mistaken for one
+# without them (XLA_PYTHON_CLIENT_PREALLOCATE inherited from a shell, say).
+MEMORY_ENV_PREFIXES = ("TF_", "XLA_", "JAX_", "PYTORCH_", "CUDA_", "CUPY_")
+
+
+def memory_environment(environ):
+    return dict((k, v) for k, v in environ.items() if k.startswith(MEMORY_ENV_PREFIXES))
+
+
 def classify(exc_type, exc_value):
     """Tell an API missing in this version (unsupported) from a scenario error."""
     if exc_type is Unsupported:
@@ -171,7 +180,8 @@ def main(argv):
     spec = json.loads(argv[1])
     out = detach_stdio()
     channel = Channel(spec["nonce"], spec["ack_dir"], float(spec.get("ack_timeout", 600)), out)
-    channel.send("hello", pid=os.getpid(), python=sys.version.split()[0], executable=sys.executable)
+    channel.send("hello", pid=os.getpid(), python=sys.version.split()[0], executable=sys.executable,
+                 env=memory_environment(os.environ))
     status, error = "ok", None
     try:
         run(spec, channel)

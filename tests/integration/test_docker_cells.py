@@ -18,7 +18,8 @@ MiB = 1024 * 1024
 def _run(client: Any, image: str, name: str, tmp_path: Path, **kwargs: Any) -> dict[str, Any]:
     spec = scenario.load(SCENARIOS / f"{name}.py")
     options = CellOptions(run_id="it-" + tmp_path.name[-12:], run_dir=tmp_path, env_name="it", env_facts={},
-                          params=kwargs.pop("params", {}), timeout=kwargs.pop("timeout", None), cpu_only=True)
+                          params=kwargs.pop("params", {}), timeout=kwargs.pop("timeout", None), cpu_only=True,
+                          setenv=kwargs.pop("setenv", {}))
     return run_cell(DockerBackend(client=client, image=image), spec, options, Nvml.open())
 
 
@@ -58,3 +59,10 @@ def test_a_missing_image_is_a_failed_cell_not_a_crash(docker_client, tmp_path: P
     record = _run(docker_client, "gpu-cleanup-matrix/no-such-env:cpu", "alloc_free", tmp_path)
     assert record["status"] == "error"
     assert record["error"]["type"] == "StartFailed"
+
+
+def test_setenv_reaches_the_script_in_a_container(cpu_image, docker_client, tmp_path: Path) -> None:
+    record = _run(docker_client, cpu_image("torch"), "alloc_free", tmp_path, params={"mib": 16},
+                  setenv={"PYTORCH_NO_CUDA_MEMORY_CACHING": "1"})
+    assert record["status"] == "ok", (record["error"], record["stderr_tail"])
+    assert record["env_seen"]["PYTORCH_NO_CUDA_MEMORY_CACHING"] == "1"  # reported from inside the container

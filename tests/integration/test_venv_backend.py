@@ -22,8 +22,8 @@ def venv_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return tmp_path_factory.mktemp("venvs")
 
 
-def _matrix(results: Path, venv_dir: Path) -> subprocess.CompletedProcess[str]:
-    args = ["--results", str(results), "--venv-dir", str(venv_dir)]
+def _matrix(results: Path, venv_dir: Path, *extra: str) -> subprocess.CompletedProcess[str]:
+    args = ["--results", str(results), "--venv-dir", str(venv_dir), *extra]
     for env in ENVS:
         args += ["--env", env]
     for name in SCENARIOS:
@@ -61,8 +61,12 @@ def test_without_docker_the_matrix_runs_in_virtualenvs(venv_dir: Path, tmp_path:
 
 
 def test_a_second_run_reuses_the_virtualenvs(venv_dir: Path, tmp_path: Path) -> None:
-    result = _matrix(tmp_path, venv_dir)
+    result = _matrix(tmp_path, venv_dir, "--setenv", "TF_CPP_MIN_LOG_LEVEL=2")
     said = result.stdout + result.stderr
     assert result.returncode == 0, said[-3000:]
     assert "tf-current: virtualenv reused" in said and "torch: virtualenv reused" in said
     assert "making a virtualenv" not in said
+    (run_dir,) = [p for p in tmp_path.iterdir() if p.is_dir()]
+    record = json.loads((run_dir / "torch" / "torch__del_gc_empty_cache.json").read_text())
+    assert record["setenv"] == {"TF_CPP_MIN_LOG_LEVEL": "2"}
+    assert record["env_seen"]["TF_CPP_MIN_LOG_LEVEL"] == "2"  # --setenv reached the virtualenv's process

@@ -43,3 +43,16 @@ def test_bad_input_is_one_line_naming_the_cause(tmp_path: Path) -> None:
     _one_line_error(harness_cli("run", str(SCENARIOS / "alloc_free.py"), "--frobnicate"),
                     "unrecognized arguments", "--frobnicate")
     _one_line_error(harness_cli("run", str(SCENARIOS / "alloc_free.py"), "--timeout", "-1"), "--timeout")
+
+
+def test_setenv_reaches_the_cell_and_inherited_memory_variables_are_recorded(tmp_path: Path) -> None:
+    result = harness_cli("run", str(SCENARIOS / "alloc_free.py"), "--json", "--param", "mib=16",
+                         "--setenv", "CUDA_CACHE_MAXSIZE=123456", "--results", str(tmp_path),
+                         env={"XLA_PYTHON_CLIENT_PREALLOCATE": "false"})
+    assert result.returncode == 0, result.stderr
+    record = json.loads(result.stdout)
+    assert record["setenv"] == {"CUDA_CACHE_MAXSIZE": "123456"}
+    # reported by the agent from inside the cell: what the script really saw
+    assert record["env_seen"]["CUDA_CACHE_MAXSIZE"] == "123456"
+    assert record["env_seen"]["XLA_PYTHON_CLIENT_PREALLOCATE"] == "false"  # from the shell, never hidden
+    _one_line_error(harness_cli("run", str(SCENARIOS / "alloc_free.py"), "--setenv", "no-equals-sign"), "--setenv")
