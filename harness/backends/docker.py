@@ -11,10 +11,13 @@ from __future__ import annotations
 
 import atexit
 import json
+import shutil
+import stat
 import threading
 import uuid
 from collections.abc import Iterable
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 from .. import procs
@@ -108,6 +111,26 @@ class DockerCell:
         return self._stderr or ""
 
 
+def _others_can(path: Path, bits: int) -> bool:
+    return (path.stat().st_mode & bits) == bits
+
+
+def _readable_scenario_dir(path: Path, staging: Path) -> Path:
+    """The folder to mount for ``path``: its own, or, when the container's user could not read it
+    (a ``mktemp -d`` folder or a home of mode 0700), a world-readable copy of the file alone in
+    the cell's own folder, which is removed with the cell. Without this the script's
+    PermissionError would pass for the script's own failure."""
+    folder = path.parent
+    if _others_can(folder, stat.S_IROTH | stat.S_IXOTH) and _others_can(path, stat.S_IROTH):
+        return folder
+    staged = staging / "scenario"
+    staged.mkdir(mode=0o755, exist_ok=True)
+    target = staged / path.name
+    shutil.copyfile(path, target)
+    target.chmod(0o644)
+    return staged
+
+
 @dataclass
 class DockerBackend:
     """Runs cells in containers of ``image``, with the GPU given as ``access`` says."""
@@ -164,7 +187,7 @@ class DockerBackend:
     def start(self, spec: CellSpec) -> DockerCell:
         from docker.types import Mount
 
-        scenario_dir = spec.scenario.path.parent
+        scenario_dir = _readable_scenario_dir(spec.scenario.path, spec.ack_dir)
         agent_spec = spec.agent_spec(scenario_path=f"{MOUNT_SCENARIO}/{spec.scenario.path.name}", ack_dir=MOUNT_ACK)
         environment = {"PYTHONUNBUFFERED": "1", "HOME": "/tmp", **self._gpu_environment(), **spec.env_vars}
         if self.gpus and spec.gpu_index is not None:

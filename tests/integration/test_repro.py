@@ -14,7 +14,7 @@ from helpers import ROOT
 SNIPPETS = ROOT / "tests" / "repro"
 
 
-def _repro(script: str, envs: list[str], results: Path) -> tuple[subprocess.CompletedProcess[str], Path]:
+def _repro(script: str | Path, envs: list[str], results: Path) -> tuple[subprocess.CompletedProcess[str], Path]:
     argv = [sys.executable, "-m", "harness", "repro", str(SNIPPETS / script), "--results", str(results)]
     for env in envs:
         argv += ["--env", env]
@@ -81,3 +81,18 @@ def test_a_script_that_fails_in_an_env_is_a_result(cpu_image, tmp_path: Path) ->
     assert record["status"] in ("unsupported", "error")
     assert "Traceback" in record["error"]["traceback"] and "tf2_keras_loop.py" in record["error"]["traceback"]
     assert "Status: **" in (run_dir / "repro.md").read_text()
+
+
+def test_a_script_only_its_owner_can_read_runs_in_the_container(cpu_image, tmp_path: Path) -> None:
+    """A `mktemp -d` folder (mode 0700) with a 0600 script: the container's user (65534) could not
+    read it, and the PermissionError passed for the script's own failure."""
+    cpu_image("torch")
+    private = tmp_path / "private"
+    private.mkdir(mode=0o700)
+    script = private / "bug.py"
+    script.write_text((SNIPPETS / "torch_del_empty_cache.py").read_text())
+    script.chmod(0o600)
+    result, run_dir = _repro(script, ["torch"], tmp_path / "results")
+    assert result.returncode == 0, result.stderr[-3000:]
+    labels = _labels(run_dir, "torch", "bug")
+    assert labels[0] == "start" and "bug.py:16: del model, optimizer" in labels
