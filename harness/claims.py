@@ -7,11 +7,14 @@ claim is about GPU memory and the cell had no NVML reading).
 """
 from __future__ import annotations
 
+import functools
+import re
 import sys
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from . import config
 from .config import REPO
 from .errors import UsageError, suggest
 from .units import human_bytes
@@ -111,14 +114,42 @@ def _judge_compare(claim: Claim, cell: dict[str, Any], other: dict[str, Any] | N
             "observed": None}
 
 
+PIN = re.compile(r"^(tensorflow|torch|jax|cupy)(?:-cpu|-gpu|-cuda\d+x)?(?:\[[^]]*\])?==([\w.]+)$")
+
+
+@functools.lru_cache(maxsize=1)
+def pinned_releases() -> dict[str, frozenset[tuple[str, str]]]:
+    """Each defined environment's framework releases, from its pins (every variant):
+    tf2.7 -> {("tensorflow", "2.7.4")}."""
+    releases: dict[str, set[tuple[str, str]]] = {}
+    for name, env in config.load_environments().items():
+        for variant in env.variants.values():
+            for package in variant.packages:
+                match = PIN.match(package.replace(" ", ""))
+                if match:
+                    releases.setdefault(name, set()).add((match.group(1), match.group(2)))
+    return {name: frozenset(found) for name, found in releases.items()}
+
+
+def standing_for(claim: Claim, env: str, cell: dict[str, Any] | None) -> str | None:
+    """The claimed environment this cell stands for: its own name, or, for an environment of
+    another kind (an interpreter, an image), the claimed one whose pinned release it ran
+    (host-tf-2.21.0 ran tensorflow 2.21.0, as tf-current pins)."""
+    if claim.envs is None or env in claim.envs:
+        return env
+    ran = {(name, str(version).split("+")[0]) for name, version in ((cell or {}).get("framework") or {}).items()}
+    return next((named for named in claim.envs if pinned_releases().get(named, frozenset()) & ran), None)
+
+
 def assess(claim: Claim, cells: dict[str, dict[str, Any]], envs: list[str]) -> dict[str, dict[str, Any]]:
     """The claim's outcome in each environment of the matrix where it is made."""
     row = cells.get(claim.scenario, {})
     results = {}
     for env in envs:
-        if claim.envs is not None and env not in claim.envs:
-            continue
         cell = row.get(env)
+        standing = standing_for(claim, env, cell)
+        if standing is None:
+            continue
         if cell is None:
             if claim.envs is not None:
                 results[env] = _untestable("the scenario did not run in this env")
@@ -129,4 +160,6 @@ def assess(claim: Claim, cells: dict[str, dict[str, Any]], envs: list[str]) -> d
             results[env] = _judge_compare(claim, cell, cells.get(claim.compare["other"], {}).get(env))
         else:
             results[env] = _judge_step(claim, cell)
+        if standing != env:
+            results[env]["why"] = f"as {standing}, the same release: {results[env]['why']}"
     return results

@@ -148,3 +148,13 @@ def test_tf27_on_hopper_answers_like_tf221_except_where_the_versions_differ() ->
     new = _step(verdicts.judge(_tf("tf2/tf_function_training")), "after_clear_session")
     assert old["verdict"] == "cached" and old["framework_left"] < MiB
     assert new["verdict"] == "held" and new["framework_left"] > 2 * GiB
+
+
+def test_claims_made_for_a_pinned_environment_apply_to_a_cell_of_the_same_release(tf_matrix: dict) -> None:
+    result = _claim(tf_matrix, "tf2-session-close-frees")  # made for tf2.7 and tf-current (2.21.0)
+    assert result["outcome"] == "contradicted" and result["why"].startswith("as tf-current, the same release")
+    tf27 = aggregate.build_matrix(TF.parent / "h100-580.159.04-tf27")
+    made_for_tf27 = next(c for c in tf27["claims"] if c["id"] == "tf27-del-model-keeps")
+    assert made_for_tf27["results"]["host-tf-2.7.4"]["why"].startswith("as tf2.7")
+    made_for_tf18 = next(c for c in tf_matrix["claims"] if c["id"] == "tf18-close-keeps")
+    assert made_for_tf18["results"] == {}  # TF 1.8 is not what ran here
