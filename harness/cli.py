@@ -277,7 +277,20 @@ def cmd_matrix(args: argparse.Namespace, err: Console, out: Console) -> int:
     bad = [r for r in run.records if r["status"] not in ("ok", "unsupported")]
     where = run.run_dir / "matrix.md"
     err.print(f"{len(run.records)} cells, {len(bad)} not ok, {run.wall_s:.1f}s; written: {where}, matrix.json, report.html")
-    return 0
+    return _nothing_ran(run.records, err)
+
+
+RAN = {"ok", "error", "unsupported", "timeout", "crashed"}  # the cell's own code ran, whatever it came to
+
+
+def _nothing_ran(records: list[dict[str, Any]], err: Console) -> int:
+    """Exit 3 when no environment ran what was asked (every cell skipped or failed by the harness)."""
+    if any(r["status"] in RAN for r in records):
+        return 0
+    reasons = sorted({f"{r['status']}: {str((r.get('error') or {}).get('message', '')).splitlines()[0][:120]}"
+                      for r in records} or {"no cell was planned"})
+    err.print(f"[red]nothing ran[/]: {'; '.join(reasons)}")
+    return 3
 
 
 def cmd_images(args: argparse.Namespace, err: Console) -> int:
@@ -328,7 +341,7 @@ def cmd_repro(args: argparse.Namespace, err: Console, out: Console) -> int:
     (run.run_dir / "repro.md").write_text(block, encoding="utf-8")
     print(block, end="")
     err.print(f"written: {run.run_dir / 'repro.md'}, and report.html (a timeline per environment)")
-    return 0
+    return _nothing_ran(records, err)
 
 
 def _plain_events(err: Console) -> Any:

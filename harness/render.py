@@ -12,7 +12,7 @@ from .verdicts import TOLERANCES
 STYLES = {
     "released": "green", "returned": "green", "ok": "green",
     "cached": "yellow", "partial": "yellow", "no-signal": "dim", "unmeasured": "dim",
-    "held": "red", "not-returned": "red", "error": "red", "crashed": "red", "timeout": "red",
+    "held": "red", "not-returned": "red", "error": "red", "crashed": "red", "timeout": "red", "harness-error": "red",
     "unsupported": "magenta", "skipped": "dim",
 }
 
@@ -63,7 +63,8 @@ def tolerance_line() -> str:
 
 GLYPHS = {
     "released": "✓", "returned": "✓", "ok": "✓", "cached": "◐", "partial": "◑", "held": "✗", "not-returned": "✗",
-    "error": "!", "crashed": "!", "timeout": "⏱", "unsupported": "–", "skipped": "–", "missing": "?", "no-signal": "·",
+    "error": "!", "crashed": "!", "harness-error": "!", "timeout": "⏱", "unsupported": "–", "skipped": "–",
+    "missing": "?", "no-signal": "·",
 }
 
 

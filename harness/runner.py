@@ -164,7 +164,7 @@ def skipped_record(run_id: str, env_name: str, backend: str, scenario: Scenario,
 
 def _not_started(record: dict[str, Any], exc: Exception, started: float, notify: Progress) -> dict[str, Any]:
     message = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
-    record.update(status="error", error={"type": "StartFailed", "message": f"the cell could not start: {message}"},
+    record.update(status="harness-error", error={"type": "StartFailed", "message": f"the cell could not start: {message}"},
                   after_exit=None, timeline=None, stderr_tail="", stray_stdout=[],
                   duration_s=round(time.monotonic() - started, 3))
     record["verdicts"] = verdicts.judge(record)

@@ -34,6 +34,10 @@ class Unsupported(Exception):
     """Raised by a scenario when an API it needs does not exist in this version."""
 
 
+class HarnessFault(Exception):
+    """The harness, not the scenario, failed: the scenario file could not be read here."""
+
+
 class Channel(object):
     """The agent's end of the protocol: tagged lines out, acknowledgement files in."""
 
@@ -90,6 +94,8 @@ def classify(exc_type, exc_value):
     """Tell an API missing in this version (unsupported) from a scenario error."""
     if exc_type is Unsupported:
         return "unsupported"
+    if exc_type is HarnessFault:
+        return "harness-error"
     if issubclass(exc_type, ImportError):
         return "unsupported"
     if issubclass(exc_type, AttributeError):
@@ -147,8 +153,11 @@ def run(spec, channel):
     scenario_dir = os.path.dirname(os.path.abspath(path))
     if scenario_dir not in sys.path:
         sys.path.insert(0, scenario_dir)
-    with open(path) as handle:
-        source = handle.read()
+    try:
+        with open(path) as handle:
+            source = handle.read()
+    except (IOError, OSError) as exc:  # the mount or copy failed us, not the script
+        raise HarnessFault("cannot read the scenario file here: %s" % exc)
     checkpoint = make_checkpoint(channel)
     namespace = {
         "__name__": "__scenario__",

@@ -57,7 +57,7 @@ def test_crash_and_error_in_a_container_are_results(cpu_image, docker_client, tm
 
 def test_a_missing_image_is_a_failed_cell_not_a_crash(docker_client, tmp_path: Path) -> None:
     record = _run(docker_client, "gpu-cleanup-matrix/no-such-env:cpu", "alloc_free", tmp_path)
-    assert record["status"] == "error"
+    assert record["status"] == "harness-error"  # the harness failed the cell, not the scenario
     assert record["error"]["type"] == "StartFailed"
 
 

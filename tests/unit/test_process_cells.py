@@ -1,7 +1,9 @@
 """Real cells through the process backend: each outcome becomes the right record, nothing is left."""
 from __future__ import annotations
 
+import io
 import os
+import sys
 import time
 from pathlib import Path
 
@@ -88,3 +90,35 @@ def test_no_agent_process_is_left_after_the_cells() -> None:
     agent = str(Path(__file__).resolve().parents[2] / "harness" / "agent" / "agent.py")
     assert processes_with(agent) == []
     assert os.getpid() > 0
+
+
+def test_a_scenario_the_agent_cannot_read_is_a_harness_error(run_scenario, tmp_path: Path) -> None:
+    """The harness failing a cell (here: the scenario file gone between planning and the run)
+    is told apart from the scenario's own error."""
+    from harness import scenario
+    from harness.backends.process import ProcessBackend
+    from harness.nvml import Nvml
+    from harness.runner import CellOptions, run_cell
+
+    copy = tmp_path / "vanishing.py"
+    copy.write_text((Path(__file__).parents[1] / "scenarios" / "alloc_free.py").read_text())
+    spec = scenario.load(copy)
+    copy.unlink()
+    options = CellOptions(run_id="t", run_dir=tmp_path, env_name="local", env_facts={}, params={})
+    record = run_cell(ProcessBackend(python=sys.executable), spec, options, Nvml.open())
+    assert record["status"] == "harness-error"
+    assert "cannot read the scenario file" in record["error"]["message"]
+
+
+def test_the_cli_exits_non_zero_when_nothing_ran() -> None:
+    from rich.console import Console
+
+    from harness.cli import _nothing_ran
+
+    quiet = Console(file=io.StringIO())
+    ran = {"status": "error", "error": {"message": "the scenario raised"}}
+    skipped = {"status": "skipped", "error": {"message": "python2.7 not found: install it, or run with Docker"}}
+    failed = {"status": "harness-error", "error": {"message": "the cell could not start: no such image"}}
+    assert _nothing_ran([ran, skipped], quiet) == 0  # a scenario's own failure is a result
+    assert _nothing_ran([skipped, failed], quiet) == 3
+    assert _nothing_ran([], quiet) == 3
