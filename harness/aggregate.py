@@ -58,7 +58,7 @@ def _blind_labels(record: dict[str, Any], judged: dict[str, Any]) -> list[str]:
 
 
 def cell_summary(record: dict[str, Any]) -> dict[str, Any]:
-    judged = verdicts.judge(record)  # always by today's rules: records keep readings, not opinions
+    judged = record.get("verdicts") or verdicts.judge(record)
     error = record.get("error") or {}
     meter, levels = _levels(record)
     return {
@@ -80,8 +80,17 @@ def cell_summary(record: dict[str, Any]) -> dict[str, Any]:
     }
 
 
-def build_matrix(run_dir: Path, planned: list[tuple[str, str]] | None = None, note: str = "") -> dict[str, Any]:
+def read_judged(run_dir: Path) -> tuple[list[dict[str, Any]], list[tuple[Path, str]]]:
+    """The run's records, each re-judged once by today's rules: a record keeps readings; the
+    verdicts it was saved with are the rules of the version that wrote it."""
     records, broken = read_records(run_dir)
+    for record in records:
+        record["verdicts"] = verdicts.judge(record)
+    return records, broken
+
+
+def build_matrix(run_dir: Path, planned: list[tuple[str, str]] | None = None, note: str = "") -> dict[str, Any]:
+    records, broken = read_judged(run_dir)
     return matrix_from(records, broken, run_dir.name, planned if planned is not None else planned_cells(run_dir), note)
 
 
@@ -201,7 +210,7 @@ def write_reports(run_dir: Path, planned: list[tuple[str, str]] | None = None, n
     """matrix.json, matrix.md and report.html for ``run_dir`` (each written atomically)."""
     from . import report_html
 
-    records, broken = read_records(run_dir)
+    records, broken = read_judged(run_dir)
     if planned is None:
         planned = planned_cells(run_dir)
     if not note:

@@ -51,7 +51,7 @@ def cell_detail(record: dict[str, Any]) -> dict[str, Any]:
         "timeline": {"columns": timeline.get("columns") or ["t", "rss", "nvml_device", "nvml_process"],
                      "samples": _downsample(timeline.get("samples") or []), "rate_hz": timeline.get("rate_hz")},
         "stderr_tail": (record.get("stderr_tail") or "")[-STDERR_CHARS:],
-        "verdicts": verdicts.judge(record),  # today's rules, as in the matrix
+        "verdicts": record.get("verdicts") or verdicts.judge(record),
         "duration_s": record.get("duration_s"),
     }
 

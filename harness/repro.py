@@ -67,9 +67,10 @@ def markdown(records: list[dict[str, Any]], script: Path) -> str:
     lines = [f"### GPU memory of `{script.name}`, per environment", ""]
     for record in records:
         lines += [_env_line(record), ""]
-        if _variables_line(record):
-            lines += [_variables_line(record), ""]
-        verdict_of = verdicts.judge(record)
+        variables = _variables_line(record)
+        if variables:
+            lines += [variables, ""]
+        verdict_of = record.get("verdicts") or verdicts.judge(record)
         if verdict_of.get("runtime_cost"):
             lines += [f"The runtime (CUDA context and libraries) took {human_bytes(verdict_of['runtime_cost'])} of GPU "
                       f"memory at `{verdict_of['first_touch']}`; nothing gives it back before exit, so it is not counted "
