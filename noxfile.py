@@ -57,6 +57,12 @@ def lint(session: nox.Session) -> None:
 
 
 @nox.session
+def bisect(session: nox.Session) -> None:
+    """First release where a script's memory turns: SCRIPT --package P --good V1 --bad V2 [--criterion ...]."""
+    _harness(session, "bisect")
+
+
+@nox.session
 def report(session: nox.Session) -> None:
     """Re-render a saved run (RUN_DIR [--compare OTHER_RUN_DIR]): terminal table, matrix.md/json, report.html."""
     _harness(session, "report")

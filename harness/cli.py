@@ -15,7 +15,7 @@ from typing import Any, NoReturn
 
 from rich.console import Console
 
-from . import __version__, render, results, scenario
+from . import __version__, bisection, pkgindex, render, results, scenario
 from .errors import HarnessError, UsageError
 from .nvml import Nvml
 from .units import human_bytes
@@ -29,6 +29,8 @@ class OneLineParser(argparse.ArgumentParser):
 
 
 SETENV_HELP = "an environment variable NAME=VALUE for every cell (repeatable), on every backend; recorded"
+WITH_HELP = ("an environment made from a pin, PKG==VER (repeatable: one environment each; join pins with commas "
+             "for one environment): Python, companion pins and base are chosen from the package index")
 
 
 def _param(text: str) -> tuple[str, Any]:
@@ -96,6 +98,7 @@ def build_parser() -> argparse.ArgumentParser:
     matrix.add_argument("--image", action="append", default=[], help="an existing image as an environment (repeatable)")
     matrix.add_argument("--interpreter", action="append", default=[], help="a local Python as an environment (repeatable)")
     matrix.add_argument("--family", action="append", default=[], help="API families of --image/--interpreter environments")
+    _with_options(matrix)
     _build_options(matrix)
 
     images_cmd = sub.add_parser("images", help="build the environment images (layer-cached)")
@@ -116,7 +119,30 @@ def build_parser() -> argparse.ArgumentParser:
     repro.add_argument("--setenv", type=_setenv, action="append", default=[], help=SETENV_HELP)
     repro.add_argument("--results", type=Path, default=Path("results"), help="results folder")
     repro.add_argument("--venv-dir", type=Path, default=Path(".matrix-venvs"), help="where the venv backend keeps virtualenvs")
+    _with_options(repro)
     _build_options(repro)
+
+    bisect = sub.add_parser("bisect", help="the first release where a script's memory behaviour turns, in few runs")
+    bisect.add_argument("script", type=Path, help="the script (a bug report's, unmodified)")
+    bisect.add_argument("--package", required=True, help="the distribution whose releases are searched (tensorflow, jax, ...)")
+    bisect.add_argument("--good", required=True, help="a release where the behaviour is fine")
+    bisect.add_argument("--bad", required=True, help="a release where it is not")
+    bisect.add_argument("--criterion", choices=list(bisection.CRITERIA), default="left",
+                        help="; ".join(f"{k}: {v}" for k, v in bisection.CRITERIA.items()) + " (default: left)")
+    bisect.add_argument("--threshold", type=float, default=None, metavar="MIB",
+                        help="bad when the value exceeds the good release's by more than this many MiB (default: "
+                        + ", ".join(f"{k} {v:g}" for k, v in bisection.DEFAULT_THRESHOLD_MIB.items()) + ")")
+    bisect.add_argument("--label", default=None, help="--criterion label: part of the checkpoint label to read")
+    bisect.add_argument("--pre", action="store_true", help="include pre-releases and dev releases")
+    bisect.add_argument("--backend", choices=["auto", "docker", "venv"], default="auto")
+    bisect.add_argument("--variant", choices=["cpu", "gpu"], default=None, help="default: gpu with an NVIDIA GPU, else cpu")
+    bisect.add_argument("--gpu-mode", choices=["gpus", "cdi", "devices", "none"], default=None)
+    bisect.add_argument("--timeout", type=float, default=None, help="seconds per release before the script is killed")
+    bisect.add_argument("--setenv", type=_setenv, action="append", default=[], help=SETENV_HELP)
+    bisect.add_argument("--results", type=Path, default=Path("results"), help="results folder")
+    bisect.add_argument("--venv-dir", type=Path, default=Path(".matrix-venvs"), help="where the venv backend keeps virtualenvs")
+    bisect.add_argument("--index-url", default=pkgindex.DEFAULT_INDEX, help="the package index releases are listed from")
+    _build_options(bisect)
 
     report = sub.add_parser("report", help="re-render a saved run: terminal table, matrix.md, matrix.json, report.html")
     report.add_argument("run_dir", type=Path, help="a run folder (results/<run-id>)")
@@ -127,6 +153,14 @@ def build_parser() -> argparse.ArgumentParser:
     sub.add_parser("doctor", help="what this host can run: engine, driver, container GPU support, images")
     sub.add_parser("clean", help="remove every container this tool labelled")
     return parser
+
+
+def _with_options(parser: argparse.ArgumentParser) -> None:
+    from .pkgindex import DEFAULT_INDEX
+
+    parser.add_argument("--with", dest="with_pins", action="append", default=[], metavar="PKG==VER", help=WITH_HELP)
+    parser.add_argument("--index-url", default=DEFAULT_INDEX, help="the package index --with looks releases up in "
+                        "(its JSON simple API, PEP 691)")
 
 
 def _build_options(parser: argparse.ArgumentParser) -> None:
@@ -236,7 +270,8 @@ def cmd_matrix(args: argparse.Namespace, err: Console, out: Console) -> int:
     options = MatrixOptions(envs=args.env, scenarios=args.scenario, variant=args.variant, results_root=args.results,
                             timeout=args.timeout, params=dict(args.param), build=_build_opts(args), jobs=args.jobs,
                             gpu_mode=args.gpu_mode, gpu_indices=args.gpus, extra_envs=extra, backend=args.backend,
-                            venv_root=args.venv_dir, setenv=dict(args.setenv))
+                            venv_root=args.venv_dir, setenv=dict(args.setenv), with_pins=args.with_pins,
+                            index_url=args.index_url)
     nvml = Nvml.open()
     progress = Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
                         console=err, transient=False)
@@ -321,14 +356,15 @@ def cmd_repro(args: argparse.Namespace, err: Console, out: Console) -> int:
 
     if args.timeout is not None and args.timeout <= 0:
         raise UsageError(f"--timeout must be positive, got {args.timeout}")
-    item = repro.script_scenario(args.script, args.timeout)
+    item = repro.script_scenario(args.script, args.timeout, plain=bool(args.with_pins))
     extra = _adhoc_envs(args, list(item.families))
     names = args.env
-    if names is None and not extra:
+    if names is None and not extra and not args.with_pins:
         names = [env.name for env in config.select(config.load_environments(), None) if catalogue.applies(env, item)]
     options = MatrixOptions(envs=names, variant=args.variant, results_root=args.results, timeout=args.timeout,
                             build=_build_opts(args), gpu_mode=args.gpu_mode, extra_envs=extra, backend=args.backend,
-                            venv_root=args.venv_dir, items=[item], setenv=dict(args.setenv))
+                            venv_root=args.venv_dir, items=[item], setenv=dict(args.setenv), with_pins=args.with_pins,
+                            index_url=args.index_url)
     nvml = Nvml.open()
     try:
         run = run_matrix(options, nvml, _plain_events(err))
@@ -342,6 +378,42 @@ def cmd_repro(args: argparse.Namespace, err: Console, out: Console) -> int:
     print(block, end="")
     err.print(f"written: {run.run_dir / 'repro.md'}, and report.html (a timeline per environment)")
     return _nothing_ran(records, err)
+
+
+def cmd_bisect(args: argparse.Namespace, err: Console, out: Console) -> int:
+    from .bisect_run import BisectOptions, run_bisect
+    from .matrix import MatrixOptions
+
+    if args.timeout is not None and args.timeout <= 0:
+        raise UsageError(f"--timeout must be positive, got {args.timeout}")
+    criterion = bisection.Criterion.make(args.criterion, args.threshold, args.label)
+    matrix = MatrixOptions(variant=args.variant, results_root=args.results, timeout=args.timeout, build=_build_opts(args),
+                           gpu_mode=args.gpu_mode, backend=args.backend, venv_root=args.venv_dir, setenv=dict(args.setenv),
+                           index_url=args.index_url)
+    options = BisectOptions(script=args.script, package=args.package, good=args.good, bad=args.bad, criterion=criterion,
+                            pre=args.pre, matrix=matrix)
+    err.print(f"criterion: {criterion.describe()}", markup=False)
+    events = _plain_events(err)
+
+    def emit(kind: str, data: dict[str, Any]) -> None:
+        if kind == "releases":
+            err.print(f"{len(data['versions'])} releases of {data['package']}: {', '.join(data['versions'])}", markup=False)
+        elif kind == "version":
+            err.print(f"[bold]{args.package} {data['version']}[/]")
+        else:
+            events(kind, data)
+
+    nvml = Nvml.open()
+    try:
+        run = run_bisect(options, nvml, emit)
+    finally:
+        nvml.close()
+    text = (run.run_dir / "bisect.md").read_text(encoding="utf-8")
+    print(text, end="")
+    err.print(f"written: {run.run_dir / 'bisect.md'}, bisect.json, matrix.md, report.html")
+    if run.outcome.first_bad is not None:
+        return 0
+    return _nothing_ran(run.records, err) or 1
 
 
 def _plain_events(err: Console) -> Any:
@@ -422,6 +494,8 @@ def main(argv: list[str] | None = None) -> int:
             return cmd_repro(args, err, out)
         if args.command == "report":
             return cmd_report(args, err, out)
+        if args.command == "bisect":
+            return cmd_bisect(args, err, out)
         if args.command == "scenarios":
             return cmd_scenarios(out)
         if args.command == "doctor":

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import re
 import sys
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
@@ -54,6 +55,9 @@ class EnvDef:
     user: str = "65534:65534"
     default: bool = True  # part of a plain `matrix` run; False: only when named with --env
     variants: dict[str, VariantDef] = field(default_factory=dict)
+    pin: str = ""  # made from --with PKG==VER (adhoc.py): the pins it was asked for
+    imports: tuple[str, ...] = ()  # modules an image build must import to count as built
+    unavailable: str = ""  # why this environment cannot be made here (its cells are skipped)
 
     @property
     def kind(self) -> Literal["build", "image", "process"]:
@@ -67,7 +71,7 @@ class EnvDef:
         return self.variants[variant]
 
     def image_tag(self, variant: str) -> str:
-        return self.image or f"{IMAGE_PREFIX}/{self.name}:{variant}"
+        return self.image or f"{IMAGE_PREFIX}/{re.sub(r'[^a-z0-9._-]+', '-', self.name.lower())}:{variant}"
 
     def build_args(self, variant: str) -> dict[str, str]:
         v = self.variant(variant)
@@ -77,6 +81,7 @@ class EnvDef:
             "PIP_PACKAGES": " ".join(v.packages),
             "PIP_INDEX": v.index_url,
             "PIP_OPTIONS": " ".join(v.pip_options),
+            **({"IMPORTS": " ".join(self.imports)} if self.imports else {}),
         }
 
     def definition_hash(self, variant: str, repo: Path = REPO) -> str:

@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from . import __version__, aggregate, catalogue, config, gpu_access, images, prepare, results
+from . import __version__, adhoc, aggregate, catalogue, config, gpu_access, images, pkgindex, prepare, results
 from .errors import UsageError
 from .nvml import Nvml
 from .runner import CellOptions, run_cell, skipped_record
@@ -45,6 +45,9 @@ class MatrixOptions:
     venv_root: Path = Path(".matrix-venvs")
     items: list[Scenario] | None = None  # these instead of the catalogue (a repro script)
     setenv: dict[str, str] = field(default_factory=dict)  # --setenv: for every cell
+    with_pins: list[str] = field(default_factory=list)  # --with PKG==VER: environments made on demand
+    index_url: str = pkgindex.DEFAULT_INDEX  # where --with pins are looked up
+    run_id: str | None = None  # write into this run (bisect: one run folder for every version)
 
 
 @dataclass
@@ -56,6 +59,8 @@ class MatrixRun:
     access: gpu_access.GpuAccess
     backend: str = "docker"
     records: list[dict[str, Any]] = field(default_factory=list)
+    skipped: dict[str, str] = field(default_factory=dict)  # environment -> why it could not run here
+    planned: list[tuple[str, str]] = field(default_factory=list)
     matrix: dict[str, Any] = field(default_factory=dict)
     wall_s: float = 0.0
 
@@ -68,26 +73,31 @@ def choose_variant(requested: str | None, nvml: Nvml) -> tuple[str, str]:
     return "cpu", f"no NVIDIA GPU: {nvml.reason}; the GPU columns are unavailable, RSS only"
 
 
-def _environments(options: MatrixOptions) -> list[config.EnvDef]:
+def _environments(options: MatrixOptions, variant: str, items: list[Scenario]) -> list[config.EnvDef]:
+    """The named environments, the --image/--interpreter ones, and one per --with pin."""
+    fallback = tuple(dict.fromkeys(f for item in items for f in item.families))
+    pinned = [adhoc.environment(text, variant, fallback, options.index_url) for text in options.with_pins]
+    extra = list(options.extra_envs) + pinned
     named = options.envs or []
-    if options.extra_envs and not named:
-        return list(options.extra_envs)
-    return config.select(config.load_environments(), named or None) + list(options.extra_envs)
+    if extra and not named:
+        return extra
+    return config.select(config.load_environments(), named or None) + extra
 
 
 def run_matrix(options: MatrixOptions, nvml: Nvml, emit: Event) -> MatrixRun:
     started = time.monotonic()
-    envs = _environments(options)
     chosen = options.items if options.items is not None else catalogue.select(catalogue.discover(), options.scenarios)
     variant, why = choose_variant(options.variant, nvml)
+    envs = _environments(options, variant, chosen)
     for env in envs:
-        if env.kind == "build":
+        if env.kind == "build" and not env.unavailable:
             env.variant(variant)  # UsageError now, not after the builds
     ready = prepare.prepare(envs, variant, options.backend, options.gpu_mode, options.build, options.venv_root, nvml, emit)
     cells = catalogue.plan(ready.envs, chosen)
-    run_id = results.new_run_id()
+    run_id = options.run_id or results.new_run_id()
     run = MatrixRun(run_id, options.results_root / run_id, variant, why, ready.access, ready.kind)
     planned = [(env.name, item.name) for env, item in cells]
+    run.skipped, run.planned = dict(ready.skipped), planned
     runnable = [(env, item) for env, item in cells if env.name not in ready.skipped]
     slots = _gpu_slots(options, nvml) or [None] * (options.jobs or max(1, min(2, os.cpu_count() or 1)))
     emit("plan", {"variant": variant, "reason": why, "cells": len(runnable), "envs": [e.name for e in ready.envs],
@@ -97,7 +107,7 @@ def run_matrix(options: MatrixOptions, nvml: Nvml, emit: Event) -> MatrixRun:
         "run_id": run_id, "tool_version": __version__, "variant": variant, "variant_reason": why,
         "backend": ready.kind, "backend_reason": ready.reason, "skipped": ready.skipped,
         "gpu_mode": ready.access.mode, "gpu_mode_reason": ready.access.reason, "planned": planned,
-        "environments": {env.name: {"kind": env.kind, "family": list(env.family)} for env in ready.envs},
+        "environments": {env.name: _env_manifest(env, variant) for env in ready.envs},
         "host": {"driver": nvml.driver, "gpus": [g.name for g in nvml.gpus], "nvml": nvml.available,
                  "nvml_reason": nvml.reason or None},
     })
@@ -108,7 +118,8 @@ def run_matrix(options: MatrixOptions, nvml: Nvml, emit: Event) -> MatrixRun:
     def one(env: config.EnvDef, item: Scenario, slot: int | None) -> dict[str, Any]:
         backend = ready.backends[env.name]
         gpu = nvml.available and (backend.name != "docker" or ready.access.mode != "none")
-        facts = {"kind": env.kind, "family": list(env.family), "variant": variant if env.kind == "build" else None}
+        facts = {"kind": env.kind, "family": list(env.family), "variant": variant if env.kind == "build" else None,
+                 **_pin_facts(env, variant)}
         cell_options = CellOptions(run_id=run_id, run_dir=run.run_dir, env_name=env.name, env_facts=facts,
                                    params=options.params, timeout=options.timeout, cpu_only=not gpu,
                                    gpu_index=slot or 0, setenv=options.setenv)
@@ -126,6 +137,20 @@ def run_matrix(options: MatrixOptions, nvml: Nvml, emit: Event) -> MatrixRun:
         run.matrix = aggregate.write_reports(run.run_dir, planned, note=note)
         run.wall_s = round(time.monotonic() - started, 2)
     return run
+
+
+def _pin_facts(env: config.EnvDef, variant: str) -> dict[str, Any]:
+    """What a --with environment was made from: the pins asked for and everything chosen for them."""
+    if not env.pin or env.unavailable:
+        return {}
+    pins = env.variant(variant)
+    return {"pin": env.pin, "python_version": env.python_version, "base": pins.base, "packages": list(pins.packages),
+            "index_url": pins.index_url or None}
+
+
+def _env_manifest(env: config.EnvDef, variant: str) -> dict[str, Any]:
+    return {"kind": env.kind, "family": list(env.family), **_pin_facts(env, variant),
+            **({"unavailable": env.unavailable} if env.unavailable else {})}
 
 
 def _gpu_slots(options: MatrixOptions, nvml: Nvml) -> list[int | None]:

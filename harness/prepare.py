@@ -59,6 +59,10 @@ def prepare(envs: list[config.EnvDef], variant: str, requested: str, gpu_mode: s
         prepared.access = gpu_access.for_run(client.info(), variant, nvml.available, gpu_mode)
         prepared.envs = [_probe(client, env, variant, build, emit) for env in envs]
     for env in prepared.envs:
+        if env.unavailable:
+            prepared.skipped[env.name] = env.unavailable
+            emit("skipped", {"env": env.name, "reason": env.unavailable})
+            continue
         try:
             prepared.backends[env.name] = _backend_for(env, kind, variant, client, prepared.access, build, venv_root, emit)
         except venvs.EnvSkipped as exc:

@@ -11,7 +11,7 @@ import re
 from pathlib import Path
 from typing import Any
 
-from . import __version__, verdicts
+from . import __version__, loops, verdicts
 from .errors import UsageError
 from .scenario import Scenario
 from .units import human_bytes
@@ -31,13 +31,16 @@ def script_families(source: str) -> tuple[str, ...]:
     return tuple(families)
 
 
-def script_scenario(path: Path, timeout: float | None = None) -> Scenario:
+def script_scenario(path: Path, timeout: float | None = None, plain: bool = False) -> Scenario:
+    """The script as a scenario. ``plain``: a script importing no framework runs too (family
+    ``any``), for environments made from a pin (--with), where the pin says what it needs."""
     if not path.is_file():
         raise UsageError(f"script not found: {path} (give the path to the bug report's .py file)")
     source = path.read_text(encoding="utf-8", errors="replace")
-    families = script_families(source)
+    families = script_families(source) or (("any",) if plain else ())
     if not families:
-        raise UsageError(f"{path} imports none of tensorflow, torch, jax, cupy: nothing here measures it")
+        raise UsageError(f"{path} imports none of tensorflow, torch, jax, cupy: nothing here measures it "
+                         "(or name what it needs with --with PKG==VER)")
     return Scenario(name=f"repro/{path.stem}", path=path.resolve(), families=families, technique="a user's script",
                     title=f"{path.name}, unmodified", mode="repro", timeout=timeout or REPRO_TIMEOUT_S,
                     preinit=tuple(name for name in ("torch", "cupy") if name in families))
@@ -49,8 +52,58 @@ def _env_line(record: dict[str, Any]) -> str:
     frameworks = ", ".join(f"{k} {v}" for k, v in versions if k != "numpy") or "no framework imported"
     gpu = (host.get("gpu") or {}).get("name") or "no GPU"
     where = env.get("image") or env.get("interpreter") or ""
-    return (f"**{env.get('name')}**: {frameworks}; Python {facts.get('python', '?')}; driver {host.get('driver') or 'n/a'}; "
-            f"{gpu}; {env.get('backend')} {where}".rstrip())
+    python = facts.get("python") or (record.get("agent") or {}).get("python") or "?"
+    built = f" ({', '.join(env['packages'])} on {env.get('base')})" if env.get("packages") else ""
+    return (f"**{env.get('name')}**: {frameworks}; Python {python}; driver {host.get('driver') or 'n/a'}; "
+            f"{gpu}; {env.get('backend')} {where}".rstrip() + built)
+
+
+COLUMNS = ["t", "rss", "nvml_device", "nvml_process"]
+
+
+def _peak_meter(record: dict[str, Any]) -> str:
+    cps = record.get("checkpoints") or []
+    return "nvml_process" if any(cp["readings"].get("nvml_process") is not None for cp in cps) else "rss"
+
+
+def peaks_between(record: dict[str, Any]) -> dict[int, dict[str, Any]]:
+    """Peaks the 100 Hz timeline saw between checkpoints (and after the last) that exceed both
+    ends by more than the meter's smallest judged change: checkpoint index -> the peak before it
+    (index len(checkpoints): after the last one). Each: {"after", "before", "t_s", "readings"}."""
+    cps = record.get("checkpoints") or []
+    samples = (record.get("timeline") or {}).get("samples") or []
+    if not cps or not samples:
+        return {}
+    meter = _peak_meter(record)
+    column = COLUMNS.index(meter)
+    origin = float((record.get("pre_gpu") or cps[0])["t"])
+    edges = [float(cp["t"]) for cp in cps] + [float("inf")]
+    found: dict[int, dict[str, Any]] = {}
+    for i in range(1, len(edges)):
+        inside = [row for row in samples if edges[i - 1] < float(row[0]) < edges[i] and row[column] is not None]
+        if not inside:
+            continue
+        top = max(inside, key=lambda row: row[column])
+        ends = [cps[j]["readings"].get(meter) for j in (i - 1, i) if j < len(cps)]
+        highest_end = max((v for v in ends if v is not None), default=0)
+        if top[column] - highest_end > verdicts.METER_RULES[meter].min_signal:
+            found[i] = {"after": cps[i - 1]["label"], "before": cps[i]["label"] if i < len(cps) else None,
+                        "t_s": round(float(top[0]) - origin, 2), "readings": dict(zip(COLUMNS[1:], top[1:], strict=True))}
+    return found
+
+
+def loop_lines(record: dict[str, Any]) -> list[str]:
+    """Growth per iteration of every looped checkpoint: first, last, slope."""
+    meter = _peak_meter(record)
+    ran = record.get("loops") or {}
+    lines = []
+    for site, points in loops.groups(record.get("checkpoints") or [], meter).items():
+        total = ran.get(site, points[-1][0])
+        sampled = "" if len(points) == total else f", measured at {len(points)} of them (1-10, then every 10th, 100th, ...)"
+        lines.append(f"- `{site}` ran {total} times{sampled}: {human_bytes(points[0][1])} at #{points[0][0]}, "
+                     f"{human_bytes(points[-1][1])} at #{points[-1][0]}; growth {human_bytes(int(loops.slope(points)))} "
+                     f"per iteration ({meter.replace('_', ' ')})")
+    return lines
 
 
 def _variables_line(record: dict[str, Any]) -> str:
@@ -60,6 +113,13 @@ def _variables_line(record: dict[str, Any]) -> str:
         return ""
     shown = ", ".join(f"`{k}={v}`" + (" (--setenv)" if k in setenv else "") for k, v in sorted({**seen, **setenv}.items()))
     return f"Variables: {shown}"
+
+
+def _peak_row(peak: dict[str, Any]) -> str:
+    where = f"between `{peak['after']}` and `{peak['before']}`" if peak["before"] else f"after `{peak['after']}`"
+    r = peak["readings"]
+    return (f"| *peak {where.replace('|', chr(92) + '|')}, at {peak['t_s']:.2f} s* | {human_bytes(r.get('nvml_process'))} | "
+            f"{human_bytes(r.get('nvml_device'))} | {human_bytes(r.get('rss'))} | (timeline) | |")
 
 
 def markdown(records: list[dict[str, Any]], script: Path) -> str:
@@ -76,9 +136,15 @@ def markdown(records: list[dict[str, Any]], script: Path) -> str:
                       f"memory at `{verdict_of['first_touch']}`; nothing gives it back before exit, so it is not counted "
                       f"as left.", ""]
         judged = {s["label"]: s for s in verdict_of.get("steps", [])}
+        peaks = peaks_between(record)
         lines += ["| checkpoint | GPU, this process | GPU, device | host RSS | framework in use / reserved | verdict |",
                   "|---|---|---|---|---|---|"]
-        for cp in record.get("checkpoints") or []:
+        cps = record.get("checkpoints") or []
+        for index, cp in enumerate([*cps, None]):
+            if index in peaks:
+                lines.append(_peak_row(peaks[index]))
+            if cp is None:
+                break
             r, views = cp["readings"], cp.get("view") or {}
             fw = "; ".join(f"{n} {human_bytes(v.get('in_use'))} / {human_bytes(v.get('reserved'))}" for n, v in views.items())
             step = judged.get(cp["label"], {})
@@ -88,6 +154,9 @@ def markdown(records: list[dict[str, Any]], script: Path) -> str:
             label = cp["label"].replace("|", "\\|")
             lines.append(f"| `{label}` | {human_bytes(r.get('nvml_process'))} | {human_bytes(r.get('nvml_device'))} | "
                          f"{human_bytes(r.get('rss'))} | {fw or '-'} | {verdict} |")
+        looped = loop_lines(record)
+        if looped:
+            lines += ["", "Growth per loop iteration:", *looped]
         exit_verdict = ((record.get("verdicts") or {}).get("exit") or {}).get("verdict")
         status = record.get("status")
         error = record.get("error") or {}

@@ -188,6 +188,9 @@ def _converse(
         if event.kind == "hello":
             record["agent"] = {k: event.data.get(k) for k in ("pid", "python", "executable")}
             record["env_seen"] = event.data.get("env") or {}  # memory-relevant variables, as the cell saw them
+            record["facts"] = {"python": event.data.get("python"), "frameworks": {}}
+        elif event.kind == "frameworks":  # imported so far: kept even if the cell never ends
+            record["facts"]["frameworks"] = dict(event.data.get("frameworks") or {})
         elif event.kind == "checkpoint":
             readings, settle = meters.read_settled(tracker)
             checkpoint = {
@@ -205,7 +208,9 @@ def _converse(
         elif event.kind == "end":
             record["status"] = event.data.get("status", "error")
             record["error"] = event.data.get("error")
-            record["facts"] = event.data.get("facts") or {}
+            record["facts"] = event.data.get("facts") or record["facts"]
+            if event.data.get("loops"):
+                record["loops"] = event.data["loops"]  # looped checkpoint site -> iterations run
             return
 
 

@@ -19,6 +19,7 @@ from __future__ import print_function
 import json
 import os
 import sys
+import threading
 import time
 import traceback
 
@@ -47,14 +48,16 @@ class Channel(object):
         self.ack_timeout = ack_timeout
         self.out = out
         self.seq = 0
+        self.lock = threading.Lock()  # the framework watcher sends too
 
     def send(self, event, **fields):
         fields["nonce"] = self.nonce
         fields["event"] = event
         fields["t"] = time.time()
         line = json.dumps(fields, sort_keys=True)
-        self.out.write(line + "\n")
-        self.out.flush()
+        with self.lock:
+            self.out.write(line + "\n")
+            self.out.flush()
 
     def wait_ack(self, seq):
         """Block until the host has measured checkpoint ``seq``."""
@@ -135,17 +138,60 @@ def preinit(names):
 
     Only frameworks whose start changes no setting the script may still make (torch, cupy); TF and
     JAX are left alone: starting them would allocate before the script could configure them.
+    torch gets its CUDA context and nothing else (no allocation, no cuBLAS), so what nvidia-smi
+    shows for the script is what it shows without this tool.
     """
     if "torch" in names:
         import torch
         if torch.cuda.is_available():
-            a = torch.ones(64, 64, device="cuda")
-            torch.mm(a, a).sum().item()  # loads cuBLAS too: its memory stays for the process's life
-            del a
-            torch.cuda.synchronize()
+            torch.cuda.mem_get_info()  # needs, so makes, the primary context; allocates nothing
     if "cupy" in names:
         import cupy
         cupy.zeros(1).sum()
+
+
+# Looped checkpoints (inside a loop or a function): every iteration up to 10, then every 10th up
+# to 100, every 100th up to 1,000 and so on, so a long loop costs a few dozen readings.
+LOOP_EVERY_UNTIL = 10
+
+
+def measured(n):
+    return n <= LOOP_EVERY_UNTIL or n % (10 ** (len(str(n)) - 1)) == 0
+
+
+def numbered(checkpoint):
+    """The instrumented script's checkpoint: a repeated site's label gets its iteration (``#n``)."""
+    counts = {}
+
+    def mark(label, repeat=False):
+        if not repeat:
+            checkpoint(label)
+            return
+        n = counts.get(label, 0) + 1
+        counts[label] = n
+        if measured(n):
+            checkpoint("%s#%d" % (label, n))
+    mark.counts = counts
+    return mark
+
+
+def watch_frameworks(channel, interval=0.5):
+    """Report framework versions as they are imported, so a script that hangs or crashes still
+    says what it ran."""
+    def loop():
+        last = {}
+        try:
+            while True:
+                time.sleep(interval)
+                found = framework_view.imported_versions()
+                if found != last:
+                    channel.send("frameworks", frameworks=found)
+                    last = found
+        except Exception:  # interpreter shutdown, a closed pipe: nothing left to report to
+            return
+    thread = threading.Thread(target=loop, name="harness-frameworks")
+    thread.daemon = True
+    thread.start()
 
 
 def run(spec, channel):
@@ -177,7 +223,9 @@ def run(spec, channel):
     import instrument
     code, _ = instrument.instrument(source, path)
     namespace["__name__"] = "__main__"
-    namespace[instrument.CHECKPOINT_NAME] = checkpoint
+    mark = numbered(checkpoint)
+    channel.loops = mark.counts
+    namespace[instrument.CHECKPOINT_NAME] = mark
     sys.argv = [path]
     preinit(spec.get("preinit") or [])
     checkpoint("start")
@@ -192,6 +240,7 @@ def main(argv):
     channel.send("hello", pid=os.getpid(), python=sys.version.split()[0], executable=sys.executable,
                  env=memory_environment(os.environ))
     status, error = "ok", None
+    watch_frameworks(channel)
     try:
         run(spec, channel)
     except BaseException:  # the scenario's failure is a result, whatever it raised
@@ -205,7 +254,8 @@ def main(argv):
                 "message": str(exc_value),
                 "traceback": traceback.format_exc(),
             }
-    channel.send("end", status=status, error=error, facts=framework_view.facts())
+    loops = dict((label, n) for label, n in getattr(channel, "loops", {}).items() if n > 1)
+    channel.send("end", status=status, error=error, facts=framework_view.facts(), loops=loops)
     out.flush()
     return 0
 

@@ -134,6 +134,21 @@ def _tf_facts(facts):
         pass
 
 
+FRAMEWORKS = ("torch", "tensorflow", "keras", "jax", "jaxlib", "cupy", "numpy")
+
+
+def imported_versions():
+    """Versions of the frameworks imported so far, read without touching them (safe from any
+    thread, even while the script is still importing one: only the module's own dict is read)."""
+    found = {}
+    for name in FRAMEWORKS:
+        module = _module(name)
+        version = getattr(module, "__dict__", {}).get("__version__") if module is not None else None
+        if isinstance(version, str):
+            found[name] = version
+    return found
+
+
 def facts():
     """What this environment really ran: Python, the frameworks imported, CUDA where known."""
     result = {
@@ -141,7 +156,7 @@ def facts():
         "implementation": platform.python_implementation(),
         "frameworks": {},
     }
-    for name in ("torch", "tensorflow", "keras", "jax", "jaxlib", "cupy", "numpy"):
+    for name in FRAMEWORKS:
         version = _version(name)
         if version is not None:
             result["frameworks"][name] = str(version)

@@ -3,8 +3,10 @@
 Runs inside the environment (stdlib only, Python 2.7 and 3.5+). The script's syntax tree gets a
 call to the checkpoint function after each ``del``, each ``x = None``, each call to a known
 cleanup function (gc.collect, clear_session, reset_default_graph, close, empty_cache, ...), and
-after each ``with`` block that opens a TF session; the label is ``file:line: source``. The
-script's own lines keep their numbers, so tracebacks still point at the user's code.
+after each ``with`` block that opens a TF session; the label is ``file:line: source``. A
+checkpoint inside a loop or a function may run many times: its call says so (``repeat``), and
+the agent numbers its iterations. The script's own lines keep their numbers, so tracebacks still
+point at the user's code.
 """
 import ast
 import os
@@ -16,6 +18,7 @@ CLEANUP_CALLS = (
 )
 SESSION_NAMES = ("Session", "InteractiveSession")
 FIELDS = ("body", "orelse", "finalbody")
+REPEATING = ("For", "While", "AsyncFor", "FunctionDef", "AsyncFunctionDef")
 
 
 def _call_name(node):
@@ -57,8 +60,8 @@ def _label(filename, lines, stmt):
     return "%s:%d: %s" % (os.path.basename(filename), stmt.lineno, text[:80])
 
 
-def _mark(label, like):
-    node = ast.parse("%s(%r)" % (CHECKPOINT_NAME, label)).body[0]
+def _mark(label, like, repeat):
+    node = ast.parse("%s(%r%s)" % (CHECKPOINT_NAME, label, ", True" if repeat else "")).body[0]
     line = getattr(like, "end_lineno", None) or getattr(like, "lineno", 1)
     for child in ast.walk(node):
         if "lineno" in getattr(child, "_attributes", ()):
@@ -68,17 +71,18 @@ def _mark(label, like):
     return node
 
 
-def _instrument_body(stmts, filename, lines, count):
+def _instrument_body(stmts, filename, lines, count, repeat=False):
     out = []
     for stmt in stmts:
+        inner = repeat or type(stmt).__name__ in REPEATING
         for field in FIELDS:  # nested blocks: functions, loops, if/try/with bodies
             if isinstance(getattr(stmt, field, None), list):
-                setattr(stmt, field, _instrument_body(getattr(stmt, field), filename, lines, count))
+                setattr(stmt, field, _instrument_body(getattr(stmt, field), filename, lines, count, inner))
         for handler in getattr(stmt, "handlers", None) or []:
-            handler.body = _instrument_body(handler.body, filename, lines, count)
+            handler.body = _instrument_body(handler.body, filename, lines, count, inner)
         out.append(stmt)
         if is_cleanup(stmt):
-            out.append(_mark(_label(filename, lines, stmt), stmt))
+            out.append(_mark(_label(filename, lines, stmt), stmt, repeat))
             count[0] += 1
     return out
 

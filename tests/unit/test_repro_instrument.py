@@ -15,11 +15,11 @@ from harness.scenario import Scenario
 
 EXPECTED = [
     "start",
-    "repro_stdlib.py:8: del block",
+    "repro_stdlib.py:8: del block#1",  # in a function: it may run many times, so it is numbered
     "repro_stdlib.py:14: data = None",
     "repro_stdlib.py:16: gc.collect()",
-    "repro_stdlib.py:18: gc.collect()",
-    "repro_stdlib.py:18: gc.collect()",
+    "repro_stdlib.py:18: gc.collect()#1",  # in a loop: one label per iteration
+    "repro_stdlib.py:18: gc.collect()#2",
     "end",
 ]
 
@@ -34,7 +34,8 @@ def test_checkpoints_land_after_each_cleanup(python: str, tmp_path: Path) -> Non
     assert "done" in record["stderr_tail"]  # the script's own output, kept
     steps = {s["label"]: s for s in record["verdicts"]["steps"]}
     assert record["verdicts"]["peak"] == "peak (timeline)"
-    assert steps["repro_stdlib.py:8: del block"]["grown"] >= 256 * 1024 * 1024  # the peak inside work() was seen
+    assert record["loops"] == {"repro_stdlib.py:18: gc.collect()": 2}  # sites run more than once
+    assert steps["repro_stdlib.py:8: del block#1"]["grown"] >= 256 * 1024 * 1024  # the peak inside work() was seen
 
 
 def test_script_families_come_from_its_imports() -> None:
