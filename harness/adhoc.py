@@ -73,7 +73,8 @@ def parse(text: str) -> list[Requirement]:
         try:
             req = Requirement(part)
         except InvalidRequirement as exc:
-            raise UsageError(f"--with {text!r}: {part!r} is not a requirement ({exc}); write PKG==VERSION") from exc
+            reason = str(exc).splitlines()[0]
+            raise UsageError(f"--with {text!r}: {part!r} is not a requirement ({reason}); write PKG==VERSION") from exc
         specs = list(req.specifier)
         if len(specs) != 1 or specs[0].operator != "==" or "*" in specs[0].version:
             raise UsageError(f"--with {text!r}: pin {req.name} to one release, like {req.name}==1.2.3")

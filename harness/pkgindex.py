@@ -92,7 +92,12 @@ def releases(package: str, index_url: str = DEFAULT_INDEX, timeout: float = 30.0
         if exc.code == 404:
             raise UsageError(f"{index_url} has no package {package!r}: check the name") from exc
         raise EnvironmentNotFound(f"package index {index_url} answered {exc.code} for {package}: try again later") from exc
-    except (urllib.error.URLError, OSError, ValueError) as exc:
+    except urllib.error.URLError as exc:
+        if isinstance(exc.reason, FileNotFoundError):  # a folder index without that project
+            raise UsageError(f"{index_url} has no package {package!r}: check the name") from exc
+        raise EnvironmentNotFound(f"package index {index_url} unreachable ({exc.reason}): check the network, "
+                                  f"or give a reachable --index-url") from exc
+    except (OSError, ValueError) as exc:
         raise EnvironmentNotFound(f"package index {index_url} unreachable ({exc}): check the network, "
                                   f"or give a reachable --index-url") from exc
     return collect(package, json.loads(body).get("files", []) if is_json else _anchors(body))

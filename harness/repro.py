@@ -92,6 +92,26 @@ def peaks_between(record: dict[str, Any]) -> dict[int, dict[str, Any]]:
     return found
 
 
+def outside_allocator(record: dict[str, Any]) -> tuple[str, int] | None:
+    """(label, bytes) the process gained outside every allocator between the first and the last
+    checkpoint: libraries loaded on first use (cuBLAS, cuDNN kernels, handles), which no cleanup
+    call returns. None when no framework reports its pool, or the gain is below the signal."""
+    cps = [cp for cp in record.get("checkpoints") or [] if cp["readings"].get("nvml_process") is not None]
+    if len(cps) < 2:
+        return None
+
+    def pooled(cp: dict[str, Any]) -> int | None:
+        views = [v.get("reserved") for v in (cp.get("view") or {}).values()]
+        return None if not views or None in views else sum(int(v) for v in views)
+
+    first, last = cps[0], cps[-1]
+    if pooled(first) is None or pooled(last) is None:
+        return None
+    gained = int(last["readings"]["nvml_process"]) - int(first["readings"]["nvml_process"])
+    outside = gained - (int(pooled(last) or 0) - int(pooled(first) or 0))
+    return (last["label"], outside) if outside > verdicts.METER_RULES["nvml_process"].min_signal else None
+
+
 def loop_lines(record: dict[str, Any]) -> list[str]:
     """Growth per iteration of every looped checkpoint: first, last, slope."""
     meter = _peak_meter(record)
@@ -135,6 +155,11 @@ def markdown(records: list[dict[str, Any]], script: Path) -> str:
             lines += [f"The runtime (CUDA context and libraries) took {human_bytes(verdict_of['runtime_cost'])} of GPU "
                       f"memory at `{verdict_of['first_touch']}`; nothing gives it back before exit, so it is not counted "
                       f"as left.", ""]
+        outside = outside_allocator(record)
+        if outside:
+            lines += [f"By `{outside[0]}` the process held {human_bytes(outside[1])} more than at the start outside any "
+                      f"allocator's pool: libraries loaded on first use (cuBLAS, cuDNN kernels and handles), which no "
+                      f"cleanup call returns before exit; it is part of what is left below.", ""]
         judged = {s["label"]: s for s in verdict_of.get("steps", [])}
         peaks = peaks_between(record)
         lines += ["| checkpoint | GPU, this process | GPU, device | host RSS | framework in use / reserved | verdict |",

@@ -70,3 +70,19 @@ def test_a_second_run_reuses_the_virtualenvs(venv_dir: Path, tmp_path: Path) -> 
     record = json.loads((run_dir / "torch" / "torch__del_gc_empty_cache.json").read_text())
     assert record["setenv"] == {"TF_CPP_MIN_LOG_LEVEL": "2"}
     assert record["env_seen"]["TF_CPP_MIN_LOG_LEVEL"] == "2"  # --setenv reached the virtualenv's process
+
+
+def test_a_pin_becomes_a_virtualenv_too(venv_dir: Path, tmp_path: Path) -> None:
+    argv = [sys.executable, "-m", "harness", "repro", str(ROOT / "tests" / "repro" / "six_planted.py"), "--with", "six==1.16.0",
+            "--backend", "venv", "--venv-dir", str(venv_dir), "--results", str(tmp_path), "--setenv", "CUDA_CACHE_DISABLE=1"]
+    result = subprocess.run(argv, cwd=ROOT, capture_output=True, text=True, timeout=900, env=dict(os.environ, NO_COLOR="1"))
+    (run_dir,) = [p for p in tmp_path.iterdir() if p.is_dir()]
+    record = json.loads((run_dir / "six==1.16.0" / "repro__six_planted.json").read_text())
+    if venvs.find_python("3.11") is None:
+        assert record["status"] == "skipped" and "python3.11 not found" in record["error"]["message"]
+        return
+    assert result.returncode == 0, result.stderr[-3000:]
+    assert record["status"] == "ok" and record["env"]["backend"] == "venv"
+    assert record["env"]["interpreter"].startswith(str(venv_dir / "six==1.16.0-cpu"))
+    assert "six 1.16.0 kept 3" in record["stderr_tail"]  # the pinned release ran
+    assert record["env_seen"]["CUDA_CACHE_DISABLE"] == "1"

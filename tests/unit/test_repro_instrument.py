@@ -48,3 +48,18 @@ def test_a_script_without_a_framework_is_one_clear_error(tmp_path: Path) -> None
     script.write_text("print('hi')\n")
     with pytest.raises(Exception, match="imports none of tensorflow, torch, jax, cupy"):
         repro.script_scenario(script)
+
+
+def test_a_long_loop_is_measured_at_sampled_iterations(tmp_path: Path) -> None:
+    script = tmp_path / "loop.py"
+    script.write_text("import gc\nfor i in range(25):\n    x = bytearray(1024)\n    del x\ngc.collect()\n")
+    item = repro.script_scenario(script, plain=True)
+    options = CellOptions(run_id="r", run_dir=tmp_path, env_name="local", env_facts={}, params={})
+    record = run_cell(ProcessBackend(python=sys.executable), item, options, Nvml(False, "not needed"))
+    assert record["status"] == "ok", record["stderr_tail"]
+    looped = [cp["label"].rsplit("#", 1)[1] for cp in record["checkpoints"] if "#" in cp["label"]]
+    assert looped == [str(n) for n in range(1, 11)] + ["20"]  # 1-10, then every 10th
+    assert record["loops"] == {"loop.py:4: del x": 25}
+    assert "loop.py:5: gc.collect()" in [cp["label"] for cp in record["checkpoints"]]  # outside the loop: no number
+    fast = [cp for cp in record["checkpoints"] if cp["settle"].get("fast")]
+    assert len(fast) >= len(record["checkpoints"]) // 2  # nothing moved: four equal readings, a few ms

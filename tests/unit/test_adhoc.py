@@ -1,0 +1,96 @@
+"""Environments from pins: family, Python, companion pins and base, read from a package index.
+
+The index here is a real one on disk (PEP 503 pages under a folder, read through file://), with
+the file names the real releases publish.
+"""
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from harness import adhoc
+from harness.errors import UsageError
+
+PROJECTS = {
+    "tensorflow": ["tensorflow-2.9.2-cp310-cp310-manylinux_2_17_x86_64.manylinux2014_x86_64.whl",
+                   "tensorflow-2.9.2-cp38-cp38-manylinux_2_17_x86_64.manylinux2014_x86_64.whl",
+                   "tensorflow-2.13.0-cp311-cp311-manylinux_2_17_x86_64.manylinux2014_x86_64.whl",
+                   "tensorflow-2.13.0-cp310-cp310-manylinux_2_17_x86_64.manylinux2014_x86_64.whl",
+                   "tensorflow-2.16.1-cp312-cp312-manylinux_2_17_x86_64.manylinux2014_x86_64.whl",
+                   "tensorflow-2.16.1-cp311-cp311-manylinux_2_17_x86_64.manylinux2014_x86_64.whl",
+                   "tensorflow-1.8.0-cp27-cp27mu-manylinux1_x86_64.whl",
+                   "tensorflow-0.12.0.tar.gz"],
+    "jax": ["jax-0.10.2-py3-none-any.whl", "jax-0.11.2-py3-none-any.whl"],
+    "jaxlib": ["jaxlib-0.10.2-cp311-cp311-manylinux_2_27_x86_64.whl", "jaxlib-0.10.2-cp312-cp312-manylinux_2_27_x86_64.whl",
+               "jaxlib-0.11.2-cp312-cp312-manylinux_2_27_x86_64.whl", "jaxlib-0.11.2-cp313-cp313-manylinux_2_27_x86_64.whl"],
+    "torch": ["torch-2.5.1-cp311-cp311-manylinux1_x86_64.whl", "torch-2.5.1-cp312-cp312-manylinux1_x86_64.whl"],
+    "six": ["six-1.16.0-py2.py3-none-any.whl"],
+}
+
+
+@pytest.fixture()
+def index(tmp_path: Path) -> str:
+    for project, files in PROJECTS.items():
+        folder = tmp_path / "simple" / project
+        folder.mkdir(parents=True)
+        links = "".join(f'<a href="{name}">{name}</a>' for name in files)
+        (folder / "index.html").write_text(f"<html><body>{links}</body></html>")
+    return (tmp_path / "simple").as_uri()
+
+
+def test_jax_gets_its_jaxlib_and_a_python_both_have_wheels_for(index: str) -> None:
+    env = adhoc.environment("jax==0.10.2", "cpu", index_url=index)
+    assert env.family == ("jax",) and env.python_version == "3.11" and env.pin == "jax==0.10.2"
+    assert env.variants["cpu"].packages == ("jax==0.10.2", "jaxlib==0.10.2")
+    assert env.variants["cpu"].base == "python:3.11-slim-bookworm"
+    newer = adhoc.environment("jax==0.11.2", "cpu", index_url=index)
+    assert newer.python_version == "3.12"  # no 3.11 wheel: the nearest Python that has one
+    assert adhoc.environment("jax==0.10.2", "gpu", index_url=index).variants["gpu"].packages[0] == "jax[cuda12]==0.10.2"
+
+
+def test_tensorflow_gets_the_companions_its_metadata_lacks_and_its_cuda_base(index: str) -> None:
+    old = adhoc.environment("tensorflow==2.9.2", "cpu", index_url=index)
+    assert old.family == ("tf2", "tf1") and "numpy<1.24" in old.variants["cpu"].packages
+    assert old.python_version == "3.10" and old.variants["cpu"].base == "python:3.10-slim-bookworm"
+    gpu = adhoc.environment("tensorflow==2.9.2", "gpu", index_url=index).variants["gpu"]
+    assert gpu.base == "nvidia/cuda:11.2.2-cudnn8-runtime-ubuntu20.04"  # its tested CUDA 11.2, Python 3.8
+    current = adhoc.environment("tensorflow==2.16.1", "gpu", index_url=index)
+    assert current.variants["gpu"].packages[0] == "tensorflow[and-cuda]==2.16.1" and current.python_version == "3.12"
+    tf1 = adhoc.environment("tensorflow==1.8.0", "gpu", index_url=index)
+    assert tf1.family == ("tf1",) and tf1.variants["gpu"].base == "tensorflow/tensorflow:1.8.0-gpu"
+    pinned = adhoc.environment("tensorflow==2.13.0,numpy==1.24.3", "cpu", index_url=index)
+    assert pinned.name == "tensorflow==2.13.0,numpy==1.24.3" and "numpy<2" not in pinned.variants["cpu"].packages
+
+
+def test_a_release_that_cannot_run_here_is_an_environment_saying_why(index: str) -> None:
+    sdist = adhoc.environment("tensorflow==0.12.0", "cpu", index_url=index)
+    assert "no wheel for Linux x86_64 (only a source archive)" in sdist.unavailable
+    missing = adhoc.environment("tensorflow==2.99.0", "cpu", index_url=index)
+    assert "no release 2.99.0 of tensorflow" in missing.unavailable
+    no_cuda_python = adhoc.environment("tensorflow==2.13.0", "gpu", index_url=index)
+    assert no_cuda_python.unavailable == ""  # 3.10 wheels: CUDA 11.8 on Ubuntu 22.04
+
+
+def test_torch_cpu_builds_come_from_pytorchs_cpu_index(index: str) -> None:
+    env = adhoc.environment("torch==2.5.1", "cpu", index_url=index)
+    assert env.variants["cpu"].index_url == "https://download.pytorch.org/whl/cpu"
+    assert env.image_tag("cpu") == "gpu-cleanup-matrix/torch-2.5.1:cpu"
+
+
+def test_a_package_that_is_no_framework_takes_the_scripts_family(index: str) -> None:
+    assert adhoc.environment("six==1.16.0", "cpu", ("any",), index_url=index).family == ("any",)
+    with pytest.raises(UsageError, match="pin a framework too"):
+        adhoc.environment("six==1.16.0", "cpu", index_url=index)
+
+
+@pytest.mark.parametrize("text", ["tensorflow>=2.9", "tensorflow==2.*", "tensorflow", "tensorflow~=2.9"])
+def test_only_exact_pins_are_accepted(text: str) -> None:
+    with pytest.raises(UsageError, match="pin tensorflow to one release"):
+        adhoc.parse(text)
+
+
+def test_a_bad_requirement_is_one_line() -> None:
+    with pytest.raises(UsageError) as caught:
+        adhoc.parse("tensorflow==2.9,!=2.9.1")
+    assert "\n" not in caught.value.message and "write PKG==VERSION" in caught.value.message

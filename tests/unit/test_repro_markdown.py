@@ -1,0 +1,47 @@
+"""What the repro Markdown says, on real GPU records: peaks between checkpoints, growth per
+iteration, memory outside the allocator, and versions even when the script never ended."""
+from __future__ import annotations
+
+import copy
+import json
+from pathlib import Path
+from typing import Any
+
+from harness import repro
+
+REFERENCE = Path(__file__).resolve().parents[2] / "matrix" / "reference"
+
+
+def _load(path: Path) -> dict[str, Any]:
+    return dict(json.loads(path.read_text()))
+
+
+def test_a_peak_between_checkpoints_gets_its_own_row() -> None:
+    record = _load(REFERENCE / "h100-580.159.04" / "host-python3" / "torch__cudnn_benchmark.json")
+    peaks = repro.peaks_between(record)
+    assert list(peaks) == [1] and peaks[1]["after"] == "ready" and peaks[1]["before"] == "peak"
+    assert peaks[1]["readings"]["nvml_process"] > record["checkpoints"][1]["readings"]["nvml_process"]
+    text = repro.markdown([record], Path("bench.py"))
+    assert "| *peak between `ready` and `peak`, at 5.46 s* | 43.04 GiB |" in text
+
+
+def test_loops_are_summarised_per_site() -> None:
+    record = _load(next((REFERENCE / "h100-580.159.04-repro" / "torch_model_loop" / "host-python3").glob("*.json")))
+    text = repro.markdown([record], Path("torch_model_loop.py"))
+    assert ("`torch_model_loop.py:10: del model` ran 30 times, measured at 12 of them (1-10, then every 10th, 100th, ...): "
+            "656.00 MiB at #1, 1.21 GiB at #30; growth 20.00 MiB per iteration") in text
+
+
+def test_libraries_loaded_later_are_named_not_hidden() -> None:
+    record = _load(next((REFERENCE / "h100-580.159.04-repro" / "torch_del_empty_cache" / "host-python3").glob("*.json")))
+    assert repro.outside_allocator(record) == ("end", 224 * 1024 * 1024)
+    assert "took 518.00 MiB of GPU memory at `start`" in repro.markdown([record], Path("x.py"))
+
+
+def test_a_script_that_timed_out_still_names_its_versions() -> None:
+    record = _load(next((REFERENCE / "h100-580.159.04-repro" / "torch_model_loop" / "host-python3").glob("*.json")))
+    hung = copy.deepcopy(record)
+    hung.update(status="timeout", facts={"python": None, "frameworks": {"torch": "2.11.0+cu130"}},
+                error={"type": "Timeout", "message": "no end after 600s"})
+    line = repro.markdown([hung], Path("x.py")).splitlines()[2]
+    assert "torch 2.11.0+cu130; Python 3.12.3" in line
