@@ -70,6 +70,7 @@ def run_bisect(options: BisectOptions, nvml: Nvml, emit: Event) -> BisectRun:
     name = canonicalize_name(options.package)
     records: list[dict[str, Any]] = []
     planned: list[tuple[str, str]] = []
+    walls: dict[Version, float] = {}  # making the environment (build or virtualenv) and running the script
 
     def one(version: Version) -> tuple[dict[str, Any] | None, str]:
         emit("version", {"version": str(version)})
@@ -77,6 +78,7 @@ def run_bisect(options: BisectOptions, nvml: Nvml, emit: Event) -> BisectRun:
         run = run_matrix(replace(options.matrix, items=[item], with_pins=[pin], envs=None, run_id=run_id), nvml, emit)
         planned.extend(run.planned)
         records.extend(run.records)
+        walls[version] = run.wall_s
         if run.records:
             return run.records[0], ""
         return None, next(iter(run.skipped.values()), "did not run")
@@ -88,24 +90,24 @@ def run_bisect(options: BisectOptions, nvml: Nvml, emit: Event) -> BisectRun:
                       "label": options.criterion.label or None, "text": options.criterion.describe()},
         "runs": [{"version": str(s.version), "value": s.measure.value if s.measure else None,
                   "meter": s.measure.meter if s.measure else None, "where": s.measure.where if s.measure else s.note,
-                  "bad": s.bad, "status": s.status} for s in outcome.steps],
+                  "bad": s.bad, "status": s.status, "wall_s": walls.get(s.version)} for s in outcome.steps],
         "first_bad": str(outcome.first_bad) if outcome.first_bad else None,
         "last_good": str(outcome.last_good) if outcome.last_good else None,
         "answer": outcome.answer,
     }
     results.write_json(run_dir / "bisect.json", summary)
-    (run_dir / "bisect.md").write_text(markdown(options, outcome, len(versions)), encoding="utf-8")
+    (run_dir / "bisect.md").write_text(markdown(options, outcome, len(versions), walls), encoding="utf-8")
     aggregate.write_reports(run_dir, planned, note=f"bisect of {options.package} {options.good}..{options.bad}: "
                                                    f"{outcome.answer}")
     return BisectRun(run_dir, outcome, records)
 
 
-def markdown(options: BisectOptions, outcome: bisection.Outcome, releases: int) -> str:
+def markdown(options: BisectOptions, outcome: bisection.Outcome, releases: int, walls: dict[Version, float]) -> str:
     meters = {s.measure.meter for s in outcome.steps if s.measure}
     meter = {"nvml_process": "GPU memory of the script's processes (NVML)", "rss": "resident host memory (no GPU)"}
     lines = [f"### Bisect of `{options.script.name}` over {options.package} {options.good} .. {options.bad}", "",
              f"Criterion: {options.criterion.describe()}; measured on "
              f"{', '.join(meter.get(m, m) for m in sorted(meters)) or 'nothing'}, over the process start.", "",
-             bisection.table(outcome, options.criterion), "",
+             bisection.table(outcome, options.criterion, walls), "",
              f"{len(outcome.steps)} of {releases} releases run. **{outcome.answer}**", ""]
     return "\n".join(lines)

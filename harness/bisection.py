@@ -187,11 +187,14 @@ def _shown(step: Step, criterion: Criterion) -> str:
     return human_bytes(step.measure.value) + (" per iteration" if criterion.name == "growth" else "")
 
 
-def table(outcome: Outcome, criterion: Criterion) -> str:
-    """Markdown: every release run, in version order, with its value and verdict."""
-    lines = ["| release | value | verdict | where | status |", "|---|---|---|---|---|"]
+def table(outcome: Outcome, criterion: Criterion, walls: dict[Version, float] | None = None) -> str:
+    """Markdown: every release run, in version order, with its value, verdict and wall time
+    (making the environment included)."""
+    walls = walls or {}
+    lines = ["| release | value | verdict | where | status | wall |", "|---|---|---|---|---|---|"]
     for step in sorted(outcome.steps, key=lambda s: s.version):
         verdict = {True: "bad", False: "good", None: "not judged"}[step.bad]
         where = (step.measure.where if step.measure else step.note).replace("|", "\\|")
-        lines.append(f"| {step.version} | {_shown(step, criterion)} | {verdict} | `{where}` | {step.status} |")
+        wall = f"{walls[step.version]:.1f} s" if step.version in walls else ""
+        lines.append(f"| {step.version} | {_shown(step, criterion)} | {verdict} | `{where}` | {step.status} | {wall} |")
     return "\n".join(lines)
