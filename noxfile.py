@@ -43,7 +43,7 @@ def clean(session: nox.Session) -> None:
 @nox.session
 def tests(session: nox.Session) -> None:
     """Unit tests, plus integration tests where a Docker engine answers (required when CI=true)."""
-    session.install("-q", "-e", ".[test]")
+    session.install("-q", "-e", ".[test,ray]")
     session.run("python", "-m", "pytest", *session.posargs)
 
 

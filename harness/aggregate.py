@@ -10,7 +10,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-from . import claims, verdicts
+from . import claims, machines, verdicts
 from .results import SCHEMA_VERSION, read_records, write_json
 from .units import human_bytes
 
@@ -106,14 +106,19 @@ def planned_cells(run_dir: Path) -> list[tuple[str, str]]:
 def matrix_from(records: list[dict[str, Any]], broken: list[tuple[Path, str]], run: str,
                 planned: list[tuple[str, str]] | None = None, note: str = "") -> dict[str, Any]:
     cells: dict[str, dict[str, Any]] = {}
+    column = machines.column_namer(records)
     envs: list[str] = list(dict.fromkeys(env for env, _ in planned or []))  # the definitions' order
+    ran: set[tuple[str, str]] = set()
     for record in records:
-        env, name = record["env"]["name"], record["scenario"]["name"]
+        env, name = column(record), record["scenario"]["name"]
         cells.setdefault(name, {})[env] = cell_summary(record)
+        ran.add((record["env"]["name"], name))
         if env not in envs:
             envs.append(env)
     for env, name in planned or []:
-        cells.setdefault(name, {}).setdefault(env, {"status": "missing", "steps": [], "exit": None})
+        if (env, name) not in ran:
+            cells.setdefault(name, {}).setdefault(env, {"status": "missing", "steps": [], "exit": None})
+    envs = [e for e in envs if any(e in row for row in cells.values())]  # an env split by machine: its columns only
     return {
         "schema_version": MATRIX_SCHEMA_VERSION,
         "record_schema_version": SCHEMA_VERSION,

@@ -99,6 +99,9 @@ def build_parser() -> argparse.ArgumentParser:
     matrix.add_argument("--interpreter", action="append", default=[], help="a local Python as an environment (repeatable)")
     matrix.add_argument("--family", action="append", default=[], help="API families of --image/--interpreter environments")
     _with_options(matrix)
+    matrix.add_argument("--cluster", default=None, metavar="ray|ray://HOST:PORT", help=CLUSTER_HELP)
+    matrix.add_argument("--resume", type=Path, default=None, metavar="RUN_DIR",
+                        help="finish an interrupted run: its planned cells that have no record yet (other filters ignored)")
     _build_options(matrix)
 
     images_cmd = sub.add_parser("images", help="build the environment images (layer-cached)")
@@ -120,6 +123,7 @@ def build_parser() -> argparse.ArgumentParser:
     repro.add_argument("--results", type=Path, default=Path("results"), help="results folder")
     repro.add_argument("--venv-dir", type=Path, default=Path(".matrix-venvs"), help="where the venv backend keeps virtualenvs")
     _with_options(repro)
+    repro.add_argument("--cluster", default=None, metavar="ray|ray://HOST:PORT", help=CLUSTER_HELP)
     _build_options(repro)
 
     bisect = sub.add_parser("bisect", help="the first release where a script's memory behaviour turns, in few runs")
@@ -142,6 +146,7 @@ def build_parser() -> argparse.ArgumentParser:
     bisect.add_argument("--results", type=Path, default=Path("results"), help="results folder")
     bisect.add_argument("--venv-dir", type=Path, default=Path(".matrix-venvs"), help="where the venv backend keeps virtualenvs")
     bisect.add_argument("--index-url", default=pkgindex.DEFAULT_INDEX, help="the package index releases are listed from")
+    bisect.add_argument("--cluster", default=None, metavar="ray|ray://HOST:PORT", help=CLUSTER_HELP)
     _build_options(bisect)
 
     report = sub.add_parser("report", help="re-render a saved run: terminal table, matrix.md, matrix.json, report.html")
@@ -150,9 +155,14 @@ def build_parser() -> argparse.ArgumentParser:
     report.add_argument("--json", action="store_true", help="print matrix.json on stdout")
 
     sub.add_parser("scenarios", help="the catalogue as a Markdown table: scenario, technique, seed, envs")
-    sub.add_parser("doctor", help="what this host can run: engine, driver, container GPU support, images")
+    doctor = sub.add_parser("doctor", help="what this host can run: engine, driver, container GPU support, images")
+    doctor.add_argument("--cluster", default=None, metavar="ray|ray://HOST:PORT", help="check every node of a Ray cluster")
     sub.add_parser("clean", help="remove every container this tool labelled")
     return parser
+
+
+CLUSTER_HELP = ("run every cell as a Ray task: `ray` (RAY_ADDRESS, else a local Ray instance) or ray://HOST:10001; "
+                "needs pip install 'gpu-cleanup-matrix[ray]'")
 
 
 def _with_options(parser: argparse.ArgumentParser) -> None:
@@ -271,7 +281,11 @@ def cmd_matrix(args: argparse.Namespace, err: Console, out: Console) -> int:
                             timeout=args.timeout, params=dict(args.param), build=_build_opts(args), jobs=args.jobs,
                             gpu_mode=args.gpu_mode, gpu_indices=args.gpus, extra_envs=extra, backend=args.backend,
                             venv_root=args.venv_dir, setenv=dict(args.setenv), with_pins=args.with_pins,
-                            index_url=args.index_url)
+                            index_url=args.index_url, cluster=args.cluster)
+    if args.resume is not None:
+        from .matrix import resume_options
+
+        options = resume_options(args.resume, options)
     nvml = Nvml.open()
     progress = Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
                         console=err, transient=False)
@@ -364,7 +378,7 @@ def cmd_repro(args: argparse.Namespace, err: Console, out: Console) -> int:
     options = MatrixOptions(envs=names, variant=args.variant, results_root=args.results, timeout=args.timeout,
                             build=_build_opts(args), gpu_mode=args.gpu_mode, extra_envs=extra, backend=args.backend,
                             venv_root=args.venv_dir, items=[item], setenv=dict(args.setenv), with_pins=args.with_pins,
-                            index_url=args.index_url)
+                            index_url=args.index_url, cluster=args.cluster)
     nvml = Nvml.open()
     try:
         run = run_matrix(options, nvml, _plain_events(err))
@@ -389,7 +403,7 @@ def cmd_bisect(args: argparse.Namespace, err: Console, out: Console) -> int:
     criterion = bisection.Criterion.make(args.criterion, args.threshold, args.label)
     matrix = MatrixOptions(variant=args.variant, results_root=args.results, timeout=args.timeout, build=_build_opts(args),
                            gpu_mode=args.gpu_mode, backend=args.backend, venv_root=args.venv_dir, setenv=dict(args.setenv),
-                           index_url=args.index_url)
+                           index_url=args.index_url, cluster=args.cluster)
     options = BisectOptions(script=args.script, package=args.package, good=args.good, bad=args.bad, criterion=criterion,
                             pre=args.pre, matrix=matrix)
     err.print(f"criterion: {criterion.describe()}", markup=False)
@@ -457,18 +471,47 @@ def cmd_scenarios(out: Console) -> int:
     return 0
 
 
-def cmd_doctor(err: Console, out: Console) -> int:
+def cmd_doctor(args: argparse.Namespace, err: Console, out: Console) -> int:
     from .doctor import run_checks
 
+    if args.cluster:
+        return _doctor_cluster(args.cluster, out)
     nvml = Nvml.open()
     try:
         checks = run_checks(nvml)
     finally:
         nvml.close()
     for check in checks:
-        mark = {True: "[green]✓[/]", False: "[red]✕[/]", None: "[dim]•[/]"}[check.ok]
-        out.print(f"{mark} {check.name}: {check.detail}" + (f" [yellow]→ {check.fix}[/]" if check.fix else ""), soft_wrap=True)
+        out.print(_check_line(check), soft_wrap=True)
     return 0 if all(c.ok is not False for c in checks if c.name in ("Docker engine",)) else 1
+
+
+def _check_line(check: Any) -> str:
+    mark = {True: "[green]✓[/]", False: "[red]✕[/]", None: "[dim]•[/]"}[check.ok]
+    return f"{mark} {check.name}: {check.detail}" + (f" [yellow]→ {check.fix}[/]" if check.fix else "")
+
+
+def _doctor_cluster(address: str, out: Console) -> int:
+    """One line per node (Docker, NVML, GPUs), then that node's failing checks with their fixes."""
+    from . import cluster
+
+    offered = cluster.connect(address)
+    out.print(f"Ray cluster at {address}: {offered['nodes']} node(s); a cell asks for "
+              f"{cluster.task_resources(offered['resources'])}", soft_wrap=True)
+    bad = 0
+    for node, checks in sorted(cluster.node_checks(), key=lambda item: item[0]["ip"]):
+        by_name = {c.name: c for c in checks}
+        gpus = [c.detail for c in checks if c.name.startswith("GPU ")]
+        docker, driver = by_name.get("Docker engine"), by_name.get("NVIDIA driver (NVML)")
+        summary = (f"{node['hostname']} ({node['ip']}): Docker {'yes' if docker and docker.ok else 'no'}, "
+                   f"NVML {'yes' if driver and driver.ok else 'no'}, {len(gpus)} GPU(s)"
+                   + (f": {', '.join(gpus)}" if gpus else ""))
+        out.print(summary, soft_wrap=True, markup=False)
+        for check in checks:
+            if check.ok is False:
+                bad += check.name == "Docker engine"
+                out.print("    " + _check_line(check), soft_wrap=True)
+    return 1 if bad else 0
 
 
 def cmd_clean(err: Console) -> int:
@@ -499,7 +542,7 @@ def main(argv: list[str] | None = None) -> int:
         if args.command == "scenarios":
             return cmd_scenarios(out)
         if args.command == "doctor":
-            return cmd_doctor(err, out)
+            return cmd_doctor(args, err, out)
         if args.command == "clean":
             return cmd_clean(err)
     except HarnessError as exc:

@@ -15,7 +15,7 @@ import queue
 import threading
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -47,7 +47,9 @@ class MatrixOptions:
     setenv: dict[str, str] = field(default_factory=dict)  # --setenv: for every cell
     with_pins: list[str] = field(default_factory=list)  # --with PKG==VER: environments made on demand
     index_url: str = pkgindex.DEFAULT_INDEX  # where --with pins are looked up
-    run_id: str | None = None  # write into this run (bisect: one run folder for every version)
+    run_id: str | None = None  # write into this run (bisect: one run folder for every version; --resume)
+    resume: bool = False  # run only the planned cells of run_id that have no record yet
+    cluster: str | None = None  # "ray" or "ray://host:port": every cell a Ray task (cluster.py)
 
 
 @dataclass
@@ -92,13 +94,15 @@ def run_matrix(options: MatrixOptions, nvml: Nvml, emit: Event) -> MatrixRun:
     for env in envs:
         if env.kind == "build" and not env.unavailable:
             env.variant(variant)  # UsageError now, not after the builds
+    if options.cluster:
+        return _run_on_cluster(options, nvml, emit, envs, chosen, variant, why, started)
     ready = prepare.prepare(envs, variant, options.backend, options.gpu_mode, options.build, options.venv_root, nvml, emit)
     cells = catalogue.plan(ready.envs, chosen)
     run_id = options.run_id or results.new_run_id()
     run = MatrixRun(run_id, options.results_root / run_id, variant, why, ready.access, ready.kind)
     planned = [(env.name, item.name) for env, item in cells]
     run.skipped, run.planned = dict(ready.skipped), planned
-    runnable = [(env, item) for env, item in cells if env.name not in ready.skipped]
+    runnable = [(env, item) for env, item in _todo(cells, run.run_dir, options) if env.name not in ready.skipped]
     slots = _gpu_slots(options, nvml) or [None] * (options.jobs or max(1, min(2, os.cpu_count() or 1)))
     emit("plan", {"variant": variant, "reason": why, "cells": len(runnable), "envs": [e.name for e in ready.envs],
                   "gpu_mode": ready.access.mode, "gpu_note": ready.access.reason, "run_dir": str(run.run_dir),
@@ -108,10 +112,9 @@ def run_matrix(options: MatrixOptions, nvml: Nvml, emit: Event) -> MatrixRun:
         "backend": ready.kind, "backend_reason": ready.reason, "skipped": ready.skipped,
         "gpu_mode": ready.access.mode, "gpu_mode_reason": ready.access.reason, "planned": planned,
         "environments": {env.name: _env_manifest(env, variant) for env in ready.envs},
-        "host": {"driver": nvml.driver, "gpus": [g.name for g in nvml.gpus], "nvml": nvml.available,
-                 "nvml_reason": nvml.reason or None},
+        "host": _host(nvml), "request": request_of(options),
     })
-    for env, item in cells:
+    for env, item in _todo(cells, run.run_dir, options):
         if env.name in ready.skipped:
             results.write_record(run.run_dir, skipped_record(run_id, env.name, ready.kind, item, ready.skipped[env.name]))
 
@@ -135,6 +138,108 @@ def run_matrix(options: MatrixOptions, nvml: Nvml, emit: Event) -> MatrixRun:
         note = (f"Variant `{variant}` ({why}); backend {ready.kind} ({ready.reason}); "
                 f"GPU access: {ready.access.mode} ({ready.access.reason}).")
         run.matrix = aggregate.write_reports(run.run_dir, planned, note=note)
+        run.wall_s = round(time.monotonic() - started, 2)
+    return run
+
+
+def _host(nvml: Nvml) -> dict[str, Any]:
+    return {"driver": nvml.driver, "gpus": [g.name for g in nvml.gpus], "nvml": nvml.available,
+            "nvml_reason": nvml.reason or None}
+
+
+def _todo(cells: list[tuple[config.EnvDef, Scenario]], run_dir: Path,
+          options: MatrixOptions) -> list[tuple[config.EnvDef, Scenario]]:
+    """The cells to run: all, or with --resume those without a record in the run folder yet."""
+    if not options.resume:
+        return cells
+    return [(env, item) for env, item in cells if not results.cell_path(run_dir, env.name, item.name).exists()]
+
+
+def request_of(options: MatrixOptions) -> dict[str, Any]:
+    """What was asked, kept in the manifest so --resume can plan the same cells again."""
+    return {
+        "envs": options.envs, "scenarios": options.scenarios, "variant": options.variant, "timeout": options.timeout,
+        "params": options.params, "setenv": options.setenv, "with_pins": options.with_pins, "backend": options.backend,
+        "gpu_mode": options.gpu_mode, "index_url": options.index_url, "cluster": options.cluster,
+        "extra_envs": [{"image": e.image, "interpreter": e.interpreter, "family": list(e.family)} for e in options.extra_envs],
+        "items": [{"path": str(i.path), "timeout": i.timeout} for i in options.items or [] if i.mode == "repro"] or None,
+    }
+
+
+def resume_options(run_dir: Path, base: MatrixOptions) -> MatrixOptions:
+    """The options a run was started with (its manifest's request), to finish it: --resume."""
+    import json
+
+    from . import repro
+
+    try:
+        manifest = json.loads((run_dir / "manifest.json").read_text(encoding="utf-8"))
+        asked = manifest["request"]
+    except (OSError, ValueError, KeyError) as exc:
+        raise UsageError(f"--resume {run_dir}: no manifest with the run's request there ({exc}); "
+                         "give a run folder this version wrote") from exc
+    extra = [config.adhoc_image(e["image"], e["family"]) if e["image"]
+             else config.adhoc_interpreter(e["interpreter"], e["family"]) for e in asked.get("extra_envs") or []]
+    items = [repro.script_scenario(Path(i["path"]), i["timeout"], plain=bool(asked.get("with_pins")))
+             for i in asked.get("items") or []] or None
+    return replace(base, envs=asked["envs"], scenarios=asked["scenarios"], variant=asked["variant"],
+                   timeout=asked["timeout"], params=asked["params"], setenv=asked["setenv"], with_pins=asked["with_pins"],
+                   backend=asked["backend"], gpu_mode=asked["gpu_mode"], index_url=asked["index_url"],
+                   cluster=base.cluster or asked.get("cluster"), extra_envs=extra, items=items,
+                   results_root=run_dir.parent, run_id=run_dir.name, resume=True)
+
+
+def _run_on_cluster(options: MatrixOptions, nvml: Nvml, emit: Event, envs: list[config.EnvDef], chosen: list[Scenario],
+                    variant: str, why: str, started: float) -> MatrixRun:
+    """The matrix with every cell a Ray task (cluster.py); records are written as they arrive."""
+    from . import cluster
+
+    for env in envs:
+        if env.kind == "image" and not env.family:
+            raise UsageError(f"--cluster: give --family for --image {env.image} (it is probed on the nodes, not here)")
+    offered = cluster.connect(options.cluster or "ray")
+    emit("backend", {"backend": f"ray, {offered['nodes']} node(s)", "reason": f"--cluster {options.cluster}"})
+    cells = catalogue.plan(envs, chosen)
+    run_id = options.run_id or results.new_run_id()
+    run = MatrixRun(run_id, options.results_root / run_id, variant, why,
+                    gpu_access.GpuAccess("none", "per node: each node's engine decides"), "ray")
+    run.planned = [(env.name, item.name) for env, item in cells]
+    run.skipped = {env.name: env.unavailable for env in envs if env.unavailable}
+    todo = [(env, item) for env, item in _todo(cells, run.run_dir, options) if env.name not in run.skipped]
+    emit("plan", {"variant": variant, "reason": why, "cells": len(todo), "envs": [e.name for e in envs],
+                  "gpu_mode": "per node", "gpu_note": "each node's engine decides", "run_dir": str(run.run_dir),
+                  "workers": [f"ray: {offered['nodes']} node(s), {cluster.task_resources(offered['resources'])}"]})
+    results.write_manifest(run.run_dir, {
+        "run_id": run_id, "tool_version": __version__, "variant": variant, "variant_reason": why, "backend": "ray",
+        "backend_reason": f"--cluster {options.cluster}", "skipped": run.skipped, "planned": run.planned,
+        "environments": {env.name: _env_manifest(env, variant) for env in envs}, "host": _host(nvml),
+        "cluster": offered, "request": request_of(options),
+    })
+    for env, item in _todo(cells, run.run_dir, options):
+        if env.name in run.skipped:
+            results.write_record(run.run_dir, skipped_record(run_id, env.name, "ray", item, run.skipped[env.name]))
+    jobs = [cluster.NodeJob(env=env, item=item, variant=variant, backend=options.backend, gpu_mode=options.gpu_mode,
+                            build=options.build,
+                            cell=CellOptions(run_id=run_id, run_dir=run.run_dir, env_name=env.name, params=options.params,
+                                             env_facts={"kind": env.kind, "family": list(env.family),
+                                                        "variant": variant if env.kind == "build" else None,
+                                                        **_pin_facts(env, variant)},
+                                             timeout=options.timeout, cpu_only=not nvml.available, setenv=options.setenv))
+            for env, item in todo]
+
+    def done(record: dict[str, Any], log: str) -> None:
+        results.write_record(run.run_dir, record)
+        if log:
+            path = run.run_dir / "logs" / record["env"]["name"] / (record["scenario"]["name"].replace("/", "__") + ".log")
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.write_text(log, encoding="utf-8")
+        emit("cell-done", record)
+
+    try:
+        run.records = cluster.run_cells(jobs, done, run_id)
+    finally:
+        run.matrix = aggregate.write_reports(run.run_dir, run.planned, note=f"Variant `{variant}` ({why}); "
+                                             f"cells on a Ray cluster ({offered['nodes']} node(s) at the start).")
         run.wall_s = round(time.monotonic() - started, 2)
     return run
 

@@ -64,7 +64,7 @@ def prepare(envs: list[config.EnvDef], variant: str, requested: str, gpu_mode: s
             emit("skipped", {"env": env.name, "reason": env.unavailable})
             continue
         try:
-            prepared.backends[env.name] = _backend_for(env, kind, variant, client, prepared.access, build, venv_root, emit)
+            prepared.backends[env.name] = backend_for(env, kind, variant, client, prepared.access, build, venv_root, emit)
         except venvs.EnvSkipped as exc:
             prepared.skipped[env.name] = str(exc)
             emit("skipped", {"env": env.name, "reason": str(exc)})
@@ -100,7 +100,7 @@ def ready_image(client: Any, env: config.EnvDef, variant: str, build: images.Bui
         raise UsageError(f"image {env.image!r} is not on this host: `docker pull {env.image}`, or pass --pull") from exc
 
 
-def _backend_for(env: config.EnvDef, kind: str, variant: str, client: Any, access: gpu_access.GpuAccess,
+def backend_for(env: config.EnvDef, kind: str, variant: str, client: Any, access: gpu_access.GpuAccess,
                  build: images.BuildOptions, venv_root: Path, emit: Event) -> Backend:
     from .backends.process import ProcessBackend
 

@@ -13,7 +13,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-from . import verdicts
+from . import machines, verdicts
 
 ASSETS = Path(__file__).resolve().parent / "report_assets"
 TIMELINE_POINTS = 200
@@ -61,7 +61,8 @@ def _asset(name: str) -> str:
 
 
 def render(matrix: dict[str, Any], records: list[dict[str, Any]]) -> str:
-    details = {f"{r['scenario']['name']}|{r['env']['name']}": cell_detail(r) for r in records}
+    column = machines.column_namer(records)
+    details = {f"{r['scenario']['name']}|{column(r)}": cell_detail(r) for r in records}
     data = json.dumps({"matrix": matrix, "details": details}, separators=(",", ":"), default=str)
     data = data.replace("</", "<\\/")  # a record's text can never close the script element
     title = html.escape(f"GPU memory cleanup matrix - {matrix['run']}")

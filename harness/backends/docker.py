@@ -36,7 +36,7 @@ _live: dict[str, Any] = {}
 _live_lock = threading.Lock()
 
 
-def _remove(container: Any) -> None:
+def remove_container(container: Any) -> None:
     try:
         container.remove(force=True)
     except Exception:
@@ -49,14 +49,14 @@ def _remove(container: Any) -> None:
 def remove_live_containers() -> None:
     """A harness that dies of an exception (or SIGTERM turned into SystemExit) leaves nothing."""
     for container in list(_live.values()):
-        _remove(container)
+        remove_container(container)
 
 
 def remove_labelled(client: Any) -> int:
     """Remove every container this tool ever labelled (``harness clean``); returns how many."""
     containers = client.containers.list(all=True, filters={"label": LABEL_RUN})
     for container in containers:
-        _remove(container)
+        remove_container(container)
     return len(containers)
 
 
@@ -93,7 +93,7 @@ class DockerCell:
         except Exception:
             pass  # already exited
         self._save_stderr()
-        _remove(self.container)
+        remove_container(self.container)
 
     def _save_stderr(self) -> None:
         if self._stderr is not None:
@@ -219,6 +219,6 @@ class DockerBackend:
         try:
             container.start()
         except BaseException:
-            _remove(container)
+            remove_container(container)
             raise
         return DockerCell(container, spec, facts={"container": container.name})

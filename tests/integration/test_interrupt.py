@@ -42,3 +42,38 @@ def test_interrupting_the_harness_removes_its_container(sig: int, cpu_image, doc
     assert proc.returncode != 0
     assert "interrupted" in stderr
     assert not _labelled(docker_client), "the interrupted cell's container is still there"
+
+
+def test_resume_finishes_an_interrupted_matrix(cpu_image, docker_client, tmp_path: Path) -> None:
+    cpu_image("torch")
+    scenarios = ["torch/del_gc_empty_cache", "torch/del_no_empty_cache", "torch/reference_cycle", "torch/loss_graph_kept"]
+    argv = [sys.executable, "-m", "harness", "matrix", "--env", "torch", "--variant", "cpu", "--jobs", "1",
+            "--results", str(tmp_path)]
+    for name in scenarios:
+        argv += ["--scenario", name]
+    proc = subprocess.Popen(argv, cwd=ROOT, env=dict(os.environ, NO_COLOR="1"), stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True)
+    try:
+        deadline = time.monotonic() + 300
+        while not list(tmp_path.glob("*/torch/*.json")):
+            assert proc.poll() is None, proc.communicate()[1][-2000:]
+            assert time.monotonic() < deadline, "no cell finished"
+            time.sleep(0.1)
+        proc.send_signal(signal.SIGINT)
+        proc.communicate(timeout=60)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+    (run_dir,) = [p for p in tmp_path.iterdir() if p.is_dir()]
+    before = {p.name: p.stat().st_mtime_ns for p in run_dir.glob("torch/*.json")}
+    assert 1 <= len(before) < len(scenarios)
+    resumed = subprocess.run([sys.executable, "-m", "harness", "matrix", "--resume", str(run_dir)], cwd=ROOT,
+                             env=dict(os.environ, NO_COLOR="1"), capture_output=True, text=True, timeout=600)
+    assert resumed.returncode == 0, resumed.stderr[-3000:]
+    after = {p.name: p.stat().st_mtime_ns for p in run_dir.glob("torch/*.json")}
+    assert len(after) == len(scenarios)
+    assert all(after[name] == stamp for name, stamp in before.items())  # finished cells were not run again
+    assert f"{len(scenarios) - len(before)} cells in torch" in resumed.stderr
+    matrix = __import__("json").loads((run_dir / "matrix.json").read_text())
+    assert {c["status"] for row in matrix["cells"].values() for c in row.values()} == {"ok"}
+    assert not _labelled(docker_client)

@@ -69,8 +69,12 @@ def test_tf2_keras_loop_snippet(cpu_image, tmp_path: Path) -> None:
     assert result.returncode == 0, result.stderr[-3000:]
     per_trial = ["tf2_keras_loop.py:12: del model", "tf2_keras_loop.py:13: tf.keras.backend.clear_session()",
                  "tf2_keras_loop.py:14: gc.collect()"]
+    trials = [f"{label}#{n}" for n in (1, 2) for label in per_trial]  # inside the loop: numbered per iteration
     for env in ("tf2.7", "tf-current"):
-        assert _labels(run_dir, env, "tf2_keras_loop") == ["start", *per_trial, *per_trial, "end"]
+        assert _labels(run_dir, env, "tf2_keras_loop") == ["start", *trials, "end"]
+        record = json.loads((run_dir / env / "repro__tf2_keras_loop.json").read_text())
+        assert record["loops"] == {label: 2 for label in per_trial}
+    assert "`tf2_keras_loop.py:12: del model` ran 2 times" in (run_dir / "repro.md").read_text()
 
 
 def test_a_script_that_fails_in_an_env_is_a_result(cpu_image, tmp_path: Path) -> None:

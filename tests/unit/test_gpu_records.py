@@ -158,3 +158,14 @@ def test_claims_made_for_a_pinned_environment_apply_to_a_cell_of_the_same_releas
     assert made_for_tf27["results"]["host-tf-2.7.4"]["why"].startswith("as tf2.7")
     made_for_tf18 = next(c for c in tf_matrix["claims"] if c["id"] == "tf18-close-keeps")
     assert made_for_tf18["results"] == {}  # TF 1.8 is not what ran here
+
+
+def test_records_from_two_gpu_models_get_a_column_each() -> None:
+    h100 = json.loads((REFERENCE / "h100-580.159.04" / "host-python3" / "torch__del_gc_empty_cache.json").read_text())
+    h200 = json.loads((REFERENCE / "h200-580.159.04" / "host-python3" / "torch__del_gc_empty_cache.json").read_text())
+    matrix = aggregate.matrix_from([h100, h200], [], "two-machines", [("host-python3", "torch/del_gc_empty_cache")])
+    assert matrix["environments"] == ["host-python3 @ NVIDIA H100 80GB HBM3", "host-python3 @ NVIDIA H200"]
+    row = matrix["cells"]["torch/del_gc_empty_cache"]
+    assert {c["status"] for c in row.values()} == {"ok"} and "host-python3" not in row  # no 'missing' beside them
+    alone = aggregate.matrix_from([h100], [], "one-machine", [("host-python3", "torch/del_gc_empty_cache")])
+    assert alone["environments"] == ["host-python3"]
