@@ -108,6 +108,7 @@ def build_parser() -> argparse.ArgumentParser:
     images_cmd.add_argument("--env", action="append", default=None, help="only this environment (repeatable)")
     images_cmd.add_argument("--variant", choices=["cpu", "gpu"], default=None, help="default: gpu with an NVIDIA GPU, else cpu")
     images_cmd.add_argument("--force", action="store_true", help="rebuild even when current")
+    images_cmd.add_argument("--push", action="store_true", help="push every image to --registry afterwards")
     _build_options(images_cmd)
 
     repro = sub.add_parser("repro", help="a bug report's script, unmodified, in each environment, measured")
@@ -177,6 +178,9 @@ def _build_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--wheelhouse", type=Path, default=None, help="a folder of wheels handed to every build")
     parser.add_argument("--offline", action="store_true", help="air-gapped builds: the wheelhouse only, no index")
     parser.add_argument("--pull", action="store_true", help="pull newer base images while building")
+    parser.add_argument("--registry", default=None, metavar="REF",
+                        help="pull each environment's image from this registry (host:port[/prefix]) before building it; "
+                        "`images --push` puts them there (for the nodes of a cluster)")
 
 
 def _console(stderr: bool) -> Console:
@@ -263,7 +267,7 @@ def _build_opts(args: argparse.Namespace) -> Any:
         raise UsageError(f"--wheelhouse {args.wheelhouse} is not a folder (give a folder of .whl files)")
     if args.offline and args.wheelhouse is None:
         raise UsageError("--offline builds need --wheelhouse DIR: with no index, pip can only install from there")
-    return BuildOptions(wheelhouse=args.wheelhouse, offline=args.offline, pull=args.pull)
+    return BuildOptions(wheelhouse=args.wheelhouse, offline=args.offline, pull=args.pull, registry=args.registry)
 
 
 def cmd_matrix(args: argparse.Namespace, err: Console, out: Console) -> int:
@@ -353,14 +357,18 @@ def cmd_images(args: argparse.Namespace, err: Console) -> int:
     nvml.close()
     err.print(f"variant: [bold]{variant}[/] ({why})")
     client, options = connect(), _build_opts(args)
+    if args.push and not args.registry:
+        raise UsageError("--push needs --registry HOST:PORT (where the cluster's nodes pull from)")
     for env in envs:
         env.variant(variant)
         if not args.force and images.image_current(client, env, variant):
             err.print(f"[green]✓[/] {env.image_tag(variant)} is current")
-            continue
-        with err.status(f"building {env.image_tag(variant)}") as status:
-            image_id = images.build(client, env, variant, options, lambda text: status.update(text[:100]))
-        err.print(f"[green]✓[/] {env.image_tag(variant)} built ({image_id[:19]})")
+        else:
+            with err.status(f"building {env.image_tag(variant)}") as status:
+                image_id = images.build(client, env, variant, options, lambda text: status.update(text[:100]))
+            err.print(f"[green]✓[/] {env.image_tag(variant)} built ({image_id[:19]})")
+        if args.push:
+            err.print(f"[green]✓[/] pushed {images.push(client, env, variant, args.registry)}")
     return 0
 
 

@@ -30,6 +30,7 @@ class BuildOptions:
     offline: bool = False  # air-gapped: the wheelhouse only, no index at all
     network_mode: str | None = None
     pull: bool = False
+    registry: str | None = None  # REGISTRY[/PREFIX]: pull an environment's image from there before building it
 
 
 def index_reachable(url: str, timeout: float = 5.0) -> bool:
@@ -127,3 +128,36 @@ def build(client: Any, env: EnvDef, variant: str, options: BuildOptions, note: B
                              "available? `docker pull` it, or build a stand-in)") from exc
     image = client.images.get(tag)
     return str(image.id)
+
+
+def registry_ref(env: EnvDef, variant: str, registry: str) -> tuple[str, str]:
+    """(repository, tag) of ``env``'s image in ``registry``: REGISTRY/gpu-cleanup-matrix/NAME, VARIANT."""
+    repository, tag = env.image_tag(variant).rsplit(":", 1)
+    return f"{registry.rstrip('/')}/{repository}", tag
+
+
+def push(client: Any, env: EnvDef, variant: str, registry: str) -> str:
+    """Push the built image to ``registry`` (for cluster nodes to pull); returns the reference."""
+    repository, tag = registry_ref(env, variant, registry)
+    client.images.get(env.image_tag(variant)).tag(repository, tag=tag)
+    for chunk in client.api.push(repository, tag=tag, stream=True, decode=True):
+        if "error" in chunk:
+            raise BuildError(f"pushing {repository}:{tag} failed: {str(chunk['error']).strip()} "
+                             "(is the registry running, and is it allowed as insecure when it is plain HTTP?)")
+    return f"{repository}:{tag}"
+
+
+def pull_current(client: Any, env: EnvDef, variant: str, registry: str) -> bool:
+    """Pull ``env``'s image from ``registry`` and tag it locally; True when what came is current
+    (its definition-hash label matches), False when the registry has none or an outdated one."""
+    import docker.errors
+
+    repository, tag = registry_ref(env, variant, registry)
+    try:
+        image = client.images.pull(repository, tag=tag)
+    except docker.errors.APIError:
+        return False
+    if (image.labels or {}).get(HASH_LABEL) != env.definition_hash(variant):
+        return False
+    image.tag(*env.image_tag(variant).rsplit(":", 1))
+    return True

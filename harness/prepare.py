@@ -88,6 +88,9 @@ def ready_image(client: Any, env: config.EnvDef, variant: str, build: images.Bui
 
     if env.kind == "build":
         if not images.image_current(client, env, variant):
+            if build.registry and images.pull_current(client, env, variant, build.registry):
+                emit("build", {"env": env.name, "tag": f"{env.image_tag(variant)} pulled from {build.registry}"})
+                return
             emit("build", {"env": env.name, "tag": env.image_tag(variant)})
             images.build(client, env, variant, build, lambda text: emit("build-log", {"text": text}))
         return
