@@ -103,3 +103,26 @@ def results_path(run_dir: Path, record: dict[str, Any]) -> Path:
     from harness import results
 
     return results.cell_path(run_dir, record["env"]["name"], record["scenario"]["name"])
+
+
+def test_ctrl_c_on_the_driver_cancels_the_cells_and_leaves_no_container(cpu_image: Any, cluster: Any, docker_client: Any,
+                                                                       tmp_path: Path) -> None:
+    import signal
+
+    from harness.backends.docker import LABEL_RUN
+
+    cpu_image("torch")
+    made, _ = cluster
+    proc = _matrix(tmp_path, address=made.address)
+    deadline = time.monotonic() + 600
+    while not list(tmp_path.glob("*/torch/*.json")):
+        assert proc.poll() is None and time.monotonic() < deadline, proc.communicate()[1][-3000:]
+        time.sleep(0.2)
+    (run_dir,) = [p for p in tmp_path.iterdir() if p.is_dir()]
+    proc.send_signal(signal.SIGINT)
+    _, err = proc.communicate(timeout=180)
+    assert proc.returncode == 130, err[-3000:]
+    assert "interrupted" in err
+    left = docker_client.containers.list(all=True, filters={"label": f"{LABEL_RUN}={run_dir.name}"})
+    assert not left, [c.name for c in left]
+    assert (run_dir / "matrix.md").is_file()  # what finished is aggregated
