@@ -20,8 +20,9 @@ from typing import Any
 
 from packaging.version import Version
 
-from . import loops
+from . import loops, verdicts
 from .errors import UsageError
+from .meters import TIMELINE_COLUMNS
 from .units import human_bytes
 
 MIB = 1024 * 1024
@@ -65,11 +66,6 @@ class Measure:
     where: str  # which checkpoint (or why there is no value)
 
 
-def meter_of(record: dict[str, Any]) -> str:
-    cps = record.get("checkpoints") or []
-    return "nvml_process" if any(cp["readings"].get("nvml_process") is not None for cp in cps) else "rss"
-
-
 def _floor(record: dict[str, Any], meter: str) -> int:
     pre = (record.get("pre_gpu") or {}).get("readings") or {}
     if pre.get(meter) is not None:
@@ -79,7 +75,7 @@ def _floor(record: dict[str, Any], meter: str) -> int:
 
 
 def measure(record: dict[str, Any], criterion: Criterion) -> Measure:
-    meter = meter_of(record)
+    meter = verdicts.measured_meter(record)
     cps = [cp for cp in record.get("checkpoints") or [] if not cp.get("skipped")]
     if not cps:
         return Measure(None, meter, f"no checkpoint ({record.get('status')})")
@@ -91,7 +87,7 @@ def measure(record: dict[str, Any], criterion: Criterion) -> Measure:
         site, points = max(sites.items(), key=lambda item: loops.slope(item[1]))
         return Measure(int(loops.slope(points)), meter, f"{site} over {len(points)} iterations")
     if criterion.name == "peak":
-        column = ["t", "rss", "nvml_device", "nvml_process"].index(meter)
+        column = TIMELINE_COLUMNS.index(meter)
         samples = [s[column] for s in ((record.get("timeline") or {}).get("samples") or []) if s[column] is not None]
         values = samples + [cp["readings"][meter] for cp in cps if cp["readings"].get(meter) is not None]
         return Measure(int(max(values)) - floor if values else None, meter, "peak")

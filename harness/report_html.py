@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from . import machines, verdicts
+from .meters import TIMELINE_COLUMNS
 
 ASSETS = Path(__file__).resolve().parent / "report_assets"
 TIMELINE_POINTS = 200
@@ -48,7 +49,7 @@ def cell_detail(record: dict[str, Any]) -> dict[str, Any]:
         "checkpoints": [{k: cp.get(k) for k in ("label", "t", "readings", "view", "skipped")}
                         for cp in record.get("checkpoints") or []],
         "after_exit": (record.get("after_exit") or {}).get("readings"),
-        "timeline": {"columns": timeline.get("columns") or ["t", "rss", "nvml_device", "nvml_process"],
+        "timeline": {"columns": timeline.get("columns") or TIMELINE_COLUMNS,
                      "samples": _downsample(timeline.get("samples") or []), "rate_hz": timeline.get("rate_hz")},
         "stderr_tail": (record.get("stderr_tail") or "")[-STDERR_CHARS:],
         "verdicts": record.get("verdicts") or verdicts.judge(record),

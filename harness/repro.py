@@ -13,6 +13,7 @@ from typing import Any
 
 from . import __version__, loops, verdicts
 from .errors import UsageError
+from .meters import TIMELINE_COLUMNS
 from .scenario import Scenario
 from .units import human_bytes
 from .verdicts import TOLERANCES
@@ -58,14 +59,6 @@ def _env_line(record: dict[str, Any]) -> str:
             f"{gpu}; {env.get('backend')} {where}".rstrip() + built)
 
 
-COLUMNS = ["t", "rss", "nvml_device", "nvml_process"]
-
-
-def _peak_meter(record: dict[str, Any]) -> str:
-    cps = record.get("checkpoints") or []
-    return "nvml_process" if any(cp["readings"].get("nvml_process") is not None for cp in cps) else "rss"
-
-
 def peaks_between(record: dict[str, Any]) -> dict[int, dict[str, Any]]:
     """Peaks the 100 Hz timeline saw between checkpoints (and after the last) that exceed both
     ends by more than the meter's smallest judged change: checkpoint index -> the peak before it
@@ -74,8 +67,8 @@ def peaks_between(record: dict[str, Any]) -> dict[int, dict[str, Any]]:
     samples = (record.get("timeline") or {}).get("samples") or []
     if not cps or not samples:
         return {}
-    meter = _peak_meter(record)
-    column = COLUMNS.index(meter)
+    meter = verdicts.measured_meter(record)
+    column = TIMELINE_COLUMNS.index(meter)
     origin = float((record.get("pre_gpu") or cps[0])["t"])
     edges = [float(cp["t"]) for cp in cps] + [float("inf")]
     found: dict[int, dict[str, Any]] = {}
@@ -88,7 +81,8 @@ def peaks_between(record: dict[str, Any]) -> dict[int, dict[str, Any]]:
         highest_end = max((v for v in ends if v is not None), default=0)
         if top[column] - highest_end > verdicts.METER_RULES[meter].min_signal:
             found[i] = {"after": cps[i - 1]["label"], "before": cps[i]["label"] if i < len(cps) else None,
-                        "t_s": round(float(top[0]) - origin, 2), "readings": dict(zip(COLUMNS[1:], top[1:], strict=True))}
+                        "t_s": round(float(top[0]) - origin, 2),
+                        "readings": dict(zip(TIMELINE_COLUMNS[1:], top[1:], strict=True))}
     return found
 
 
@@ -114,7 +108,7 @@ def outside_allocator(record: dict[str, Any]) -> tuple[str, int] | None:
 
 def loop_lines(record: dict[str, Any]) -> list[str]:
     """Growth per iteration of every looped checkpoint: first, last, slope."""
-    meter = _peak_meter(record)
+    meter = verdicts.measured_meter(record)
     ran = record.get("loops") or {}
     lines = []
     for site, points in loops.groups(record.get("checkpoints") or [], meter).items():

@@ -21,7 +21,7 @@ from typing import Any
 
 from . import __version__, procs, verdicts
 from .backends.base import Backend, CellSpec
-from .meters import Meters, PidTracker, TimelineSampler
+from .meters import TIMELINE_COLUMNS, Meters, PidTracker, TimelineSampler
 from .nvml import Nvml
 from .protocol import EOF_EVENT, HostChannel
 from .results import SCHEMA_VERSION
@@ -138,7 +138,7 @@ def run_cell(
             how = f"killed by signal {-code}" if code is not None and code < 0 else f"exit code {code}"
             record["error"] = {"type": "Crashed", "message": f"the process ended without reporting ({how})"}
         record["after_exit"] = _after_exit(meters, tracker)
-        record["timeline"] = {"columns": ["t", "rss", "nvml_device", "nvml_process"],
+        record["timeline"] = {"columns": TIMELINE_COLUMNS,
                               "samples": sampler.samples, "rate_hz": sampler.rate_hz()}
         record["stderr_tail"] = cell.stderr_tail()
         record["stray_stdout"] = channel.stray_lines[-50:]

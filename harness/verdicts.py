@@ -144,6 +144,13 @@ class DriverFloor:
                 "first_touch": self.first_touch, "premapped": self.premapped}
 
 
+def measured_meter(record: dict[str, Any]) -> str:
+    """The meter a record's own numbers are read on (bisect criteria, repro peaks and loops):
+    per-process NVML when it saw the cell's checkpoints, else RSS."""
+    cps = record.get("checkpoints") or []
+    return "nvml_process" if any(_reading(cp, "nvml_process") is not None for cp in cps) else "rss"
+
+
 def baseline_reading(record: dict[str, Any], meter: str) -> int | None:
     """The process before any scenario code: the agent's pre_gpu reading; on per-process NVML a
     record without it still has one, since a process has no GPU memory before its first CUDA call."""
