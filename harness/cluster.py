@@ -189,8 +189,9 @@ def run_cells(jobs: list[NodeJob], done: Done, run_id: str) -> list[dict[str, An
                 except Exception as exc:  # the task failed past its retries: the harness failed this cell
                     job = refs[ref]
                     record = skipped_record(run_id, job.env.name, job.backend, job.item,
-                                            f"the cluster lost this cell: {str(exc).splitlines()[0][:200]}")
-                    record["status"], log = "harness-error", ""
+                                            f"the cluster lost this cell: {str(exc).splitlines()[0][:200]}",
+                                            status="harness-error")
+                    log = ""
                 records.append(record)
                 done(record, log)
     except BaseException:

@@ -102,7 +102,8 @@ def run_matrix(options: MatrixOptions, nvml: Nvml, emit: Event) -> MatrixRun:
     run = MatrixRun(run_id, options.results_root / run_id, variant, why, ready.access, ready.kind)
     planned = [(env.name, item.name) for env, item in cells]
     run.skipped, run.planned = dict(ready.skipped), planned
-    runnable = [(env, item) for env, item in _todo(cells, run.run_dir, options) if env.name not in ready.skipped]
+    todo = _todo(cells, run.run_dir, options)
+    runnable = [(env, item) for env, item in todo if env.name not in ready.skipped]
     slots = _gpu_slots(options, nvml) or [None] * (options.jobs or max(1, min(2, os.cpu_count() or 1)))
     emit("plan", {"variant": variant, "reason": why, "cells": len(runnable), "envs": [e.name for e in ready.envs],
                   "gpu_mode": ready.access.mode, "gpu_note": ready.access.reason, "run_dir": str(run.run_dir),
@@ -114,9 +115,7 @@ def run_matrix(options: MatrixOptions, nvml: Nvml, emit: Event) -> MatrixRun:
         "environments": {env.name: _env_manifest(env, variant) for env in ready.envs},
         "host": _host(nvml), "request": request_of(options),
     })
-    for env, item in _todo(cells, run.run_dir, options):
-        if env.name in ready.skipped:
-            results.write_record(run.run_dir, skipped_record(run_id, env.name, ready.kind, item, ready.skipped[env.name]))
+    _write_skipped(run, todo)
 
     def one(env: config.EnvDef, item: Scenario, slot: int | None) -> dict[str, Any]:
         backend = ready.backends[env.name]
@@ -145,6 +144,13 @@ def run_matrix(options: MatrixOptions, nvml: Nvml, emit: Event) -> MatrixRun:
 def _host(nvml: Nvml) -> dict[str, Any]:
     return {"driver": nvml.driver, "gpus": [g.name for g in nvml.gpus], "nvml": nvml.available,
             "nvml_reason": nvml.reason or None}
+
+
+def _write_skipped(run: MatrixRun, todo: list[tuple[config.EnvDef, Scenario]]) -> None:
+    """A record for each planned cell whose environment cannot run here, with the reason."""
+    for env, item in todo:
+        if env.name in run.skipped:
+            results.write_record(run.run_dir, skipped_record(run.run_id, env.name, run.backend, item, run.skipped[env.name]))
 
 
 def _todo(cells: list[tuple[config.EnvDef, Scenario]], run_dir: Path,
@@ -205,7 +211,8 @@ def _run_on_cluster(options: MatrixOptions, nvml: Nvml, emit: Event, envs: list[
                     gpu_access.GpuAccess("none", "per node: each node's engine decides"), "ray")
     run.planned = [(env.name, item.name) for env, item in cells]
     run.skipped = {env.name: env.unavailable for env in envs if env.unavailable}
-    todo = [(env, item) for env, item in _todo(cells, run.run_dir, options) if env.name not in run.skipped]
+    remaining = _todo(cells, run.run_dir, options)
+    todo = [(env, item) for env, item in remaining if env.name not in run.skipped]
     emit("plan", {"variant": variant, "reason": why, "cells": len(todo), "envs": [e.name for e in envs],
                   "gpu_mode": "per node", "gpu_note": "each node's engine decides", "run_dir": str(run.run_dir),
                   "workers": [f"ray: {offered['nodes']} node(s), {cluster.task_resources(offered['resources'])}"]})
@@ -215,9 +222,7 @@ def _run_on_cluster(options: MatrixOptions, nvml: Nvml, emit: Event, envs: list[
         "environments": {env.name: _env_manifest(env, variant) for env in envs}, "host": _host(nvml),
         "cluster": offered, "request": request_of(options),
     })
-    for env, item in _todo(cells, run.run_dir, options):
-        if env.name in run.skipped:
-            results.write_record(run.run_dir, skipped_record(run_id, env.name, "ray", item, run.skipped[env.name]))
+    _write_skipped(run, remaining)
     jobs = [cluster.NodeJob(env=env, item=item, variant=variant, backend=options.backend, gpu_mode=options.gpu_mode,
                             build=options.build,
                             cell=CellOptions(run_id=run_id, run_dir=run.run_dir, env_name=env.name, params=options.params,
@@ -230,7 +235,7 @@ def _run_on_cluster(options: MatrixOptions, nvml: Nvml, emit: Event, envs: list[
     def done(record: dict[str, Any], log: str) -> None:
         results.write_record(run.run_dir, record)
         if log:
-            path = run.run_dir / "logs" / record["env"]["name"] / (record["scenario"]["name"].replace("/", "__") + ".log")
+            path = results.log_path(run.run_dir, record["env"]["name"], record["scenario"]["name"])
             path.parent.mkdir(parents=True, exist_ok=True)
             path.write_text(log, encoding="utf-8")
         emit("cell-done", record)

@@ -44,6 +44,11 @@ def cell_path(run_dir: Path, env: str, scenario: str) -> Path:
     return run_dir / env.replace("/", "_") / (scenario.replace("/", "__") + ".json")
 
 
+def log_path(run_dir: Path, env: str, scenario: str) -> Path:
+    """Where a cell's full stderr goes."""
+    return run_dir / "logs" / env / (scenario.replace("/", "__") + ".log")
+
+
 def write_record(run_dir: Path, record: dict[str, Any]) -> Path:
     path = cell_path(run_dir, record["env"]["name"], record["scenario"]["name"])
     write_json(path, record)

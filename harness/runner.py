@@ -24,7 +24,7 @@ from .backends.base import Backend, CellSpec
 from .meters import TIMELINE_COLUMNS, Meters, PidTracker, TimelineSampler
 from .nvml import Nvml
 from .protocol import EOF_EVENT, HostChannel
-from .results import SCHEMA_VERSION
+from .results import SCHEMA_VERSION, log_path
 from .scenario import Scenario
 
 DEFAULT_TIMEOUT_S = 300.0
@@ -111,7 +111,7 @@ def run_cell(
             run_id=options.run_id, cell_id=cell_id, env_name=options.env_name, scenario=scenario,
             nonce=uuid.uuid4().hex, params=params, env_vars={**scenario.env, **options.setenv},
             ack_dir=Path(ack_dir), timeout=timeout, gpu_index=options.gpu_index if nvml.available else None,
-            log_path=options.run_dir / "logs" / options.env_name / (scenario.name.replace("/", "__") + ".log"),
+            log_path=log_path(options.run_dir, options.env_name, scenario.name),
         )
         try:
             cell = backend.start(spec)
@@ -148,13 +148,16 @@ def run_cell(
     return record
 
 
-def skipped_record(run_id: str, env_name: str, backend: str, scenario: Scenario, reason: str) -> dict[str, Any]:
-    """The record of a cell whose environment cannot run here: a result, with the reason and fix."""
+def skipped_record(run_id: str, env_name: str, backend: str, scenario: Scenario, reason: str,
+                   status: str = "skipped") -> dict[str, Any]:
+    """The record of a cell that never ran: its environment cannot run here (skipped), or the
+    harness lost it (``status="harness-error"``); a result, with the reason and fix."""
     record: dict[str, Any] = {
         "schema_version": SCHEMA_VERSION, "tool_version": __version__, "run_id": run_id, "cell_id": uuid.uuid4().hex[:12],
         "env": {"name": env_name, "backend": backend},
         "scenario": scenario_facts(scenario, scenario.params),
-        "status": "skipped", "error": {"type": "Skipped", "message": reason}, "checkpoints": [], "facts": {},
+        "status": status, "error": {"type": "Skipped" if status == "skipped" else "HarnessError", "message": reason},
+        "checkpoints": [], "facts": {},
         "exit_code": None, "after_exit": None, "timeline": None, "stderr_tail": "", "duration_s": 0.0,
         "started_at": dt.datetime.now(dt.timezone.utc).isoformat(),
     }
