@@ -168,9 +168,8 @@ def gpu_plan(main: Requirement, version: Version, pythons: tuple[str, ...], pack
     return Plan(UBUNTU_PYTHON[ubuntu], base, tuple(packages))
 
 
-def plan(text: str, variant: str, index_url: str = pkgindex.DEFAULT_INDEX) -> tuple[list[Requirement], Plan]:
-    """What ``--with text`` builds for ``variant``; Unavailable when it cannot be built here."""
-    reqs = parse(text)
+def plan(reqs: list[Requirement], variant: str, index_url: str = pkgindex.DEFAULT_INDEX) -> Plan:
+    """What the pins of one ``--with`` build for ``variant``; Unavailable when it cannot be built here."""
     main, version = reqs[0], pinned(reqs[0])
     kind = kind_of(main.name)
     if kind == "torch" and version.local:  # torch==1.7.1+cu110: PyTorch's own index for that CUDA
@@ -203,9 +202,9 @@ def plan(text: str, variant: str, index_url: str = pkgindex.DEFAULT_INDEX) -> tu
         index = TORCH_INDEX.format(local="cpu")
     if variant == "gpu":
         chosen = gpu_plan(main, version, pythons, packages)
-        return reqs, Plan(chosen.python, chosen.base, chosen.packages, index or chosen.index_url, chosen.pip_options)
+        return Plan(chosen.python, chosen.base, chosen.packages, index or chosen.index_url, chosen.pip_options)
     python = choose_python(pythons)
-    return reqs, Plan(python, cpu_base(python), tuple(packages), index)
+    return Plan(python, cpu_base(python), tuple(packages), index)
 
 
 def environment(text: str, variant: str, fallback_families: tuple[str, ...] = (),
@@ -221,7 +220,7 @@ def environment(text: str, variant: str, fallback_families: tuple[str, ...] = ()
                          "pin a framework too (--with 'torch==2.5.1,numpy==1.26.4')")
     name = ",".join(str(r) for r in reqs)
     try:
-        _, chosen = plan(text, variant, index_url)
+        chosen = plan(reqs, variant, index_url)
     except Unavailable as exc:
         return EnvDef(name=name, family=families, dockerfile=DOCKERFILE, default=False, unavailable=str(exc))
     imports = tuple(dict.fromkeys(MODULES[f] for f in families if f in MODULES))

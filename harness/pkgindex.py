@@ -6,6 +6,7 @@ index works like PyPI. A release's Pythons come from its wheel file names (``cp3
 """
 from __future__ import annotations
 
+import functools
 import html
 import json
 import re
@@ -78,8 +79,10 @@ def _xy(digits: str) -> str:
     return f"{digits[0]}.{digits[1:]}" if len(digits) >= 2 and digits.isdigit() else ""
 
 
+@functools.lru_cache(maxsize=64)
 def releases(package: str, index_url: str = DEFAULT_INDEX, timeout: float = 30.0) -> dict[Version, Release]:
-    """Every release the index lists for ``package``, by version (unsorted)."""
+    """Every release the index lists for ``package``, by version (unsorted). Read once per process:
+    a bisect asks for the same page at every step (callers never change what comes back)."""
     url = f"{index_url.rstrip('/')}/{canonicalize_name(package)}/"
     if url.startswith("file:"):
         url += "index.html"  # a folder index: each project page is a file
