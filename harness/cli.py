@@ -51,6 +51,16 @@ def _setenv(text: str) -> tuple[str, str]:
     return key, value
 
 
+def _seconds(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(f"expected seconds, got {text!r}") from exc
+    if value <= 0:
+        raise argparse.ArgumentTypeError(f"must be positive, got {value:g}")
+    return value
+
+
 def _indices(text: str) -> list[int]:
     try:
         return [int(part) for part in text.split(",") if part.strip()]
@@ -68,7 +78,7 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--backend", choices=["process", "docker"], default="process")
     run.add_argument("--python", default=sys.executable, help="interpreter for the process backend")
     run.add_argument("--env-name", default=None, help="name for the environment in the record")
-    run.add_argument("--timeout", type=float, default=None, help="seconds before the cell is killed")
+    run.add_argument("--timeout", type=_seconds, default=None, help="seconds before the cell is killed")
     run.add_argument("--param", type=_param, action="append", default=[], help="scenario parameter KEY=VALUE")
     run.add_argument("--setenv", type=_setenv, action="append", default=[], help=SETENV_HELP)
     run.add_argument("--gpu", type=int, default=0, help="GPU index to measure (NVML order)")
@@ -83,7 +93,7 @@ def build_parser() -> argparse.ArgumentParser:
     matrix.add_argument("--env", action="append", default=None, help="only this environment (repeatable)")
     matrix.add_argument("--scenario", action="append", default=None, help="only scenarios matching this glob (repeatable)")
     matrix.add_argument("--variant", choices=["cpu", "gpu"], default=None, help="default: gpu with an NVIDIA GPU, else cpu")
-    matrix.add_argument("--timeout", type=float, default=None, help="seconds per cell before it is killed")
+    matrix.add_argument("--timeout", type=_seconds, default=None, help="seconds per cell before it is killed")
     matrix.add_argument("--param", type=_param, action="append", default=[], help="scenario parameter KEY=VALUE, for all")
     matrix.add_argument("--setenv", type=_setenv, action="append", default=[], help=SETENV_HELP)
     matrix.add_argument("--results", type=Path, default=Path("results"), help="results folder")
@@ -119,7 +129,7 @@ def build_parser() -> argparse.ArgumentParser:
     repro.add_argument("--backend", choices=["auto", "docker", "venv", "process"], default="auto")
     repro.add_argument("--variant", choices=["cpu", "gpu"], default=None, help="default: gpu with an NVIDIA GPU, else cpu")
     repro.add_argument("--gpu-mode", choices=["gpus", "cdi", "devices", "none"], default=None)
-    repro.add_argument("--timeout", type=float, default=None, help="seconds per environment before the script is killed")
+    repro.add_argument("--timeout", type=_seconds, default=None, help="seconds per environment before the script is killed")
     repro.add_argument("--setenv", type=_setenv, action="append", default=[], help=SETENV_HELP)
     repro.add_argument("--results", type=Path, default=Path("results"), help="results folder")
     repro.add_argument("--venv-dir", type=Path, default=Path(".matrix-venvs"), help="where the venv backend keeps virtualenvs")
@@ -142,7 +152,7 @@ def build_parser() -> argparse.ArgumentParser:
     bisect.add_argument("--backend", choices=["auto", "docker", "venv"], default="auto")
     bisect.add_argument("--variant", choices=["cpu", "gpu"], default=None, help="default: gpu with an NVIDIA GPU, else cpu")
     bisect.add_argument("--gpu-mode", choices=["gpus", "cdi", "devices", "none"], default=None)
-    bisect.add_argument("--timeout", type=float, default=None, help="seconds per release before the script is killed")
+    bisect.add_argument("--timeout", type=_seconds, default=None, help="seconds per release before the script is killed")
     bisect.add_argument("--setenv", type=_setenv, action="append", default=[], help=SETENV_HELP)
     bisect.add_argument("--results", type=Path, default=Path("results"), help="results folder")
     bisect.add_argument("--venv-dir", type=Path, default=Path(".matrix-venvs"), help="where the venv backend keeps virtualenvs")
@@ -191,8 +201,6 @@ def cmd_run(args: argparse.Namespace, err: Console, out: Console) -> int:
     from .backends.process import ProcessBackend
     from .runner import CellOptions, run_cell
 
-    if args.timeout is not None and args.timeout <= 0:
-        raise UsageError(f"--timeout must be positive, got {args.timeout}")
     spec = scenario.load(args.scenario)
     nvml = Nvml.open()
     backend: Any
@@ -275,8 +283,6 @@ def cmd_matrix(args: argparse.Namespace, err: Console, out: Console) -> int:
 
     from .matrix import MatrixOptions, run_matrix
 
-    if args.timeout is not None and args.timeout <= 0:
-        raise UsageError(f"--timeout must be positive, got {args.timeout}")
 
     if args.interpreter and not args.family:
         raise UsageError("--interpreter needs --family (torch, tf1, tf2, jax, cupy): which scenarios apply")
@@ -376,8 +382,6 @@ def cmd_repro(args: argparse.Namespace, err: Console, out: Console) -> int:
     from . import catalogue, config, repro
     from .matrix import MatrixOptions, run_matrix
 
-    if args.timeout is not None and args.timeout <= 0:
-        raise UsageError(f"--timeout must be positive, got {args.timeout}")
     item = repro.script_scenario(args.script, args.timeout, plain=bool(args.with_pins))
     extra = _adhoc_envs(args, list(item.families))
     names = args.env
@@ -406,8 +410,6 @@ def cmd_bisect(args: argparse.Namespace, err: Console, out: Console) -> int:
     from .bisect_run import BisectOptions, run_bisect
     from .matrix import MatrixOptions
 
-    if args.timeout is not None and args.timeout <= 0:
-        raise UsageError(f"--timeout must be positive, got {args.timeout}")
     criterion = bisection.Criterion.make(args.criterion, args.threshold, args.label)
     matrix = MatrixOptions(variant=args.variant, results_root=args.results, timeout=args.timeout, build=_build_opts(args),
                            gpu_mode=args.gpu_mode, backend=args.backend, venv_root=args.venv_dir, setenv=dict(args.setenv),
