@@ -15,10 +15,13 @@ from typing import Any, NoReturn
 
 from rich.console import Console
 
-from . import __version__, bisection, pkgindex, render, results, scenario
-from .errors import HarnessError, UsageError
-from .nvml import Nvml
-from .units import human_bytes
+from harness import __version__
+from harness.common.errors import HarnessError, UsageError
+from harness.common.units import human_bytes
+from harness.environments import pkgindex
+from harness.measurement.nvml import Nvml
+from harness.reporting import render, results
+from harness.running import bisection, scenario
 
 
 class OneLineParser(argparse.ArgumentParser):
@@ -177,7 +180,7 @@ CLUSTER_HELP = ("run every cell as a Ray task: `ray` (RAY_ADDRESS, else a local 
 
 
 def _with_options(parser: argparse.ArgumentParser) -> None:
-    from .pkgindex import DEFAULT_INDEX
+    from harness.environments.pkgindex import DEFAULT_INDEX
 
     parser.add_argument("--with", dest="with_pins", action="append", default=[], metavar="PKG==VER", help=WITH_HELP)
     parser.add_argument("--index-url", default=DEFAULT_INDEX, help="the package index --with looks releases up in "
@@ -198,8 +201,8 @@ def _console(stderr: bool) -> Console:
 
 
 def cmd_run(args: argparse.Namespace, err: Console, out: Console) -> int:
-    from .backends.process import ProcessBackend
-    from .runner import CellOptions, run_cell
+    from harness.measurement.backends.process import ProcessBackend
+    from harness.measurement.runner import CellOptions, run_cell
 
     spec = scenario.load(args.scenario)
     nvml = Nvml.open()
@@ -244,10 +247,10 @@ def cmd_run(args: argparse.Namespace, err: Console, out: Console) -> int:
 
 
 def _docker_backend(args: argparse.Namespace, nvml: Nvml) -> Any:
-    from . import config, gpu_access, images
-    from .backends.docker import DockerBackend
-    from .docker_client import connect
-    from .matrix import choose_variant
+    from harness.environments import config, gpu_access, images
+    from harness.environments.docker_client import connect
+    from harness.measurement.backends.docker import DockerBackend
+    from harness.running.matrix import choose_variant
 
     if not args.env:
         raise UsageError("--backend docker needs --env NAME (an environment of matrix/environments.toml)")
@@ -262,14 +265,14 @@ def _docker_backend(args: argparse.Namespace, nvml: Nvml) -> Any:
 
 def _adhoc_envs(args: argparse.Namespace, families: list[str]) -> list[Any]:
     """The environments named on the command line (--image, --interpreter)."""
-    from . import config
+    from harness.environments import config
 
     return ([config.adhoc_image(ref, families) for ref in args.image]
             + [config.adhoc_interpreter(py, families) for py in args.interpreter])
 
 
 def _build_opts(args: argparse.Namespace) -> Any:
-    from .images import BuildOptions
+    from harness.environments.images import BuildOptions
 
     if args.wheelhouse is not None and not args.wheelhouse.is_dir():
         raise UsageError(f"--wheelhouse {args.wheelhouse} is not a folder (give a folder of .whl files)")
@@ -281,7 +284,7 @@ def _build_opts(args: argparse.Namespace) -> Any:
 def cmd_matrix(args: argparse.Namespace, err: Console, out: Console) -> int:
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
-    from .matrix import MatrixOptions, run_matrix
+    from harness.running.matrix import MatrixOptions, run_matrix
 
 
     if args.interpreter and not args.family:
@@ -293,7 +296,7 @@ def cmd_matrix(args: argparse.Namespace, err: Console, out: Console) -> int:
                             venv_root=args.venv_dir, setenv=dict(args.setenv), with_pins=args.with_pins,
                             index_url=args.index_url, cluster=args.cluster)
     if args.resume is not None:
-        from .matrix import resume_options
+        from harness.running.matrix import resume_options
 
         options = resume_options(args.resume, options)
     nvml = Nvml.open()
@@ -353,9 +356,9 @@ def _nothing_ran(records: list[dict[str, Any]], err: Console) -> int:
 
 
 def cmd_images(args: argparse.Namespace, err: Console) -> int:
-    from . import config, images
-    from .docker_client import connect
-    from .matrix import choose_variant
+    from harness.environments import config, images
+    from harness.environments.docker_client import connect
+    from harness.running.matrix import choose_variant
 
     envs = config.select(config.load_environments(), args.env)
     nvml = Nvml.open()
@@ -379,8 +382,9 @@ def cmd_images(args: argparse.Namespace, err: Console) -> int:
 
 
 def cmd_repro(args: argparse.Namespace, err: Console, out: Console) -> int:
-    from . import catalogue, config, repro
-    from .matrix import MatrixOptions, run_matrix
+    from harness.environments import config
+    from harness.running import catalogue, repro
+    from harness.running.matrix import MatrixOptions, run_matrix
 
     item = repro.script_scenario(args.script, args.timeout, plain=bool(args.with_pins))
     extra = _adhoc_envs(args, list(item.families))
@@ -407,8 +411,8 @@ def cmd_repro(args: argparse.Namespace, err: Console, out: Console) -> int:
 
 
 def cmd_bisect(args: argparse.Namespace, err: Console, out: Console) -> int:
-    from .bisect_run import BisectOptions, run_bisect
-    from .matrix import MatrixOptions
+    from harness.running.bisect_run import BisectOptions, run_bisect
+    from harness.running.matrix import MatrixOptions
 
     criterion = bisection.Criterion.make(args.criterion, args.threshold, args.label)
     matrix = MatrixOptions(variant=args.variant, results_root=args.results, timeout=args.timeout, build=_build_opts(args),
@@ -450,7 +454,7 @@ def _plain_events(err: Console) -> Any:
 
 
 def cmd_report(args: argparse.Namespace, err: Console, out: Console) -> int:
-    from . import aggregate
+    from harness.reporting import aggregate
 
     for folder in (args.run_dir, args.compare):
         if folder is not None and not (folder / "manifest.json").is_file() and not list(folder.glob("*/*.json")):
@@ -470,7 +474,8 @@ def _show_matrix(matrix: dict[str, Any], as_json: bool, out: Console) -> None:
 
 
 def cmd_scenarios(out: Console) -> int:
-    from . import catalogue, config
+    from harness.environments import config
+    from harness.running import catalogue
 
     envs = list(config.load_environments().values())
     lines = ["| scenario | technique | seed | envs |", "|---|---|---|---|"]
@@ -482,7 +487,7 @@ def cmd_scenarios(out: Console) -> int:
 
 
 def cmd_doctor(args: argparse.Namespace, err: Console, out: Console) -> int:
-    from .doctor import run_checks
+    from harness.environments.doctor import run_checks
 
     if args.cluster:
         return _doctor_cluster(args.cluster, out)
@@ -503,7 +508,7 @@ def _check_line(check: Any) -> str:
 
 def _doctor_cluster(address: str, out: Console) -> int:
     """One line per node (Docker, NVML, GPUs), then that node's failing checks with their fixes."""
-    from . import cluster
+    from harness.running import cluster
 
     offered = cluster.connect(address)
     out.print(f"Ray cluster at {address}: {offered['nodes']} node(s); a cell asks for "
@@ -525,8 +530,8 @@ def _doctor_cluster(address: str, out: Console) -> int:
 
 
 def cmd_clean(err: Console) -> int:
-    from .backends.docker import remove_labelled
-    from .docker_client import connect
+    from harness.environments.docker_client import connect
+    from harness.measurement.backends.docker import remove_labelled
 
     err.print(f"removed {remove_labelled(connect())} container(s) labelled by this tool")
     return 0

@@ -4,7 +4,7 @@ This file runs INSIDE the environment (a container, a virtualenv, any interprete
 oldest Python there: stdlib only, Python 2.7 and 3.5+. It is mounted read-only and never
 imported by the host package.
 
-Wire protocol (the host side is harness/protocol.py):
+Wire protocol (the host side is harness/measurement/protocol.py):
   * agent -> host: one JSON object per line on the ORIGINAL stdout, each carrying the cell's
     nonce. The scenario's own stdout is redirected to stderr at the file-descriptor level, so
     nothing it prints (or its children print) can interleave with a protocol line.

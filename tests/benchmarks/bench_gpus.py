@@ -13,9 +13,9 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
-from harness import config  # noqa: E402
-from harness.matrix import MatrixOptions, run_matrix  # noqa: E402
-from harness.nvml import Nvml  # noqa: E402
+from harness.environments import config  # noqa: E402
+from harness.measurement.nvml import Nvml  # noqa: E402
+from harness.running.matrix import MatrixOptions, run_matrix  # noqa: E402
 
 
 def main() -> int:

@@ -16,7 +16,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 
-from harness import aggregate, render, report_html, results  # noqa: E402
+from harness.reporting import aggregate, render, report_html, results  # noqa: E402
 
 
 def main() -> int:

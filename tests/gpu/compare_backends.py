@@ -12,8 +12,9 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 
-from harness import results, verdicts  # noqa: E402
-from harness.render import human_bytes  # noqa: E402
+from harness.judgement import verdicts  # noqa: E402
+from harness.reporting import results  # noqa: E402
+from harness.reporting.render import human_bytes  # noqa: E402
 
 
 def levels(record: dict) -> dict[str, int]:

@@ -11,10 +11,10 @@ from pathlib import Path
 
 import pytest
 
-from harness import repro
-from harness.backends.process import ProcessBackend
-from harness.nvml import Nvml
-from harness.runner import CellOptions, run_cell
+from harness.measurement.backends.process import ProcessBackend
+from harness.measurement.nvml import Nvml
+from harness.measurement.runner import CellOptions, run_cell
+from harness.running import repro
 
 SCRIPT = """import sys
 import torch

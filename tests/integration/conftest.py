@@ -13,9 +13,9 @@ from typing import Any
 
 import pytest
 
-from harness import config, images
-from harness.backends.docker import LABEL_RUN
-from harness.errors import HarnessError
+from harness.common.errors import HarnessError
+from harness.environments import config, images
+from harness.measurement.backends.docker import LABEL_RUN
 
 pytestmark = pytest.mark.docker
 
@@ -27,7 +27,7 @@ def _wheelhouse() -> Path | None:
 
 @pytest.fixture(scope="session")
 def docker_client() -> Any:
-    from harness.docker_client import connect
+    from harness.environments.docker_client import connect
 
     try:
         client = connect(timeout=300)

@@ -7,10 +7,11 @@ from typing import Any
 import pytest
 from helpers import SCENARIOS
 
-from harness import scenario, verdicts
-from harness.backends.docker import LABEL_RUN, DockerBackend
-from harness.nvml import Nvml
-from harness.runner import CellOptions, run_cell
+from harness.judgement import verdicts
+from harness.measurement.backends.docker import LABEL_RUN, DockerBackend
+from harness.measurement.nvml import Nvml
+from harness.measurement.runner import CellOptions, run_cell
+from harness.running import scenario
 
 MiB = 1024 * 1024
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 import pytest
 from dockerkit import docker_run
 
-from harness.images import HASH_LABEL
+from harness.environments.images import HASH_LABEL
 
 PROBES = {
     "tf1.8": ("tensorflow", "import tensorflow as tf; print(tf.__version__)"),

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 from helpers import ROOT, SCENARIOS
 
-from harness.backends.docker import LABEL_RUN
+from harness.measurement.backends.docker import LABEL_RUN
 
 
 def _labelled(client) -> list:

@@ -15,7 +15,7 @@ from typing import Any
 import pytest
 from helpers import ROOT
 
-from harness import aggregate
+from harness.reporting import aggregate
 
 SCENARIOS = ["torch/del_gc_empty_cache", "torch/del_no_empty_cache", "torch/reference_cycle", "torch/loss_graph_kept"]
 
@@ -100,7 +100,7 @@ def test_a_node_removed_mid_run_loses_nothing_and_its_cells_finish_elsewhere(cpu
 
 
 def results_path(run_dir: Path, record: dict[str, Any]) -> Path:
-    from harness import results
+    from harness.reporting import results
 
     return results.cell_path(run_dir, record["env"]["name"], record["scenario"]["name"])
 
@@ -109,7 +109,7 @@ def test_ctrl_c_on_the_driver_cancels_the_cells_and_leaves_no_container(cpu_imag
                                                                        tmp_path: Path) -> None:
     import signal
 
-    from harness.backends.docker import LABEL_RUN
+    from harness.measurement.backends.docker import LABEL_RUN
 
     cpu_image("torch")
     made, _ = cluster

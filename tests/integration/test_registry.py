@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 
-from harness import adhoc, images, prepare
+from harness.environments import adhoc, images, prepare
 
 
 @pytest.fixture()

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 from helpers import ROOT
 
-from harness import venvs
+from harness.environments import venvs
 
 ENVS = ["tf1.8", "tf2.7", "tf-current", "torch"]
 SCENARIOS = ["tf1/session_close", "tf2/model_del", "torch/del_gc_empty_cache"]

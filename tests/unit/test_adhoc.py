@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from harness import adhoc
-from harness.errors import UsageError
+from harness.common.errors import UsageError
+from harness.environments import adhoc
 
 PROJECTS = {
     "tensorflow": ["tensorflow-2.9.2-cp310-cp310-manylinux_2_17_x86_64.manylinux2014_x86_64.whl",

@@ -8,8 +8,8 @@ from typing import Any
 import pytest
 from packaging.version import Version
 
-from harness import bisection
-from harness.errors import UsageError
+from harness.common.errors import UsageError
+from harness.running import bisection
 
 MiB = 1024 * 1024
 REPRO = Path(__file__).resolve().parents[2] / "matrix" / "reference" / "h100-580.159.04-repro"

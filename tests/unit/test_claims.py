@@ -4,7 +4,8 @@ from __future__ import annotations
 import copy
 from pathlib import Path
 
-from harness import aggregate, claims
+from harness.judgement import claims
+from harness.reporting import aggregate
 
 REFERENCE = Path(__file__).resolve().parents[2] / "matrix" / "reference" / "h200-580.159.04"
 
@@ -14,7 +15,7 @@ def _outcomes(matrix: dict) -> dict[str, dict[str, str]]:
 
 
 def test_every_claim_loads_and_names_a_known_scenario_and_seed() -> None:
-    from harness import catalogue
+    from harness.running import catalogue
 
     names = {s.name for s in catalogue.discover()}
     seeds = {"000_1c2752142478237e.txt", "001_aed2418fb12c43dd.txt", "002_c1b13a36cfe93241.txt",

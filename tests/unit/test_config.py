@@ -5,8 +5,8 @@ from pathlib import Path
 
 import pytest
 
-from harness import config
-from harness.errors import UsageError
+from harness.common.errors import UsageError
+from harness.environments import config
 
 
 def test_shipped_environments_load_with_both_variants() -> None:

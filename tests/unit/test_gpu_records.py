@@ -9,7 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from harness import aggregate, claims, verdicts
+from harness.judgement import claims, verdicts
+from harness.reporting import aggregate
 
 REFERENCE = Path(__file__).resolve().parents[2] / "matrix" / "reference"
 TF = REFERENCE / "h100-580.159.04-tf"

@@ -6,8 +6,8 @@ from pathlib import Path
 import pytest
 from packaging.version import Version
 
-from harness import pkgindex
-from harness.errors import UsageError
+from harness.common.errors import UsageError
+from harness.environments import pkgindex
 
 
 def _entry(name: str, requires: str = "", yanked: bool = False) -> dict[str, object]:

@@ -9,7 +9,7 @@ import pytest
 from helpers import ROOT, harness_cli
 from reportkit import EVERY_OUTCOME, MISSING, make_run
 
-from harness import aggregate
+from harness.reporting import aggregate
 
 
 @pytest.fixture(scope="module")

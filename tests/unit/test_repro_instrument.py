@@ -7,11 +7,11 @@ from pathlib import Path
 import pytest
 from helpers import SCENARIOS, old_pythons
 
-from harness import repro
-from harness.backends.process import ProcessBackend
-from harness.nvml import Nvml
-from harness.runner import CellOptions, run_cell
-from harness.scenario import Scenario
+from harness.measurement.backends.process import ProcessBackend
+from harness.measurement.nvml import Nvml
+from harness.measurement.runner import CellOptions, run_cell
+from harness.running import repro
+from harness.running.scenario import Scenario
 
 EXPECTED = [
     "start",

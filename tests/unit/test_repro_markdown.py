@@ -7,7 +7,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-from harness import repro
+from harness.running import repro
 
 REFERENCE = Path(__file__).resolve().parents[2] / "matrix" / "reference"
 

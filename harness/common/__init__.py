@@ -1,0 +1,1 @@
+"""Shared by every layer: the error types with their exit codes, and byte units."""

@@ -1,0 +1,230 @@
+"""Environments made on demand from a pin (``--with tensorflow==2.13.0``), like the pinned ones.
+
+A pin becomes an ordinary environment definition (config.EnvDef): the family from the package,
+a Python the release has Linux wheels for (read from the package index, see pkgindex.py), the
+companion pins that release needs where its own metadata falls short, and a base per variant.
+It is then built as an image (images/adhoc) or a virtualenv exactly like a pinned environment and
+cached by the same definition hash. Several pins joined by commas make one environment
+(``tensorflow==2.13.0,keras==2.13.1``). A release that cannot run here (no wheel for Linux
+x86_64, no CUDA base for it) becomes an environment marked unavailable, with the reason: its
+cells are recorded as skipped, never silently dropped.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from packaging.requirements import InvalidRequirement, Requirement
+from packaging.specifiers import SpecifierSet
+from packaging.utils import canonicalize_name
+from packaging.version import Version
+
+from harness.common.errors import EnvironmentNotFound, UsageError
+from harness.environments import pkgindex
+from harness.environments.config import EnvDef, VariantDef
+
+DOCKERFILE = "images/adhoc"
+PREFERRED_PYTHON = "3.11"  # the pinned environments' Python: where a release allows it, keep to it
+TF_NAMES = {"tensorflow", "tensorflow-cpu", "tensorflow-gpu", "tf-nightly", "intel-tensorflow"}
+MODULES = {"tf1": "tensorflow", "tf2": "tensorflow", "torch": "torch", "jax": "jax", "cupy": "cupy"}
+
+# Pins a release needs that its own metadata does not state (it predates the breaking release).
+COMPANIONS: tuple[tuple[str, str, tuple[str, ...]], ...] = (
+    ("tensorflow", "<2.9", ("protobuf<3.20",)),      # protobuf 4 breaks TF's generated code
+    ("tensorflow", "<2.12", ("numpy<1.24",)),        # numpy 1.24 removed np.object, np.bool
+    ("tensorflow", ">=2.12,<2.18", ("numpy<2",)),    # TF supports numpy 2 from 2.18
+    ("torch", "<2.3", ("numpy<2",)),                 # wheels built against numpy 1.x
+    ("jax", "<0.4.30", ("numpy<2",)),
+)
+
+# GPU variant: the CUDA base each TF release was built for (TF's tested configurations), newest
+# first. "{ubuntu}" is chosen by the Pythons the release has wheels for.
+TF_GPU_BASES: tuple[tuple[str, str], ...] = (
+    (">=2.14", "nvidia/cuda:12.8.1-runtime-ubuntu{ubuntu}"),  # CUDA from pip: tensorflow[and-cuda]
+    (">=2.12", "nvidia/cuda:11.8.0-cudnn8-runtime-ubuntu22.04"),
+    (">=2.5", "nvidia/cuda:11.2.2-cudnn8-runtime-ubuntu20.04"),
+    (">=2.4", "nvidia/cuda:11.0.3-cudnn8-runtime-ubuntu18.04"),
+    (">=2.1", "nvidia/cuda:10.1-cudnn7-runtime-ubuntu18.04"),
+    (">=1.13", "nvidia/cuda:10.0-cudnn7-runtime-ubuntu18.04"),
+    ("<1.13", "tensorflow/tensorflow:{version}-gpu"),  # the CUDA 9 tags are gone; TF's image has it
+)
+CUDA12_BASE = "nvidia/cuda:12.8.1-runtime-ubuntu{ubuntu}"
+UBUNTU_PYTHON = {"24.04": "3.12", "22.04": "3.10", "20.04": "3.8", "18.04": "3.6"}
+JAX_CUDA_RELEASES = "https://storage.googleapis.com/jax-releases/jax_cuda_releases.html"
+TORCH_INDEX = "https://download.pytorch.org/whl/{local}"
+
+
+class Unavailable(Exception):
+    """This pin cannot become an environment here; the message says why."""
+
+
+@dataclass(frozen=True)
+class Plan:
+    python: str
+    base: str
+    packages: tuple[str, ...]
+    index_url: str = ""
+    pip_options: tuple[str, ...] = ()
+
+
+def parse(text: str) -> list[Requirement]:
+    """``pkg==ver[,pkg==ver...]``: exact pins only (a range would not name what ran)."""
+    reqs = []
+    for part in (p.strip() for p in text.split(",")):
+        try:
+            req = Requirement(part)
+        except InvalidRequirement as exc:
+            reason = str(exc).splitlines()[0]
+            raise UsageError(f"--with {text!r}: {part!r} is not a requirement ({reason}); write PKG==VERSION") from exc
+        specs = list(req.specifier)
+        if len(specs) != 1 or specs[0].operator != "==" or "*" in specs[0].version:
+            raise UsageError(f"--with {text!r}: pin {req.name} to one release, like {req.name}==1.2.3")
+        reqs.append(req)
+    return reqs
+
+
+def pinned(req: Requirement) -> Version:
+    return Version(next(iter(req.specifier)).version)
+
+
+def kind_of(name: str) -> str:
+    """The framework a distribution belongs to ('tensorflow', 'torch', 'jax', 'cupy'), or ''."""
+    name = canonicalize_name(name)
+    if name in TF_NAMES:
+        return "tensorflow"
+    if name in ("jax", "jaxlib"):
+        return "jax"
+    if name.startswith("cupy"):
+        return "cupy"
+    return "torch" if name == "torch" else ""
+
+
+def families_of(name: str, version: Version) -> tuple[str, ...]:
+    kind = kind_of(name)
+    if kind == "tensorflow":
+        return ("tf1",) if version.major < 2 else ("tf2", "tf1")
+    return (kind,) if kind else ()
+
+
+def companions(kind: str, version: Version, given: set[str]) -> list[str]:
+    """Extra pins for this release, except for packages the user pinned."""
+    out: list[str] = []
+    for name, spec, pins in COMPANIONS:
+        if name == kind and SpecifierSet(spec).contains(version, prereleases=True):
+            out += [pin for pin in pins if canonicalize_name(Requirement(pin).name) not in given]
+    return out
+
+
+def choose_python(pythons: tuple[str, ...]) -> str:
+    """The preferred Python when the release has wheels for it, else the nearest (newer on a tie)."""
+    def distance(py: str) -> tuple[float, float]:
+        value = float(py.split(".")[0]) * 100 + float(py.split(".")[1])
+        return abs(value - 311), -value
+    return min(pythons, key=distance)
+
+
+def cpu_base(python: str) -> str:
+    if python == "2.7":
+        return "python:2.7-slim"
+    if python == "3.5":
+        return "python:3.5-slim"
+    suite = "bookworm" if Version(python) >= Version("3.10") else "bullseye"
+    return f"python:{python}-slim-{suite}"
+
+
+def _ubuntu_for(pythons: tuple[str, ...], what: str) -> str:
+    for ubuntu, python in UBUNTU_PYTHON.items():
+        if python in pythons:
+            return ubuntu
+    raise Unavailable(f"{what} has no wheel for the Python of any CUDA base ({', '.join(UBUNTU_PYTHON.values())})")
+
+
+def gpu_plan(main: Requirement, version: Version, pythons: tuple[str, ...], packages: list[str]) -> Plan:
+    """The CUDA base, Python and packages of the gpu variant."""
+    kind, what = kind_of(main.name), f"{main.name} {version}"
+    if kind == "tensorflow":
+        template = next(t for spec, t in TF_GPU_BASES if SpecifierSet(spec).contains(version, prereleases=True))
+        if "{version}" in template:
+            return Plan("2.7", template.format(version=version), tuple(packages))
+        ubuntu = _ubuntu_for(pythons, what) if "{ubuntu}" in template else template.rsplit("ubuntu", 1)[1]
+        if UBUNTU_PYTHON[ubuntu] not in pythons:
+            raise Unavailable(f"{what} has no wheel for Python {UBUNTU_PYTHON[ubuntu]}, the Python of its CUDA base "
+                              f"({template})")
+        if version >= Version("2.14") and not main.extras:
+            packages = [f"{main.name}[and-cuda]=={version}", *packages[1:]]
+        return Plan(UBUNTU_PYTHON[ubuntu], template.format(ubuntu=ubuntu), tuple(packages))
+    ubuntu = _ubuntu_for(pythons, what)
+    base = CUDA12_BASE.format(ubuntu=ubuntu)
+    if kind == "jax" and canonicalize_name(main.name) == "jax" and not main.extras:
+        if version >= Version("0.4.26"):
+            packages = [f"jax[cuda12]=={version}", *packages[1:]]
+        elif version >= Version("0.4.14"):
+            return Plan(UBUNTU_PYTHON[ubuntu], base, (f"jax[cuda12_pip]=={version}", *packages[1:]),
+                        pip_options=("--find-links", JAX_CUDA_RELEASES))
+        else:
+            raise Unavailable(f"{what}: CUDA builds before 0.4.14 need CUDA 11 wheels from outside PyPI; "
+                              "give an image with --image")
+    if kind == "cupy" and "cuda11" in canonicalize_name(main.name):
+        base = f"nvidia/cuda:11.8.0-runtime-ubuntu{ubuntu}" if ubuntu != "24.04" else base
+    return Plan(UBUNTU_PYTHON[ubuntu], base, tuple(packages))
+
+
+def plan(reqs: list[Requirement], variant: str, index_url: str = pkgindex.DEFAULT_INDEX) -> Plan:
+    """What the pins of one ``--with`` build for ``variant``; Unavailable when it cannot be built here."""
+    main, version = reqs[0], pinned(reqs[0])
+    kind = kind_of(main.name)
+    if kind == "torch" and version.local:  # torch==1.7.1+cu110: PyTorch's own index for that CUDA
+        index_url = TORCH_INDEX.format(local=version.local)
+        try:
+            found = pkgindex.releases(main.name, index_url)
+        except EnvironmentNotFound as exc:
+            raise Unavailable(exc.message) from exc
+    else:
+        found = pkgindex.releases(main.name, index_url)
+    if version not in found:
+        near = sorted(v for v in found if v.major == version.major)[-3:]
+        raise Unavailable(f"{index_url} has no release {version} of {main.name}"
+                          + (f" (latest of that series: {', '.join(map(str, near))})" if near else ""))
+    pythons = found[version].pythons()
+    if not pythons:
+        where = "only a source archive" if found[version].sdist else "no file for it"
+        raise Unavailable(f"{main.name} {version} has no wheel for Linux x86_64 ({where})")
+    given = {str(canonicalize_name(r.name)) for r in reqs}
+    extra = companions(kind, version, given)
+    if kind == "jax" and canonicalize_name(main.name) == "jax" and "jaxlib" not in given:
+        libs = pkgindex.releases("jaxlib", index_url)
+        if version in libs and libs[version].pythons():  # jax and jaxlib release together
+            extra.append(f"jaxlib=={version}")
+            pythons = tuple(py for py in pythons if py in libs[version].pythons()) or pythons
+    packages = [str(r) for r in reqs] + extra
+    local = version.local
+    index = index_url if kind == "torch" and local else ""
+    if kind == "torch" and not local and variant == "cpu":
+        index = TORCH_INDEX.format(local="cpu")
+    if variant == "gpu":
+        chosen = gpu_plan(main, version, pythons, packages)
+        return Plan(chosen.python, chosen.base, chosen.packages, index or chosen.index_url, chosen.pip_options)
+    python = choose_python(pythons)
+    return Plan(python, cpu_base(python), tuple(packages), index)
+
+
+def environment(text: str, variant: str, fallback_families: tuple[str, ...] = (),
+                index_url: str = pkgindex.DEFAULT_INDEX) -> EnvDef:
+    """The environment ``--with text`` names, or one marked unavailable with the reason."""
+    reqs = parse(text)
+    families: tuple[str, ...] = ()
+    for req in reqs:
+        families = families or families_of(req.name, pinned(req))
+    families = families or fallback_families
+    if not families:
+        raise UsageError(f"--with {text!r}: {reqs[0].name} is none of tensorflow, torch, jax, cupy; "
+                         "pin a framework too (--with 'torch==2.5.1,numpy==1.26.4')")
+    name = ",".join(str(r) for r in reqs)
+    try:
+        chosen = plan(reqs, variant, index_url)
+    except Unavailable as exc:
+        return EnvDef(name=name, family=families, dockerfile=DOCKERFILE, default=False, unavailable=str(exc))
+    imports = tuple(dict.fromkeys(MODULES[f] for f in families if f in MODULES))
+    return EnvDef(name=name, family=families, dockerfile=DOCKERFILE, python="python", python_version=chosen.python,
+                  default=False, imports=imports, pin=name,
+                  variants={variant: VariantDef(base=chosen.base, packages=chosen.packages, index_url=chosen.index_url,
+                                                pip_options=chosen.pip_options)})

@@ -1,0 +1,172 @@
+"""Environment definitions, read from matrix/environments.toml into frozen dataclasses.
+
+Config is data: unknown keys are rejected with a suggestion, and nothing here reads the
+process environment. The same definitions feed image builds (as build args) and the record.
+"""
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+import sys
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any, Literal
+
+from harness.common.errors import UsageError, suggest
+
+if sys.version_info >= (3, 11):
+    import tomllib
+else:  # Python 3.10
+    import tomli as tomllib
+
+REPO = Path(__file__).resolve().parents[2]
+DEFAULT_ENVIRONMENTS = REPO / "matrix" / "environments.toml"
+IMAGE_PREFIX = "gpu-cleanup-matrix"
+Variant = Literal["cpu", "gpu"]
+VARIANTS: tuple[Variant, ...] = ("cpu", "gpu")
+
+
+@dataclass(frozen=True, kw_only=True)
+class VariantDef:
+    base: str
+    packages: tuple[str, ...]
+    index_url: str = ""
+    pip_options: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True, kw_only=True)
+class EnvDef:
+    """One column of the matrix. Exactly one of three kinds:
+
+    * ``dockerfile``: an image this tool builds (per variant, pins as build args);
+    * ``image``: an existing image reference (a team's training image, the image of a bug
+      report): never built, pulled only when asked;
+    * ``interpreter``: a local Python (the process backend), for GPU hosts without Docker.
+    """
+
+    name: str
+    family: tuple[str, ...]
+    dockerfile: str = ""
+    image: str = ""
+    interpreter: str = ""
+    python: str = "python"
+    python_version: str = ""  # for the venv backend: make the virtualenv with python<version>
+    user: str = "65534:65534"
+    default: bool = True  # part of a plain `matrix` run; False: only when named with --env
+    variants: dict[str, VariantDef] = field(default_factory=dict)
+    pin: str = ""  # made from --with PKG==VER (adhoc.py): the pins it was asked for
+    imports: tuple[str, ...] = ()  # modules an image build must import to count as built
+    unavailable: str = ""  # why this environment cannot be made here (its cells are skipped)
+
+    @property
+    def kind(self) -> Literal["build", "image", "process"]:
+        if self.interpreter:
+            return "process"
+        return "image" if self.image else "build"
+
+    def variant(self, variant: str) -> VariantDef:
+        if variant not in self.variants:
+            raise UsageError(f"environment {self.name!r} has no {variant!r} variant{suggest(variant, list(self.variants))}")
+        return self.variants[variant]
+
+    def image_tag(self, variant: str) -> str:
+        return self.image or f"{IMAGE_PREFIX}/{re.sub(r'[^a-z0-9._-]+', '-', self.name.lower())}:{variant}"
+
+    def build_args(self, variant: str) -> dict[str, str]:
+        v = self.variant(variant)
+        return {
+            "BASE": v.base,
+            "VARIANT": variant,
+            "PIP_PACKAGES": " ".join(v.packages),
+            "PIP_INDEX": v.index_url,
+            "PIP_OPTIONS": " ".join(v.pip_options),
+            **({"IMPORTS": " ".join(self.imports)} if self.imports else {}),
+        }
+
+    def definition_hash(self, variant: str, repo: Path = REPO) -> str:
+        """Changes whenever what the image would contain changes: pins or Dockerfile folder."""
+        digest = hashlib.sha256(json.dumps(asdict(self.variant(variant)), sort_keys=True).encode())
+        for folder in (repo / self.dockerfile, repo / "images" / "common"):
+            for path in sorted(p for p in folder.rglob("*") if p.is_file()):
+                digest.update(path.name.encode() + path.read_bytes())
+        return digest.hexdigest()[:16]
+
+
+def _check_keys(where: str, table: dict[str, Any], known: set[str]) -> None:
+    for key in table:
+        if key not in known:
+            raise UsageError(f"{where}: unknown key {key!r}{suggest(key, sorted(known))}")
+
+
+def _variant(where: str, table: dict[str, Any]) -> VariantDef:
+    _check_keys(where, table, {"base", "packages", "index_url", "pip_options"})
+    if "base" not in table or "packages" not in table:
+        raise UsageError(f"{where}: needs 'base' and 'packages'")
+    return VariantDef(base=str(table["base"]), packages=tuple(table["packages"]),
+                      index_url=str(table.get("index_url", "")), pip_options=tuple(table.get("pip_options", ())))
+
+
+ENV_KEYS = {"family", "dockerfile", "image", "interpreter", "python", "python_version", "user", "default", "variants"}
+
+
+def load_environments(path: Path = DEFAULT_ENVIRONMENTS) -> dict[str, EnvDef]:
+    try:
+        data = tomllib.loads(path.read_text(encoding="utf-8"))
+    except (OSError, tomllib.TOMLDecodeError) as exc:
+        raise UsageError(f"cannot read environment definitions {path}: {exc}") from exc
+    _check_keys(str(path), data, {"environments"})
+    envs: dict[str, EnvDef] = {}
+    for name, table in data.get("environments", {}).items():
+        where = f"{path.name}: environments.{name}"
+        _check_keys(where, table, ENV_KEYS)
+        kinds = [k for k in ("dockerfile", "image", "interpreter") if table.get(k)]
+        if len(kinds) != 1:
+            raise UsageError(f"{where}: give exactly one of dockerfile, image, interpreter (found {kinds or 'none'})")
+        variants = {}
+        for vname, vtable in table.get("variants", {}).items():
+            if vname not in VARIANTS:
+                raise UsageError(f"{where}: unknown variant {vname!r}{suggest(vname, list(VARIANTS))}")
+            variants[vname] = _variant(f"{where}.variants.{vname}", vtable)
+        if kinds == ["dockerfile"] and not variants:
+            raise UsageError(f"{where}: a dockerfile environment needs [variants.cpu] and/or [variants.gpu]")
+        envs[name] = EnvDef(name=name, family=tuple(table["family"]), dockerfile=str(table.get("dockerfile", "")),
+                            image=str(table.get("image", "")), interpreter=str(table.get("interpreter", "")),
+                            python=str(table.get("python", "python")), python_version=str(table.get("python_version", "")),
+                            user=str(table.get("user", "65534:65534")),
+                            default=bool(table.get("default", True)), variants=variants)
+    return envs
+
+
+def adhoc_image(image: str, family: list[str]) -> EnvDef:
+    """A bring-your-own-image environment from the command line (--image REF [--family F]).
+
+    Without a family, the matrix detects it from inside the image (images.detect_families).
+    """
+    return EnvDef(name=image.rsplit("/", 1)[-1].replace(":", "-"), family=tuple(family), image=image, user="")
+
+
+def families_of(frameworks: dict[str, str]) -> tuple[str, ...]:
+    """API families an environment runs, from the frameworks it imports (name -> version)."""
+    families: list[str] = []
+    if "tensorflow" in frameworks:
+        families += ["tf1"] if frameworks["tensorflow"].startswith("1.") else ["tf2", "tf1"]
+    families += [name for name in ("torch", "jax", "cupy") if name in frameworks]
+    return tuple(families)
+
+
+def adhoc_interpreter(interpreter: str, family: list[str]) -> EnvDef:
+    """A process environment from the command line (--interpreter PY --family F)."""
+    return EnvDef(name="host-" + Path(interpreter).name, family=tuple(family), interpreter=interpreter)
+
+
+def select(envs: dict[str, EnvDef], names: list[str] | None) -> list[EnvDef]:
+    """The environments named (every default one when none), or a UsageError naming the unknown one."""
+    if not names:
+        return [env for env in envs.values() if env.default]
+    chosen = []
+    for name in names:
+        if name not in envs:
+            raise UsageError(f"unknown environment {name!r}{suggest(name, list(envs))}")
+        chosen.append(envs[name])
+    return chosen

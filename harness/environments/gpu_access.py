@@ -1,0 +1,148 @@
+"""How a container gets the GPU: the mode, chosen from what the host offers, and its settings.
+
+  gpus     a DeviceRequest for all GPUs, as ``docker run --gpus all`` (the NVIDIA runtime or
+           container toolkit is registered with the engine)
+  cdi      the ``nvidia.com/gpu=all`` CDI device (CDI specs exist and the engine reads them)
+  devices  the /dev/nvidia* nodes passed explicitly and the driver's libraries mounted
+           read-only: for hosts with a driver but no toolkit
+  none     no GPU: no driver, or nothing to pass
+
+Pure logic over ``docker info`` and the host's paths, so the choice is unit-tested on recorded
+engine outputs; the docker backend applies the result.
+"""
+from __future__ import annotations
+
+import glob
+import os
+import subprocess
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Literal
+
+from harness.common.errors import UsageError, suggest
+
+GpuMode = Literal["gpus", "cdi", "devices", "none"]
+MODES: tuple[GpuMode, ...] = ("gpus", "cdi", "devices", "none")
+CDI_DIRS = ("/etc/cdi", "/var/run/cdi")
+DRIVER_MOUNT = "/opt/harness/nvidia-driver"
+DRIVER_LIBS = ("libcuda.so", "libnvidia-ml.so", "libnvidia-ptxjitcompiler.so", "libnvidia-nvvm.so", "libcudadebugger.so")
+
+
+@dataclass(frozen=True)
+class GpuAccess:
+    mode: GpuMode
+    reason: str
+    devices: tuple[str, ...] = ()
+    mounts: tuple[tuple[str, str], ...] = ()  # (host path, container path), read-only
+    environment: dict[str, str] = field(default_factory=dict)
+
+
+def _cdi_specs(cdi_dirs: tuple[str, ...]) -> list[str]:
+    return sorted(p for d in cdi_dirs for p in glob.glob(os.path.join(d, "*")) if "nvidia" in os.path.basename(p))
+
+
+def _engine_reads_cdi(info: dict[str, Any]) -> bool:
+    # Docker 25+ lists the folders it reads CDI specs from; older engines have no such key.
+    return bool(info.get("CDISpecDirs"))
+
+
+def device_nodes(dev: str = "/dev") -> list[str]:
+    names = sorted(glob.glob(os.path.join(dev, "nvidia[0-9]*")))
+    names += [os.path.join(dev, n) for n in ("nvidiactl", "nvidia-uvm", "nvidia-uvm-tools", "nvidia-modeset")]
+    return [n for n in names if os.path.exists(n)]
+
+
+LIBRARY_DIRS = ("/usr/local/nvidia/lib64", "/usr/lib/x86_64-linux-gnu", "/usr/lib64", "/usr/lib/wsl/lib")
+
+
+def _scan_library_dirs(dirs: list[str]) -> list[str]:
+    found = []
+    for folder in dirs:
+        for lib in DRIVER_LIBS:
+            for path in sorted(glob.glob(os.path.join(folder, lib + ".1"))):
+                if path not in found:
+                    found.append(path)
+    return found
+
+
+def driver_libraries(ldconfig_output: str | None = None, search: list[str] | None = None) -> list[str]:
+    """The driver's user-space libraries (libcuda, libnvidia-ml, ...) as the host's linker knows them.
+
+    Where the linker cache does not list them (a driver reached through LD_LIBRARY_PATH), the
+    folders of LD_LIBRARY_PATH and the usual driver folders are searched.
+    """
+    if ldconfig_output is None:
+        try:
+            ldconfig_output = subprocess.run(["ldconfig", "-p"], capture_output=True, text=True, timeout=20).stdout
+        except (OSError, subprocess.SubprocessError):
+            ldconfig_output = ""
+    found, names = [], set()
+    for line in ldconfig_output.splitlines():
+        if "=>" not in line:
+            continue
+        name, path = line.split("=>", 1)
+        name, path = name.strip().split(" ")[0], path.strip()
+        # The first entry of a name is the one the linker takes; a second (the same driver seen
+        # through another folder, as on hosts that also mount it under /usr/local/nvidia) would
+        # be a duplicate mount point.
+        if ("x86-64" in line or "64bit" in line) and name not in names:
+            if any(name.startswith(lib) for lib in DRIVER_LIBS):
+                found.append(path)
+                names.add(name)
+    if not found:
+        if search is None:
+            search = [d for d in os.environ.get("LD_LIBRARY_PATH", "").split(":") if d] + list(LIBRARY_DIRS)
+        found = _scan_library_dirs(search)
+    return found
+
+
+def devices_access(dev: str = "/dev", ldconfig_output: str | None = None, search: list[str] | None = None) -> GpuAccess | None:
+    nodes = device_nodes(dev)
+    libs = driver_libraries(ldconfig_output, search)
+    if not nodes or not any(Path(lib).name.startswith("libcuda.so") for lib in libs):
+        return None
+    mounts = []
+    for lib in libs:
+        real = os.path.realpath(lib)
+        mounts.append((real, f"{DRIVER_MOUNT}/{Path(lib).name}"))
+    return GpuAccess("devices", f"{len(nodes)} device nodes and {len(libs)} driver libraries passed explicitly",
+                     devices=tuple(nodes), mounts=tuple(mounts), environment={"LD_LIBRARY_PATH": DRIVER_MOUNT})
+
+
+def for_run(info: dict[str, Any], variant: str, nvml_available: bool, override: str | None) -> GpuAccess:
+    """The access mode of a run: a GPU only for the gpu variant on a host NVML answers on,
+    unless a mode is asked for explicitly."""
+    wants_gpu = variant == "gpu" and nvml_available
+    return choose(info, wants_gpu, override if wants_gpu or override else "none")
+
+
+def choose(
+    info: dict[str, Any],
+    nvml_available: bool,
+    override: str | None = None,
+    *,
+    cdi_dirs: tuple[str, ...] = CDI_DIRS,
+    dev: str = "/dev",
+    ldconfig_output: str | None = None,
+    search: list[str] | None = None,
+) -> GpuAccess:
+    """The GPU access mode for containers on this host, and why."""
+    if override is not None and override not in MODES:
+        raise UsageError(f"unknown GPU mode {override!r}{suggest(override, list(MODES))}")
+    runtimes = sorted((info.get("Runtimes") or {}).keys())
+    specs = _cdi_specs(cdi_dirs)
+    if override == "none":
+        return GpuAccess("none", "asked for")
+    if override == "gpus" or (override is None and nvml_available and "nvidia" in runtimes):
+        return GpuAccess("gpus", "asked for" if override else "the NVIDIA runtime is registered with the engine")
+    if override == "cdi" or (override is None and nvml_available and specs and _engine_reads_cdi(info)):
+        return GpuAccess("cdi", "asked for" if override else f"CDI specs found ({', '.join(specs)})")
+    if override == "devices" or (override is None and nvml_available):
+        access = devices_access(dev, ldconfig_output, search)
+        if access is not None:
+            return access
+        if override == "devices":
+            raise UsageError("--gpu-mode devices: no /dev/nvidia* nodes or no libcuda here (is the NVIDIA driver loaded?)")
+        return GpuAccess("none", f"a driver but no way into containers (runtimes: {', '.join(runtimes) or 'none'}; "
+                                 "no CDI specs; no device nodes or libcuda): install the NVIDIA Container Toolkit")
+    return GpuAccess("none", "no NVIDIA driver (NVML) on this host")

@@ -1,0 +1,163 @@
+"""Building environment images through the docker SDK, with layer caching.
+
+The build context is assembled in a temporary folder: the env's Dockerfile, the shared build
+script (images/common/) and a wheelhouse (empty unless one is handed over). Pins arrive as build
+args from matrix/environments.toml. An image is current when its tag exists and carries the
+definition hash label of what it was built from; otherwise it is (re)built.
+"""
+from __future__ import annotations
+
+import shutil
+import tempfile
+import urllib.error
+import urllib.request
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from harness.common.errors import BuildError
+from harness.environments.config import REPO, EnvDef
+
+HASH_LABEL = "harness.definition-hash"
+BuildProgress = Callable[[str], None]
+
+
+@dataclass(frozen=True, kw_only=True)
+class BuildOptions:
+    wheelhouse: Path | None = None
+    offline: bool = False  # air-gapped: the wheelhouse only, no index at all
+    network_mode: str | None = None
+    pull: bool = False
+    registry: str | None = None  # REGISTRY[/PREFIX]: pull an environment's image from there before building it
+
+
+def index_reachable(url: str, timeout: float = 5.0) -> bool:
+    """Whether a package index answers from here (then it answers from a build container too)."""
+    try:
+        with urllib.request.urlopen(url.rstrip("/") + "/", timeout=timeout):
+            return True
+    except (urllib.error.URLError, OSError, ValueError):
+        return False
+
+
+@contextmanager
+def build_context(env: EnvDef, wheelhouse: Path | None, repo: Path = REPO) -> Iterator[Path]:
+    with tempfile.TemporaryDirectory(prefix=f"harness-build-{env.name}-") as tmp:
+        ctx = Path(tmp)
+        shutil.copy2(repo / env.dockerfile / "Dockerfile", ctx / "Dockerfile")
+        shutil.copytree(repo / "images" / "common", ctx / "build")
+        wheels = ctx / "build" / "wheelhouse"
+        wheels.mkdir()
+        (wheels / ".keep").write_text("")
+        if wheelhouse is not None:
+            for wheel in sorted(wheelhouse.glob("*.whl")):
+                shutil.copy2(wheel, wheels / wheel.name)
+        yield ctx
+
+
+def detect_families(client: Any, image: str, python: str = "python") -> tuple[str, ...]:
+    """The API families of an existing image, found by importing the frameworks inside it."""
+    import json
+
+    from harness.environments.config import families_of
+    from harness.measurement.backends.base import AGENT_DIR
+
+    try:
+        output = client.containers.run(image, [python, "/opt/harness/agent/probe.py"], remove=True, network_mode="none",
+                                       volumes={str(AGENT_DIR): {"bind": "/opt/harness/agent", "mode": "ro"}})
+        found = json.loads(output.decode().strip().splitlines()[-1])["frameworks"]
+    except Exception as exc:
+        raise BuildError(f"could not detect the frameworks in {image} ({str(exc).splitlines()[0][:160]}); "
+                         "name them with --family") from exc
+    families = families_of(found)
+    if not families:
+        raise BuildError(f"{image} imports none of torch, tensorflow, jax, cupy; name its family with --family")
+    return families
+
+
+def image_current(client: Any, env: EnvDef, variant: str) -> bool:
+    import docker.errors
+
+    try:
+        image = client.images.get(env.image_tag(variant))
+    except docker.errors.ImageNotFound:
+        return False
+    return bool((image.labels or {}).get(HASH_LABEL) == env.definition_hash(variant))
+
+
+def build_args(env: EnvDef, variant: str, options: BuildOptions, note: BuildProgress) -> dict[str, str]:
+    args = env.build_args(variant)
+    if options.offline:
+        args["PIP_INDEX"] = ""
+        args["PIP_OPTIONS"] = (args["PIP_OPTIONS"] + " --no-index").strip()
+    elif args["PIP_INDEX"] and not index_reachable(args["PIP_INDEX"]):
+        note(f"{env.name}: package index {args['PIP_INDEX']} unreachable; using the wheelhouse and PyPI")
+        args["PIP_INDEX"] = ""
+    return args
+
+
+def build(client: Any, env: EnvDef, variant: str, options: BuildOptions, note: BuildProgress) -> str:
+    """Build ``env``'s ``variant`` image; returns its id. BuildError with the failing step's log."""
+    import docker.errors
+
+    tag = env.image_tag(variant)
+    args = build_args(env, variant, options, note)
+    log: list[str] = []
+    with build_context(env, options.wheelhouse) as ctx:
+        try:
+            stream = client.api.build(
+                path=str(ctx), tag=tag, buildargs=args, decode=True, rm=True, forcerm=True, pull=options.pull,
+                labels={HASH_LABEL: env.definition_hash(variant), "harness.env": env.name, "harness.variant": variant},
+                network_mode=options.network_mode,
+            )
+            for chunk in stream:
+                if "stream" in chunk:
+                    text = str(chunk["stream"]).rstrip()
+                    if text:
+                        log.append(text)
+                        if text.startswith("Step "):
+                            note(f"{env.name}:{variant} {text}")
+                if "error" in chunk:
+                    reason = str(chunk["error"]).strip().splitlines()[0]
+                    raise BuildError(f"building {tag} failed: {reason} (the build log's tail follows)",
+                                     detail="\n".join(log[-15:]))
+        except docker.errors.APIError as exc:
+            raise BuildError(f"building {tag} failed: {exc.explanation or exc} (is the base image {args['BASE']} "
+                             "available? `docker pull` it, or build a stand-in)") from exc
+    image = client.images.get(tag)
+    return str(image.id)
+
+
+def registry_ref(env: EnvDef, variant: str, registry: str) -> tuple[str, str]:
+    """(repository, tag) of ``env``'s image in ``registry``: REGISTRY/gpu-cleanup-matrix/NAME, VARIANT."""
+    repository, tag = env.image_tag(variant).rsplit(":", 1)
+    return f"{registry.rstrip('/')}/{repository}", tag
+
+
+def push(client: Any, env: EnvDef, variant: str, registry: str) -> str:
+    """Push the built image to ``registry`` (for cluster nodes to pull); returns the reference."""
+    repository, tag = registry_ref(env, variant, registry)
+    client.images.get(env.image_tag(variant)).tag(repository, tag=tag)
+    for chunk in client.api.push(repository, tag=tag, stream=True, decode=True):
+        if "error" in chunk:
+            raise BuildError(f"pushing {repository}:{tag} failed: {str(chunk['error']).strip()} "
+                             "(is the registry running, and is it allowed as insecure when it is plain HTTP?)")
+    return f"{repository}:{tag}"
+
+
+def pull_current(client: Any, env: EnvDef, variant: str, registry: str) -> bool:
+    """Pull ``env``'s image from ``registry`` and tag it locally; True when what came is current
+    (its definition-hash label matches), False when the registry has none or an outdated one."""
+    import docker.errors
+
+    repository, tag = registry_ref(env, variant, registry)
+    try:
+        image = client.images.pull(repository, tag=tag)
+    except docker.errors.APIError:
+        return False
+    if (image.labels or {}).get(HASH_LABEL) != env.definition_hash(variant):
+        return False
+    image.tag(*env.image_tag(variant).rsplit(":", 1))
+    return True

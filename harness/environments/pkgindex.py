@@ -1,0 +1,166 @@
+"""What a package index offers: the releases of a package and the Pythons each has wheels for.
+
+Read through the index's JSON simple API (PEP 691), the protocol pip itself speaks, so a private
+index works like PyPI. A release's Pythons come from its wheel file names (``cp311``, ``abi3``,
+``py3-none-any``) for Linux x86_64 and from ``Requires-Python``; nothing is downloaded.
+"""
+from __future__ import annotations
+
+import functools
+import html
+import json
+import re
+import urllib.error
+import urllib.request
+from dataclasses import dataclass
+
+from packaging.specifiers import InvalidSpecifier, SpecifierSet
+from packaging.utils import InvalidWheelFilename, canonicalize_name, parse_wheel_filename
+from packaging.version import InvalidVersion, Version
+
+from harness.common.errors import EnvironmentNotFound, UsageError
+
+DEFAULT_INDEX = "https://pypi.org/simple"
+ACCEPT = "application/vnd.pypi.simple.v1+json, text/html;q=0.1"  # an index without JSON answers HTML (PEP 503)
+ANCHOR = re.compile(r"<a\s([^>]*)>([^<]+)</a>", re.IGNORECASE)
+# Pythons an environment can be made with (an image base or a virtualenv), newest first.
+PYTHONS = ("3.14", "3.13", "3.12", "3.11", "3.10", "3.9", "3.8", "3.7", "3.6", "3.5", "2.7")
+
+
+@dataclass(frozen=True)
+class Release:
+    version: Version
+    wheels: tuple[str, ...]  # wheel file names usable on Linux x86_64
+    requires_python: str
+    sdist: bool
+    yanked: bool
+
+    def pythons(self) -> tuple[str, ...]:
+        """Pythons (X.Y, newest first) this release installs on from a wheel: () when none."""
+        wanted: set[str] = set()
+        for name in self.wheels:
+            wanted |= _wheel_pythons(name)
+        allowed = _requires(self.requires_python)
+        return tuple(py for py in PYTHONS if py in wanted and (allowed is None or allowed.contains(py + ".0")))
+
+
+def _requires(text: str) -> SpecifierSet | None:
+    try:
+        return SpecifierSet(text) if text else None
+    except InvalidSpecifier:
+        return None
+
+
+def _wheel_pythons(filename: str) -> set[str]:
+    try:
+        _, _, _, tags = parse_wheel_filename(filename)
+    except (InvalidWheelFilename, InvalidVersion):
+        return set()
+    found: set[str] = set()
+    for tag in tags:
+        if not _linux_x86(tag.platform):
+            continue
+        if tag.interpreter.startswith("cp") and tag.abi == "abi3":
+            low = _xy(tag.interpreter[2:])
+            found |= {py for py in PYTHONS if low and py.startswith("3.") and Version(py) >= Version(low)}
+        elif tag.interpreter.startswith("cp") and not tag.abi.endswith("t"):  # free-threaded builds aside
+            found |= {_xy(tag.interpreter[2:])} - {""}
+        elif tag.interpreter.startswith("py"):
+            major = tag.interpreter[2:3]
+            found |= {py for py in PYTHONS if py.startswith(major + ".")}
+    return found
+
+
+def _linux_x86(platform: str) -> bool:
+    return platform in ("any", "linux_x86_64") or (platform.startswith("manylinux") and platform.endswith("x86_64"))
+
+
+def _xy(digits: str) -> str:
+    return f"{digits[0]}.{digits[1:]}" if len(digits) >= 2 and digits.isdigit() else ""
+
+
+@functools.lru_cache(maxsize=64)
+def releases(package: str, index_url: str = DEFAULT_INDEX, timeout: float = 30.0) -> dict[Version, Release]:
+    """Every release the index lists for ``package``, by version (unsorted). Read once per process:
+    a bisect asks for the same page at every step (callers never change what comes back)."""
+    url = f"{index_url.rstrip('/')}/{canonicalize_name(package)}/"
+    if url.startswith("file:"):
+        url += "index.html"  # a folder index: each project page is a file
+    request = urllib.request.Request(url, headers={"Accept": ACCEPT})
+    try:
+        with urllib.request.urlopen(request, timeout=timeout) as response:
+            body = response.read().decode("utf-8", errors="replace")
+            is_json = "json" in response.headers.get("Content-Type", "")
+    except urllib.error.HTTPError as exc:
+        if exc.code == 404:
+            raise UsageError(f"{index_url} has no package {package!r}: check the name") from exc
+        raise EnvironmentNotFound(f"package index {index_url} answered {exc.code} for {package}: try again later") from exc
+    except urllib.error.URLError as exc:
+        if isinstance(exc.reason, FileNotFoundError):  # a folder index without that project
+            raise UsageError(f"{index_url} has no package {package!r}: check the name") from exc
+        raise EnvironmentNotFound(f"package index {index_url} unreachable ({exc.reason}): check the network, "
+                                  f"or give a reachable --index-url") from exc
+    except (OSError, ValueError) as exc:
+        raise EnvironmentNotFound(f"package index {index_url} unreachable ({exc}): check the network, "
+                                  f"or give a reachable --index-url") from exc
+    return collect(package, json.loads(body).get("files", []) if is_json else _anchors(body))
+
+
+def _anchors(page: str) -> list[dict[str, object]]:
+    """A PEP 503 HTML page's files, in PEP 691's shape."""
+    files: list[dict[str, object]] = []
+    for attrs, text in ANCHOR.findall(page):
+        requires = re.search(r'data-requires-python="([^"]*)"', attrs)
+        files.append({"filename": html.unescape(text.strip()), "yanked": "data-yanked" in attrs,
+                      "requires-python": html.unescape(requires.group(1)) if requires else ""})
+    return files
+
+
+def collect(package: str, files: list[dict[str, object]]) -> dict[Version, Release]:
+    """Group an index page's files (PEP 691 entries) into releases."""
+    wheels: dict[Version, list[str]] = {}
+    requires: dict[Version, str] = {}
+    sdist: set[Version] = set()
+    live: set[Version] = set()  # at least one file not yanked
+    for item in files:
+        name = str(item.get("filename", ""))
+        version = _file_version(name, package)
+        if version is None:
+            continue
+        wheels.setdefault(version, [])
+        requires[version] = requires.get(version) or str(item.get("requires-python") or "")
+        if not item.get("yanked"):
+            live.add(version)
+        if not name.endswith(".whl"):
+            sdist.add(version)
+        elif _wheel_pythons(name):
+            wheels[version].append(name)
+    return {v: Release(v, tuple(w), requires[v], v in sdist, v not in live) for v, w in wheels.items()}
+
+
+def _file_version(filename: str, package: str) -> Version | None:
+    try:
+        if filename.endswith(".whl"):
+            return parse_wheel_filename(filename)[1]
+        stem = filename
+        for ext in (".tar.gz", ".zip", ".tar.bz2", ".tgz"):
+            if stem.endswith(ext):
+                stem = stem[: -len(ext)]
+                break
+        else:
+            return None
+        name, _, version = stem.rpartition("-")
+        return Version(version) if canonicalize_name(name) == canonicalize_name(package) else None
+    except (InvalidWheelFilename, InvalidVersion):
+        return None
+
+
+def between(found: dict[Version, Release], good: Version, bad: Version, pre: bool = False) -> list[Version]:
+    """The releases from ``good`` to ``bad`` (both included, in either order), oldest first.
+
+    Final releases only unless ``pre``; yanked ones are left out, except the two ends.
+    """
+    low, high = min(good, bad), max(good, bad)
+    chosen = [v for v, r in found.items() if low <= v <= high and (pre or not (v.is_prerelease or v.is_devrelease))
+              and (not r.yanked or v in (good, bad))]
+    return sorted(chosen)

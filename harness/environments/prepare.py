@@ -1,0 +1,127 @@
+"""Making each environment of a run ready: the backend that will run it, or why it cannot run here.
+
+The backend kind of a run: ``docker`` when an engine answers (images built or checked, existing
+images probed for their families), ``venv`` otherwise (a virtualenv per environment from the same
+pins), or ``process`` (the environment's Python as found, no virtualenv). Environments that name an
+interpreter always run through the process backend. An environment that cannot run here is
+skipped with the reason and the fix; it never stops the others.
+"""
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import Any
+
+from harness.common.errors import DockerUnavailable, UsageError
+from harness.environments import config, gpu_access, images, venvs
+from harness.measurement.backends.base import Backend
+from harness.measurement.nvml import Nvml
+
+Event = Callable[[str, dict[str, Any]], None]
+BACKENDS = ("auto", "docker", "venv", "process")
+
+
+@dataclass
+class Prepared:
+    kind: str
+    reason: str
+    envs: list[config.EnvDef]
+    access: gpu_access.GpuAccess = field(default_factory=lambda: gpu_access.GpuAccess("none", "no container in this run"))
+    backends: dict[str, Backend] = field(default_factory=dict)
+    skipped: dict[str, str] = field(default_factory=dict)
+
+
+def choose_backend(requested: str, envs: list[config.EnvDef]) -> tuple[str, str, Any]:
+    """The backend kind, why, and a docker client when that kind is docker."""
+    if requested not in BACKENDS:
+        raise UsageError(f"unknown backend {requested!r} (known: {', '.join(BACKENDS)})")
+    from harness.environments.docker_client import connect, engine_address
+
+    if requested == "docker":
+        return "docker", "asked for", connect()
+    if requested in ("venv", "process"):
+        return requested, "asked for", None
+    if all(env.kind == "process" for env in envs):
+        return "process", "every environment is a local interpreter", None
+    try:
+        return "docker", f"a Docker engine answers at {engine_address()}", connect()
+    except DockerUnavailable:
+        return "venv", f"no Docker engine answers at {engine_address()}: virtualenvs instead", None
+
+
+def prepare(envs: list[config.EnvDef], variant: str, requested: str, gpu_mode: str | None, build: images.BuildOptions,
+            venv_root: Path, nvml: Nvml, emit: Event) -> Prepared:
+    kind, reason, client = choose_backend(requested, envs)
+    prepared = Prepared(kind, reason, list(envs))
+    emit("backend", {"backend": kind, "reason": reason})
+    if client is not None:
+        prepared.access = gpu_access.for_run(client.info(), variant, nvml.available, gpu_mode)
+        prepared.envs = [_probe(client, env, variant, build, emit) for env in envs]
+    for env in prepared.envs:
+        if env.unavailable:
+            prepared.skipped[env.name] = env.unavailable
+            emit("skipped", {"env": env.name, "reason": env.unavailable})
+            continue
+        try:
+            prepared.backends[env.name] = backend_for(env, kind, variant, client, prepared.access, build, venv_root, emit)
+        except venvs.EnvSkipped as exc:
+            prepared.skipped[env.name] = str(exc)
+            emit("skipped", {"env": env.name, "reason": str(exc)})
+    return prepared
+
+
+def _probe(client: Any, env: config.EnvDef, variant: str, build: images.BuildOptions, emit: Event) -> config.EnvDef:
+    """An existing image is made ready (pulled when asked) and, without a declared family, probed."""
+    if env.kind != "image":
+        return env
+    ready_image(client, env, variant, build, emit)
+    if env.family:
+        return env
+    families = images.detect_families(client, env.image, env.python)
+    emit("detected", {"env": env.name, "families": list(families)})
+    return replace(env, family=families)
+
+
+def ready_image(client: Any, env: config.EnvDef, variant: str, build: images.BuildOptions, emit: Event) -> None:
+    import docker.errors
+
+    if env.kind == "build":
+        if not images.image_current(client, env, variant):
+            if build.registry and images.pull_current(client, env, variant, build.registry):
+                emit("build", {"env": env.name, "tag": f"{env.image_tag(variant)} pulled from {build.registry}"})
+                return
+            emit("build", {"env": env.name, "tag": env.image_tag(variant)})
+            images.build(client, env, variant, build, lambda text: emit("build-log", {"text": text}))
+        return
+    if build.pull:
+        emit("build", {"env": env.name, "tag": f"pull {env.image}"})
+        client.images.pull(env.image)
+    try:
+        client.images.get(env.image)
+    except docker.errors.ImageNotFound as exc:
+        raise UsageError(f"image {env.image!r} is not on this host: `docker pull {env.image}`, or pass --pull") from exc
+
+
+def backend_for(env: config.EnvDef, kind: str, variant: str, client: Any, access: gpu_access.GpuAccess,
+                 build: images.BuildOptions, venv_root: Path, emit: Event) -> Backend:
+    from harness.measurement.backends.process import ProcessBackend
+
+    if env.kind == "process":
+        return ProcessBackend(python=env.interpreter)
+    if kind == "docker":
+        from harness.measurement.backends.docker import DockerBackend
+
+        if env.kind == "build":
+            ready_image(client, env, variant, build, emit)
+        return DockerBackend(client=client, image=env.image_tag(variant), python=env.python, user=env.user, access=access)
+    if env.kind == "image":
+        raise venvs.EnvSkipped(f"{env.image} is an image: it needs a Docker engine")
+    if kind == "process":
+        python = venvs.find_python(env.python_version) if env.python_version else None
+        if python is None:
+            raise venvs.EnvSkipped(f"python{env.python_version} not found: install it, or run with Docker")
+        return ProcessBackend(python=python)
+    python, reused = venvs.ensure(env, variant, venv_root, build, lambda text: emit("build-log", {"text": text}))
+    emit("venv", {"env": env.name, "python": python, "reused": reused})
+    return ProcessBackend(python=python, name="venv")

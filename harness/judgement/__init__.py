@@ -1,0 +1,1 @@
+"""What the readings mean: per-step verdicts, seed claims, growth per loop iteration."""

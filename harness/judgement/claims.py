@@ -1,0 +1,165 @@
+"""The seeds' claims, read from matrix/claims.toml, and what the matrix says of each.
+
+A claim names a scenario and either a step whose verdict settles it (``expect``) or a
+comparison with another scenario (``compare``). Per environment the outcome is confirmed,
+contradicted, or untestable (the cell did not run, did not finish, measured no signal, or the
+claim is about GPU memory and the cell had no NVML reading).
+"""
+from __future__ import annotations
+
+import functools
+import re
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from harness.common.errors import UsageError, suggest
+from harness.common.units import human_bytes
+from harness.environments import config
+from harness.environments.config import REPO
+
+if sys.version_info >= (3, 11):
+    import tomllib
+else:  # Python 3.10
+    import tomli as tomllib
+
+DEFAULT_CLAIMS = REPO / "matrix" / "claims.toml"
+MEASURED = {"released", "cached", "held", "partial", "returned", "not-returned"}
+GPU_METERS = {"nvml_process", "nvml_device"}
+KNOWN = {"id", "says", "seed", "scenario", "step", "expect", "envs", "gpu", "compare"}
+
+
+@dataclass(frozen=True, kw_only=True)
+class Claim:
+    id: str
+    says: str
+    seed: str
+    scenario: str
+    step: str = ""
+    expect: tuple[str, ...] = ()
+    envs: tuple[str, ...] | None = None
+    gpu: bool = True
+    compare: dict[str, str] | None = None
+
+
+def load_claims(path: Path = DEFAULT_CLAIMS) -> list[Claim]:
+    try:
+        data = tomllib.loads(path.read_text(encoding="utf-8"))
+    except (OSError, tomllib.TOMLDecodeError) as exc:
+        raise UsageError(f"cannot read claims {path}: {exc}") from exc
+    claims = []
+    for table in data.get("claim", []):
+        for key in table:
+            if key not in KNOWN:
+                raise UsageError(f"{path.name}: claim {table.get('id', '?')}: unknown key {key!r}{suggest(key, sorted(KNOWN))}")
+        if not table.get("compare") and not (table.get("step") and table.get("expect")):
+            raise UsageError(f"{path.name}: claim {table.get('id', '?')} needs step + expect, or compare")
+        claims.append(Claim(
+            id=table["id"], says=table["says"], seed=table["seed"], scenario=table["scenario"],
+            step=table.get("step", ""), expect=tuple(table.get("expect", ())),
+            envs=tuple(table["envs"]) if "envs" in table else None, gpu=bool(table.get("gpu", True)),
+            compare=dict(table["compare"]) if "compare" in table else None,
+        ))
+    return claims
+
+
+def _untestable(why: str, observed: str | None = None) -> dict[str, Any]:
+    return {"outcome": "untestable", "why": why, "observed": observed}
+
+
+def _judge_step(claim: Claim, cell: dict[str, Any]) -> dict[str, Any]:
+    detail = ""
+    if claim.step == "exit":
+        observed, meter = cell.get("exit"), cell.get("exit_meter")
+    else:
+        step = next((s for s in cell.get("steps", []) if s["label"] == claim.step), None)
+        if step is None:
+            return _untestable(f"no checkpoint {claim.step!r} in this cell")
+        observed, meter = step["verdict"], step.get("meter")
+        detail = step.get("detail") or ""
+    if claim.gpu and meter not in GPU_METERS:
+        return _untestable(f"a GPU claim, but this cell was measured on {meter or 'no meter'}", observed)
+    if observed not in MEASURED:
+        return _untestable(f"verdict {observed}", observed)
+    outcome = "confirmed" if observed in claim.expect else "contradicted"
+    why = f"{claim.step}: {observed}" + (f": {detail}" if detail else "")
+    return {"outcome": outcome, "why": why, "observed": observed}
+
+
+def _judge_compare(claim: Claim, cell: dict[str, Any], other: dict[str, Any] | None) -> dict[str, Any]:
+    assert claim.compare is not None
+    label, want = claim.compare["label"], claim.compare.get("expect", "less")
+    if other is None or other.get("status") != "ok":
+        return _untestable(f"the control {claim.compare['other']} has no result here")
+    if claim.compare.get("meter") == "framework":  # the framework's own count sees what NVML cannot
+        mine, theirs = (c.get("framework_levels", {}).get(label) for c in (cell, other))
+        if mine is None or theirs is None:
+            return _untestable(f"the framework reports no memory count at {label!r}")
+        meter: str | None = "the framework's own count"
+    else:
+        mine, theirs = (c.get("levels", {}).get(label) for c in (cell, other))
+        meter = cell.get("meter")
+        if mine is None or theirs is None:
+            return _untestable(f"no reading at {label!r} (skipped without a GPU?)")
+        if claim.gpu and meter not in GPU_METERS:
+            return _untestable(f"a GPU claim, but this cell was measured on {meter}")
+        if any(label in c.get("blind_labels", []) for c in (cell, other)):
+            return _untestable(f"NVML cannot tell the two apart at {label!r}: the pool was mapped at the first touch "
+                               f"({mine} vs {theirs} bytes)")
+    less = mine < theirs / 2  # a clear difference, not noise
+    more = mine > theirs * 2
+    outcome = "confirmed" if (less if want == "less" else more) else "contradicted"
+    return {"outcome": outcome, "why": f"{label}: {human_bytes(mine)} vs {human_bytes(theirs)} ({meter})",
+            "observed": None}
+
+
+PIN = re.compile(r"^(tensorflow|torch|jax|cupy)(?:-cpu|-gpu|-cuda\d+x)?(?:\[[^]]*\])?==([\w.]+)$")
+
+
+@functools.lru_cache(maxsize=1)
+def pinned_releases() -> dict[str, frozenset[tuple[str, str]]]:
+    """Each defined environment's framework releases, from its pins (every variant):
+    tf2.7 -> {("tensorflow", "2.7.4")}."""
+    releases: dict[str, set[tuple[str, str]]] = {}
+    for name, env in config.load_environments().items():
+        for variant in env.variants.values():
+            for package in variant.packages:
+                match = PIN.match(package.replace(" ", ""))
+                if match:
+                    releases.setdefault(name, set()).add((match.group(1), match.group(2)))
+    return {name: frozenset(found) for name, found in releases.items()}
+
+
+def standing_for(claim: Claim, env: str, cell: dict[str, Any] | None) -> str | None:
+    """The claimed environment this cell stands for: its own name, or, for an environment of
+    another kind (an interpreter, an image), the claimed one whose pinned release it ran
+    (host-tf-2.21.0 ran tensorflow 2.21.0, as tf-current pins)."""
+    if claim.envs is None or env in claim.envs:
+        return env
+    ran = {(name, str(version).split("+")[0]) for name, version in ((cell or {}).get("framework") or {}).items()}
+    return next((named for named in claim.envs if pinned_releases().get(named, frozenset()) & ran), None)
+
+
+def assess(claim: Claim, cells: dict[str, dict[str, Any]], envs: list[str]) -> dict[str, dict[str, Any]]:
+    """The claim's outcome in each environment of the matrix where it is made."""
+    row = cells.get(claim.scenario, {})
+    results = {}
+    for env in envs:
+        cell = row.get(env)
+        standing = standing_for(claim, env, cell)
+        if standing is None:
+            continue
+        if cell is None:
+            if claim.envs is not None:
+                results[env] = _untestable("the scenario did not run in this env")
+            continue
+        if cell.get("status") != "ok":
+            results[env] = _untestable(f"cell status {cell.get('status')}")
+        elif claim.compare:
+            results[env] = _judge_compare(claim, cell, cells.get(claim.compare["other"], {}).get(env))
+        else:
+            results[env] = _judge_step(claim, cell)
+        if standing != env:
+            results[env]["why"] = f"as {standing}, the same release: {results[env]['why']}"
+    return results

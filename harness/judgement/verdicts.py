@@ -1,0 +1,312 @@
+"""Judging a cell: what each cleanup step really did, and whether everything came back on exit.
+
+Works on the JSON record alone, so saved results can be re-judged. Each cleanup checkpoint
+answers two questions, on the primary meter (per-process NVML, else device NVML, else host RSS:
+the first one with a value at the floor, the peak and that checkpoint):
+
+* Did the framework release it? Its own count of live bytes (the ``view``) against its count
+  at the floor (``ready``).
+* Did the driver get it back? The meter against the **driver floor**: the process before any
+  framework or CUDA call (the agent's ``pre_gpu`` reading; 0 on per-process NVML) plus the
+  **runtime cost**, what the first touch of the GPU costs (CUDA context, libraries, workspaces)
+  and nothing gives back before exit. The runtime cost is the reading at the first checkpoint
+  that holds GPU memory, less what the framework's allocator keeps there unused (its reserved
+  minus its live bytes). A framework that does not report its allocator (TensorFlow) and took
+  more at the first touch than the scenario added afterwards has mapped its pool there: the
+  runtime cost cannot be told from the pool, so the driver floor is the pre-GPU reading and
+  what is left includes the runtime (``runtime_cost`` is None, ``premapped`` True).
+  Host RSS keeps ``ready`` as its floor: imports alone move it.
+
+  grown = peak - floor;  left = reading - floor;  tol = max(abs_tol[meter], REL_TOL * grown)
+  no-signal  grown < min_signal[meter] and the framework's own growth too
+  released   left <= tol
+  cached     left > tol, and the framework's live bytes are back to its floor
+             (its allocator keeps what the framework calls free)
+  held       the framework still counts it, or (when it cannot say) left >= grown - tol
+  partial    anything in between
+  skipped    the scenario said the step means nothing here (a GPU-only step without a GPU)
+
+The smallest change judged is set per meter (METER_RULES): NVML's per-process reading is exact
+to a few MiB, the device reading includes other processes, RSS moves with the interpreter.
+A cell that ended in error / unsupported / timeout / crashed carries that status; the
+checkpoints it reached are still judged. After exit: ``returned`` when the device is back to
+its reading before the cell started (NVML), or when no process of the cell is left (RSS).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from harness.common.units import human_bytes
+
+MiB = 1024 * 1024
+REL_TOL = 0.05
+PRIMARY_ORDER = ("nvml_process", "nvml_device", "rss")
+NVML_METERS = ("nvml_process", "nvml_device")
+
+
+@dataclass(frozen=True)
+class MeterRule:
+    abs_tol: int  # a difference this small is noise on this meter
+    min_signal: int  # growth below this is not judged
+
+
+METER_RULES = {
+    "nvml_process": MeterRule(abs_tol=8 * MiB, min_signal=16 * MiB),
+    "nvml_device": MeterRule(abs_tol=64 * MiB, min_signal=128 * MiB),
+    "rss": MeterRule(abs_tol=64 * MiB, min_signal=128 * MiB),
+}
+FRAMEWORK_RULE = MeterRule(abs_tol=4 * MiB, min_signal=16 * MiB)  # the framework's own byte count
+ABS_TOL = METER_RULES["rss"].abs_tol  # after exit: the device reading against the cell's start
+
+TOLERANCES = {
+    "rel_tol": REL_TOL,
+    "meters": {m: {"abs_tol_bytes": r.abs_tol, "min_signal_bytes": r.min_signal} for m, r in METER_RULES.items()},
+    "framework": {"abs_tol_bytes": FRAMEWORK_RULE.abs_tol, "min_signal_bytes": FRAMEWORK_RULE.min_signal},
+    "rule": "NVML against the pre-GPU reading + the runtime cost; released: left <= max(abs_tol, rel_tol * grown)",
+}
+
+
+def tolerance(grown: int, meter: str = "rss") -> float:
+    return max(METER_RULES.get(meter, METER_RULES["rss"]).abs_tol, REL_TOL * grown)
+
+
+def tolerances_text() -> str:
+    """One line for every table: how the verdicts were reached."""
+    rules = ", ".join(f"{m} {human_bytes(r.abs_tol)}/{human_bytes(r.min_signal)}" for m, r in METER_RULES.items())
+    return (f"GPU memory judged against the pre-GPU reading plus the runtime cost; released when left <= "
+            f"max(abs_tol, {REL_TOL:.0%} of growth); abs_tol/min_signal per meter: {rules}")
+
+
+TOLERANCES["text"] = tolerances_text()
+
+
+def _reading(cp: dict[str, Any], meter: str) -> int | None:
+    value = cp.get("readings", {}).get(meter)
+    return int(value) if value is not None else None
+
+
+def _view_sum(cp: dict[str, Any], key: str) -> int | None:
+    """A figure of the framework's own view (in_use, reserved), summed over frameworks that say."""
+    values = [v.get(key) for v in (cp.get("view") or {}).values() if v.get(key) is not None]
+    return sum(values) if values else None
+
+
+def _in_use(cp: dict[str, Any]) -> int | None:
+    return _view_sum(cp, "in_use")
+
+
+def _unused_pool(cp: dict[str, Any]) -> int | None:
+    """What the allocator holds beyond the live bytes, or None where the framework does not say."""
+    reserved = _view_sum(cp, "reserved")
+    if reserved is None:
+        return None
+    return max(0, reserved - (_in_use(cp) or 0))
+
+
+def roles(checkpoints: list[dict[str, Any]], cleanup: list[str] | None) -> tuple[int | None, int | None, list[int]]:
+    """Indexes of the floor, the peak and the cleanup checkpoints."""
+    if not checkpoints:
+        return None, None, []
+    labels = [cp["label"] for cp in checkpoints]
+    floor = labels.index("ready") if "ready" in labels else 0
+    if "peak" in labels:
+        peak = labels.index("peak")
+    else:  # no declared peak: the highest reading on the best meter
+        meter = primary_meter(checkpoints)
+        peak = max(range(len(checkpoints)), key=lambda i: _reading(checkpoints[i], meter) or 0) if meter else floor
+    if cleanup is not None:
+        steps = [i for i, label in enumerate(labels) if label in cleanup]
+    else:
+        steps = list(range(peak + 1, len(checkpoints)))
+    return floor, peak, steps
+
+
+def primary_meter(points: list[dict[str, Any]], prefer: str | None = None) -> str | None:
+    for meter in ((prefer,) if prefer else ()) + PRIMARY_ORDER:
+        if all(_reading(cp, meter) is not None for cp in points):
+            return meter
+    return None
+
+
+@dataclass(frozen=True)
+class DriverFloor:
+    """What the driver question is judged against, and how it was found."""
+
+    value: int
+    basis: str  # "pre-GPU + runtime", "pre-GPU (pool mapped at first touch)", "ready"
+    runtime_cost: int | None = None
+    first_touch: str | None = None
+    premapped: bool = False
+
+    def describe(self) -> dict[str, Any]:
+        return {"driver_floor": self.value, "floor_basis": self.basis, "runtime_cost": self.runtime_cost,
+                "first_touch": self.first_touch, "premapped": self.premapped}
+
+
+def measured_meter(record: dict[str, Any]) -> str:
+    """The meter a record's own numbers are read on (bisect criteria, repro peaks and loops):
+    per-process NVML when it saw the cell's checkpoints, else RSS."""
+    cps = record.get("checkpoints") or []
+    return "nvml_process" if any(_reading(cp, "nvml_process") is not None for cp in cps) else "rss"
+
+
+def baseline_reading(record: dict[str, Any], meter: str) -> int | None:
+    """The process before any scenario code: the agent's pre_gpu reading; on per-process NVML a
+    record without it still has one, since a process has no GPU memory before its first CUDA call."""
+    pre = record.get("pre_gpu")
+    if pre is not None:
+        return _reading(pre, meter)
+    return 0 if meter == "nvml_process" else None
+
+
+def driver_floor(record: dict[str, Any], before_peak: list[dict[str, Any]], peak_cp: dict[str, Any],
+                 floor_cp: dict[str, Any], meter: str) -> DriverFloor:
+    """The floor of the driver question on ``meter`` (see the module docstring)."""
+    floor_reading = _reading(floor_cp, meter) or 0
+    base = baseline_reading(record, meter) if meter in NVML_METERS else None
+    if base is None:
+        return DriverFloor(value=floor_reading, basis="ready")
+    touched = [cp for cp in before_peak if (_reading(cp, meter) or 0) > base]
+    if not touched:  # nothing of the GPU before the peak (work done in a child): the bare process
+        return DriverFloor(value=base, basis="pre-GPU", runtime_cost=0)
+    first = touched[0]
+    at_first = _reading(first, meter) or 0
+    unused = _unused_pool(first)
+    if unused is not None:
+        return DriverFloor(value=at_first - unused, basis="pre-GPU + runtime", runtime_cost=at_first - unused - base,
+                           first_touch=first["label"])
+    if at_first - base > (_reading(peak_cp, meter) or 0) - at_first:
+        return DriverFloor(value=base, basis="pre-GPU (pool mapped at first touch)", first_touch=first["label"],
+                           premapped=True)
+    return DriverFloor(value=at_first, basis="pre-GPU + runtime", runtime_cost=at_first - base,
+                       first_touch=first["label"])
+
+
+def _framework_names(cp: dict[str, Any]) -> str:
+    return "/".join(sorted(cp.get("view") or {})) or "the framework"
+
+
+def _detail(verdict: str, left: int, fw_now: int | None, floor: DriverFloor | None, cp: dict[str, Any]) -> str:
+    """The step's answer in words: where the memory is, with the figures."""
+    who = _framework_names(cp)
+    notes = []
+    if floor is not None and floor.premapped:
+        notes.append("with the CUDA context and libraries: the pool was mapped at the first touch")
+    if fw_now is not None:
+        notes.append(f"{who} in use: {human_bytes(fw_now)}")
+    why = f" ({'; '.join(notes)})" if notes else ""
+    if verdict == "released":
+        kept = f"; the runtime keeps {human_bytes(floor.runtime_cost)} until exit" if floor and floor.runtime_cost else ""
+        return f"back to the driver{kept}"
+    if verdict == "cached":
+        return f"{human_bytes(left)} still held by {who}'s allocator{why}"
+    if verdict in ("held", "partial"):
+        return f"{human_bytes(left)} not back to the driver{why}"
+    return ""
+
+
+def judge_step(
+    floor_cp: dict[str, Any], peak_cp: dict[str, Any], cp: dict[str, Any], prefer: str | None = None,
+    floors: dict[str, DriverFloor] | None = None,
+) -> dict[str, Any]:
+    meter = primary_meter([floor_cp, peak_cp, cp], prefer)
+    floor = (floors or {}).get(meter or "")
+    if cp.get("skipped"):
+        return {"label": cp["label"], "verdict": "skipped", "meter": meter, "reason": cp["skipped"]}
+    if meter is None:
+        return {"label": cp["label"], "verdict": "unmeasured", "meter": None}
+    base = floor.value if floor is not None else (_reading(floor_cp, meter) or 0)
+    peak, value = (_reading(x, meter) or 0 for x in (peak_cp, cp))
+    grown, left = peak - base, value - base
+    tol = tolerance(grown, meter)
+    result: dict[str, Any] = {"label": cp["label"], "meter": meter, "grown": grown, "left": left, "tol": int(tol)}
+    fw_floor, fw_peak, fw_now = _in_use(floor_cp) or 0, _in_use(peak_cp), _in_use(cp)
+    fw_left = None if fw_now is None else fw_now - fw_floor
+    fw_grown = None if fw_peak is None else fw_peak - fw_floor
+    fw_tol = max(FRAMEWORK_RULE.abs_tol, REL_TOL * (fw_grown or 0))
+    result.update(framework_left=fw_left, framework_grown=fw_grown)
+    fw_signal = fw_grown is not None and fw_grown >= FRAMEWORK_RULE.min_signal
+    if grown < METER_RULES[meter].min_signal and not fw_signal:
+        verdict = "no-signal"
+    elif left <= tol:
+        verdict = "released"
+    elif fw_left is not None and fw_left <= fw_tol:
+        verdict = "cached"
+    elif fw_left is not None and fw_grown is not None and fw_grown > fw_tol:
+        verdict = "held" if fw_left >= fw_grown - fw_tol else "partial"
+    elif left >= grown - tol:
+        verdict = "held"
+    else:
+        verdict = "partial"
+    result["verdict"] = verdict
+    result["detail"] = _detail(verdict, left, fw_now, floor, cp)
+    return result
+
+
+def judge_exit(record: dict[str, Any]) -> dict[str, Any]:
+    after = (record.get("after_exit") or {}).get("readings") or {}
+    before = record.get("baseline") or {}
+    if after.get("nvml_process") is not None and after.get("nvml_device") is not None and before.get("nvml_device") is not None:
+        left = after["nvml_device"] - before["nvml_device"]
+        returned = after["nvml_process"] == 0 and left <= ABS_TOL
+        return {"verdict": "returned" if returned else "not-returned", "meter": "nvml_device", "left": left}
+    if after.get("nvml_device") is not None and before.get("nvml_device") is not None:
+        left = after["nvml_device"] - before["nvml_device"]
+        return {"verdict": "returned" if left <= ABS_TOL else "not-returned", "meter": "nvml_device", "left": left}
+    # Without NVML: every process of the cell is gone, so nothing of it can hold memory.
+    rss = after.get("rss")
+    return {"verdict": "returned" if not rss else "not-returned", "meter": "rss", "left": rss or 0}
+
+
+TIMELINE_PEAK = "peak (timeline)"
+
+
+def timeline_peak(record: dict[str, Any], checkpoints: list[dict[str, Any]]) -> dict[str, Any] | None:
+    """A user's script has no "peak" checkpoint: its peak is the timeline's maximum between the
+    first and the last checkpoint (a checkpoint-like dict), or None without a timeline."""
+    timeline = record.get("timeline") or {}
+    samples = timeline.get("samples") or []
+    if not samples or not checkpoints:
+        return None
+    start, end = checkpoints[0]["t"], checkpoints[-1]["t"]
+    inside = [s for s in samples if start <= s[0] <= end]
+    readings: dict[str, int | None] = {}
+    for col, meter in enumerate(timeline.get("columns") or []):
+        if meter == "t":
+            continue
+        values = [s[col] for s in inside if s[col] is not None]
+        values += [cp["readings"][meter] for cp in checkpoints if cp["readings"].get(meter) is not None]
+        readings[meter] = max(values) if values else None
+    return {"label": TIMELINE_PEAK, "readings": readings, "view": {}}
+
+
+def judge(record: dict[str, Any]) -> dict[str, Any]:
+    """Verdicts for a record: per cleanup step, after exit, and the cell's status."""
+    checkpoints = record.get("checkpoints") or []
+    scenario = record.get("scenario") or {}
+    floor, peak, steps = roles(checkpoints, scenario.get("cleanup"))
+    judged = []
+    peak_cp = checkpoints[peak] if peak is not None else None
+    if scenario.get("mode") == "repro" and checkpoints:
+        # A user's script: every checkpoint after `start` is a cleanup step, judged against the
+        # highest memory the timeline saw.
+        floor, steps, peak_cp = 0, list(range(1, len(checkpoints))), timeline_peak(record, checkpoints) or peak_cp
+    floors: dict[str, DriverFloor] = {}
+    if floor is not None and peak_cp is not None:
+        prefer = scenario.get("meter")
+        # Where the first touch may be: before the peak (a user's script: anywhere before its end).
+        before_peak = checkpoints if peak_cp.get("label") == TIMELINE_PEAK or peak is None else checkpoints[:peak]
+        floors = {meter: driver_floor(record, before_peak, peak_cp, checkpoints[floor], meter)
+                  for meter in NVML_METERS if primary_meter([checkpoints[floor], peak_cp], meter) == meter}
+        judged = [judge_step(checkpoints[floor], peak_cp, checkpoints[i], prefer, floors) for i in steps]
+    meters = [s["meter"] for s in judged if s.get("meter") in floors]
+    return {
+        "status": record.get("status"),
+        "floor": checkpoints[floor]["label"] if floor is not None else None,
+        "peak": peak_cp["label"] if peak_cp is not None else None,
+        **(floors[meters[0]].describe() if meters else {}),
+        "steps": judged,
+        "exit": judge_exit(record) if record.get("after_exit") else None,
+        "tolerances": TOLERANCES,
+    }

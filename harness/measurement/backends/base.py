@@ -1,0 +1,83 @@
+"""The contract between orchestration and a backend."""
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Protocol
+
+from harness.running.scenario import Scenario
+
+AGENT_DIR = Path(__file__).resolve().parents[2] / "agent"
+AGENT_SCRIPT = "agent.py"
+STDERR_TAIL_BYTES = 8192
+
+
+@dataclass(frozen=True, kw_only=True)
+class CellSpec:
+    """Everything a backend needs to start one cell."""
+
+    run_id: str
+    cell_id: str
+    env_name: str
+    scenario: Scenario
+    nonce: str
+    params: dict[str, Any]
+    env_vars: dict[str, str]
+    ack_dir: Path
+    log_path: Path
+    timeout: float
+    gpu_index: int | None = None
+    labels: dict[str, str] = field(default_factory=dict)
+
+    def agent_spec(self, *, scenario_path: str, ack_dir: str) -> dict[str, Any]:
+        """The JSON the agent receives; paths as the agent will see them."""
+        return {
+            "nonce": self.nonce,
+            "scenario": scenario_path,
+            "params": self.params,
+            "ack_dir": ack_dir,
+            "ack_timeout": self.timeout,
+            "mode": self.scenario.mode,
+            "preinit": list(self.scenario.preinit),
+        }
+
+
+class RunningCell(Protocol):
+    facts: dict[str, Any]
+
+    def lines(self) -> Iterable[str]:
+        """The agent's protocol stream, line by line, ending when the agent's stdout closes."""
+
+    def root_pid(self) -> int | None:
+        """The host PID at the root of the cell's process tree (None once gone)."""
+
+    def wait(self, timeout: float) -> int | None:
+        """The exit code, waiting up to ``timeout`` s; None while still running."""
+
+    def stop(self, extra_pids: set[int]) -> None:
+        """End the cell and everything it started; idempotent; never raises."""
+
+    def stderr_tail(self) -> str:
+        """The last few KiB of the cell's stderr (the scenario's own output included)."""
+
+
+class Backend(Protocol):
+    name: str
+
+    def describe(self) -> dict[str, Any]:
+        """Facts of the backend for the record (interpreter, image, GPU mode...)."""
+
+    def start(self, spec: CellSpec) -> RunningCell:
+        """Start the agent for ``spec``; on failure nothing is left running."""
+
+
+def tail(path: Path, limit: int = STDERR_TAIL_BYTES) -> str:
+    try:
+        with open(path, "rb") as handle:
+            handle.seek(0, 2)
+            size = handle.tell()
+            handle.seek(max(0, size - limit))
+            return handle.read().decode("utf-8", "replace")
+    except OSError:
+        return ""

@@ -1,0 +1,224 @@
+"""The docker backend: each cell in a fresh container of its environment's image.
+
+Only this module (with images.py and docker_client.py) talks to the engine. A container is
+owned: named ``gpu-cleanup-matrix-<uuid>``, labelled with run and cell ids, started with
+``--network none`` and the agent, the scenario folder and the ack folder mounted read-only, run
+as a non-root user where the env allows, and removed on every path out (normal end, timeout,
+Ctrl-C, a crash of the harness through atexit). ``harness clean`` removes any left by a killed
+harness. The container's processes are host processes: their host PIDs feed the meters.
+"""
+from __future__ import annotations
+
+import atexit
+import json
+import shutil
+import stat
+import threading
+import uuid
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from harness.environments.gpu_access import GpuAccess
+from harness.measurement import procs
+from harness.measurement.backends.base import AGENT_DIR, AGENT_SCRIPT, STDERR_TAIL_BYTES, CellSpec
+from harness.measurement.protocol import split_lines
+
+NAME_PREFIX = "gpu-cleanup-matrix-"
+LABEL_RUN = "harness.run-id"
+LABEL_CELL = "harness.cell-id"
+MOUNT_AGENT = "/opt/harness/agent"
+MOUNT_SCENARIO = "/opt/harness/scenario"
+MOUNT_ACK = "/opt/harness/ack"
+
+_live: dict[str, Any] = {}
+_live_lock = threading.Lock()
+
+
+def remove_container(container: Any) -> None:
+    try:
+        container.remove(force=True)
+    except Exception:
+        pass  # already gone
+    with _live_lock:
+        _live.pop(container.id, None)
+
+
+@atexit.register
+def remove_live_containers() -> None:
+    """A harness that dies of an exception (or SIGTERM turned into SystemExit) leaves nothing."""
+    for container in list(_live.values()):
+        remove_container(container)
+
+
+def remove_labelled(client: Any) -> int:
+    """Remove every container this tool ever labelled (``harness clean``); returns how many."""
+    containers = client.containers.list(all=True, filters={"label": LABEL_RUN})
+    for container in containers:
+        remove_container(container)
+    return len(containers)
+
+
+@dataclass
+class DockerCell:
+    container: Any
+    spec: CellSpec
+    facts: dict[str, Any] = field(default_factory=dict)
+    _pid: int | None = None
+    _stderr: str | None = None
+
+    def lines(self) -> Iterable[str]:
+        return split_lines(self.container.logs(stream=True, follow=True, stdout=True, stderr=False))
+
+    def root_pid(self) -> int | None:
+        if self._pid is None:
+            try:
+                self.container.reload()
+                self._pid = int(self.container.attrs["State"]["Pid"]) or None
+            except Exception:
+                return None
+        return self._pid if self._pid and procs.alive(self._pid) else None
+
+    def wait(self, timeout: float) -> int | None:
+        try:
+            result = self.container.wait(timeout=max(timeout, 0.1))
+        except Exception:  # requests' ReadTimeout / ConnectionError: still running
+            return None
+        return int(result.get("StatusCode", -1))
+
+    def stop(self, extra_pids: set[int]) -> None:
+        try:
+            self.container.kill()
+        except Exception:
+            pass  # already exited
+        self._save_stderr()
+        remove_container(self.container)
+
+    def _save_stderr(self) -> None:
+        if self._stderr is not None:
+            return
+        try:
+            data = self.container.logs(stdout=False, stderr=True)
+        except Exception:
+            data = b""
+        self.spec.log_path.parent.mkdir(parents=True, exist_ok=True)
+        self.spec.log_path.write_bytes(data)
+        self._stderr = data[-STDERR_TAIL_BYTES:].decode("utf-8", "replace")
+
+    def stderr_tail(self) -> str:
+        self._save_stderr()
+        return self._stderr or ""
+
+
+def _others_can(path: Path, bits: int) -> bool:
+    return (path.stat().st_mode & bits) == bits
+
+
+def _readable_scenario_dir(path: Path, staging: Path) -> Path:
+    """The folder to mount for ``path``: its own, or, when the container's user could not read it
+    (a ``mktemp -d`` folder or a home of mode 0700), a world-readable copy of the file alone in
+    the cell's own folder, which is removed with the cell. Without this the script's
+    PermissionError would pass for the script's own failure."""
+    folder = path.parent
+    if _others_can(folder, stat.S_IROTH | stat.S_IXOTH) and _others_can(path, stat.S_IROTH):
+        return folder
+    staged = staging / "scenario"
+    staged.mkdir(mode=0o755, exist_ok=True)
+    target = staged / path.name
+    shutil.copyfile(path, target)
+    target.chmod(0o644)
+    return staged
+
+
+@dataclass
+class DockerBackend:
+    """Runs cells in containers of ``image``, with the GPU given as ``access`` says."""
+
+    client: Any
+    image: str
+    python: str = "python"
+    user: str = "65534:65534"
+    access: GpuAccess = field(default_factory=lambda: GpuAccess("none", "no GPU asked for"))
+    name: str = "docker"
+    _image: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def gpus(self) -> bool:
+        return self.access.mode != "none"
+
+    def _image_config(self) -> dict[str, Any]:
+        if not self._image:
+            try:
+                image = self.client.images.get(self.image)
+                env = dict(e.split("=", 1) for e in (image.attrs.get("Config") or {}).get("Env") or [] if "=" in e)
+                self._image = {"image_id": image.id, "image_labels": image.labels or {}, "env": env}
+            except Exception:
+                self._image = {"image_id": None, "image_labels": {}, "env": {}}
+        return self._image
+
+    def describe(self) -> dict[str, Any]:
+        image = self._image_config()
+        return {"backend": self.name, "image": self.image, "image_id": image["image_id"],
+                "image_labels": image["image_labels"], "gpu_mode": self.access.mode,
+                "gpu_request": "all" if self.gpus else "none", "gpu_note": self.access.reason,
+                "user": self.user or "image default"}
+
+    def _gpu_options(self) -> dict[str, Any]:
+        from docker.types import DeviceRequest, Mount
+
+        if self.access.mode == "gpus":
+            return {"device_requests": [DeviceRequest(count=-1, capabilities=[["gpu"]])]}
+        if self.access.mode == "cdi":
+            return {"device_requests": [DeviceRequest(driver="cdi", device_ids=["nvidia.com/gpu=all"])]}
+        if self.access.mode == "devices":
+            return {"devices": [f"{node}:{node}:rwm" for node in self.access.devices],
+                    "mounts": [Mount(target, source, type="bind", read_only=True) for source, target in self.access.mounts]}
+        return {}
+
+    def _gpu_environment(self) -> dict[str, str]:
+        env = dict(self.access.environment)
+        if "LD_LIBRARY_PATH" in env:  # keep the image's own library path (CUDA bases set one)
+            own = self._image_config()["env"].get("LD_LIBRARY_PATH")
+            if own:
+                env["LD_LIBRARY_PATH"] = f"{env['LD_LIBRARY_PATH']}:{own}"
+        return env
+
+    def start(self, spec: CellSpec) -> DockerCell:
+        from docker.types import Mount
+
+        scenario_dir = _readable_scenario_dir(spec.scenario.path, spec.ack_dir)
+        agent_spec = spec.agent_spec(scenario_path=f"{MOUNT_SCENARIO}/{spec.scenario.path.name}", ack_dir=MOUNT_ACK)
+        environment = {"PYTHONUNBUFFERED": "1", "HOME": "/tmp", **self._gpu_environment(), **spec.env_vars}
+        if self.gpus and spec.gpu_index is not None:
+            environment.setdefault("CUDA_DEVICE_ORDER", "PCI_BUS_ID")
+            environment.setdefault("CUDA_VISIBLE_DEVICES", str(spec.gpu_index))
+        gpu = self._gpu_options()
+        mounts = [
+            Mount(MOUNT_AGENT, str(AGENT_DIR), type="bind", read_only=True),
+            Mount(MOUNT_SCENARIO, str(scenario_dir), type="bind", read_only=True),
+            Mount(MOUNT_ACK, str(spec.ack_dir), type="bind", read_only=True),
+            *gpu.pop("mounts", []),
+        ]
+        container = self.client.containers.create(
+            self.image,
+            command=[self.python, "-B", "-u", f"{MOUNT_AGENT}/{AGENT_SCRIPT}", json.dumps(agent_spec)],
+            name=NAME_PREFIX + uuid.uuid4().hex[:12],
+            labels={LABEL_RUN: spec.run_id, LABEL_CELL: spec.cell_id, "harness.env": spec.env_name,
+                    "harness.scenario": spec.scenario.name, **spec.labels},
+            environment=environment,
+            mounts=mounts,
+            network_mode="none",
+            user=self.user or None,
+            working_dir="/tmp",
+            init=True,
+            **gpu,
+        )
+        with _live_lock:
+            _live[container.id] = container
+        try:
+            container.start()
+        except BaseException:
+            remove_container(container)
+            raise
+        return DockerCell(container, spec, facts={"container": container.name})

@@ -1,0 +1,110 @@
+"""The process backend: the agent under a local interpreter, one fresh process per cell.
+
+For GPU hosts without Docker, virtualenv environments and development. The cell is a new
+process session; stopping it kills the whole group and any descendant that left it.
+"""
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import threading
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from typing import IO, Any
+
+from harness.common.errors import EnvironmentNotFound
+from harness.measurement import subproc
+from harness.measurement.backends.base import AGENT_DIR, AGENT_SCRIPT, CellSpec, tail
+from harness.measurement.protocol import split_lines
+
+_live: set[ProcessCell] = set()
+_live_lock = threading.Lock()
+
+
+def stop_live_processes() -> None:
+    """End every cell still running (Ctrl-C in a matrix run: worker threads get no signal)."""
+    with _live_lock:
+        cells = list(_live)
+    for cell in cells:
+        cell.stop(set())
+
+
+def resolve_python(python: str) -> str:
+    """The interpreter's absolute path; a one-line error when there is none."""
+    found = shutil.which(python) if os.sep not in python else (python if os.access(python, os.X_OK) else None)
+    if not found:
+        raise EnvironmentNotFound(f"interpreter not found: {python!r} (install it, or pass --python with a path to one)")
+    return os.path.abspath(found)
+
+
+@dataclass(eq=False)
+class ProcessCell:
+    proc: subprocess.Popen[bytes]
+    spec: CellSpec
+    log: IO[bytes]
+    facts: dict[str, Any] = field(default_factory=dict)
+
+    def lines(self) -> Iterable[str]:
+        stream = self.proc.stdout
+        assert stream is not None
+        return split_lines(iter(lambda: stream.read1(65536), b""))  # type: ignore[attr-defined]
+
+    def root_pid(self) -> int | None:
+        return self.proc.pid if self.proc.poll() is None else None
+
+    def wait(self, timeout: float) -> int | None:
+        try:
+            return self.proc.wait(timeout=max(timeout, 0.0))
+        except subprocess.TimeoutExpired:
+            return None
+
+    def stop(self, extra_pids: set[int]) -> None:
+        subproc.stop(self.proc, extra_pids=extra_pids - {self.proc.pid})
+        if self.proc.stdout is not None:
+            self.proc.stdout.close()
+        self.log.close()
+        with _live_lock:
+            _live.discard(self)
+
+    def stderr_tail(self) -> str:
+        return tail(self.spec.log_path)
+
+
+@dataclass
+class ProcessBackend:
+    python: str = "python3"
+    name: str = "process"
+
+    def __post_init__(self) -> None:
+        self.python = resolve_python(self.python)
+
+    def describe(self) -> dict[str, Any]:
+        return {"backend": self.name, "interpreter": self.python}
+
+    def start(self, spec: CellSpec) -> ProcessCell:
+        agent_spec = spec.agent_spec(scenario_path=str(spec.scenario.path), ack_dir=str(spec.ack_dir))
+        env = dict(os.environ)
+        env.update(spec.env_vars)
+        env["PYTHONUNBUFFERED"] = "1"
+        if spec.gpu_index is not None and "CUDA_VISIBLE_DEVICES" not in spec.env_vars:
+            # NVML numbers GPUs in PCI order; make CUDA agree so both name the same GPU.
+            env["CUDA_DEVICE_ORDER"] = "PCI_BUS_ID"
+            env["CUDA_VISIBLE_DEVICES"] = str(spec.gpu_index)
+        spec.log_path.parent.mkdir(parents=True, exist_ok=True)
+        log = open(spec.log_path, "wb")
+        try:
+            proc = subproc.start(
+                [self.python, "-B", "-u", str(AGENT_DIR / AGENT_SCRIPT), json.dumps(agent_spec)],
+                env=env,
+                stdout=subprocess.PIPE,
+                stderr=log,
+            )
+        except BaseException:
+            log.close()
+            raise
+        cell = ProcessCell(proc, spec, log, facts=self.describe())
+        with _live_lock:
+            _live.add(cell)
+        return cell

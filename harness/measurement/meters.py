@@ -1,0 +1,151 @@
+"""Host-side meters: what a cell's processes hold, read from outside them.
+
+Three meters, one reading each (bytes, or None when unavailable):
+  * ``rss``          resident host memory of the cell's processes (/proc), so the whole
+                     pipeline measures something real on a machine without a GPU;
+  * ``nvml_device``  used memory of the cell's GPU, all processes (what nvidia-smi shows);
+  * ``nvml_process`` GPU memory of the cell's own processes, by host PID, children included;
+  * ``nvml_reserved`` memory the driver reserves for itself on that GPU (NVML's v2 memory info,
+                     where the driver offers it), so "in use" can be told from "reserved".
+
+Settle rule (``read_settled``): first, up to ``FAST_READS`` readings ``FAST_INTERVAL_S`` apart;
+when ``FAST_WINDOW`` of them in a row are identical on every meter (NVML's exact byte counts,
+the same RSS page count), nothing is moving and that is the reading (a few ms: what makes a
+checkpoint in a loop cheap). Otherwise read every ``SETTLE_INTERVAL_S``; a reading is taken once
+the last ``SETTLE_WINDOW`` readings of every meter lie within ``SETTLE_BAND_BYTES`` of each
+other, or after ``SETTLE_TIMEOUT_S`` (then marked unsettled). Frees and driver book-keeping land
+a few milliseconds after the call returns; this waits them out without hiding a slow leak.
+"""
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+from harness.measurement import procs
+from harness.measurement.nvml import Nvml
+
+METERS = ("rss", "nvml_device", "nvml_process", "nvml_reserved")
+FAST_INTERVAL_S = 0.002
+FAST_WINDOW = 4
+FAST_READS = 6
+SETTLE_INTERVAL_S = 0.02
+SETTLE_WINDOW = 5
+SETTLE_BAND_BYTES = 2 * 1024 * 1024
+SETTLE_TIMEOUT_S = 3.0
+TIMELINE_INTERVAL_S = 0.01  # 100 Hz target; >= 50 Hz is the promise
+PID_REFRESH_S = 0.1
+TIMELINE_COLUMNS = ["t", "rss", "nvml_device", "nvml_process"]  # a timeline sample, in this order
+
+Readings = dict[str, "int | None"]
+
+
+class PidTracker:
+    """The cell's host PIDs: a root PID and its descendants, refreshed at most every 100 ms.
+
+    Every PID ever seen is remembered, so a child that has exited is still stopped and its
+    absence still shows in the readings.
+    """
+
+    def __init__(self, root: Callable[[], int | None]) -> None:
+        self._root = root
+        self._pids: set[int] = set()
+        self.seen: set[int] = set()
+        self._at = 0.0
+        self._lock = threading.Lock()
+
+    def current(self, force: bool = False) -> set[int]:
+        with self._lock:
+            now = time.monotonic()
+            if force or now - self._at >= PID_REFRESH_S:
+                root = self._root()
+                self._pids = procs.descendants(root) if root else set()
+                self.seen |= self._pids
+                self._at = now
+            return set(self._pids)
+
+
+@dataclass
+class Meters:
+    nvml: Nvml
+    gpu_index: int = 0
+
+    def read(self, pids: set[int]) -> Readings:
+        return {
+            "rss": procs.rss_bytes(pids),
+            "nvml_device": self.nvml.device_used(self.gpu_index),
+            "nvml_process": self.nvml.process_used(self.gpu_index, pids),
+            "nvml_reserved": self.nvml.device_reserved(self.gpu_index),
+        }
+
+    def read_settled(self, tracker: PidTracker) -> tuple[Readings, dict[str, object]]:
+        """A reading that has stopped moving, and how it was obtained."""
+        start = time.monotonic()
+        window: list[Readings] = []
+        while len(window) < FAST_READS:
+            window.append(self.read(tracker.current(force=not window)))
+            if len(window) >= FAST_WINDOW and all(r == window[-1] for r in window[-FAST_WINDOW:]):
+                return window[-1], {"settled": True, "settle_s": round(time.monotonic() - start, 4), "fast": True}
+            time.sleep(FAST_INTERVAL_S)
+        window = window[-1:]
+        while True:
+            window.append(self.read(tracker.current(force=not window)))
+            window = window[-SETTLE_WINDOW:]
+            elapsed = time.monotonic() - start
+            if len(window) == SETTLE_WINDOW and _flat(window):
+                return window[-1], {"settled": True, "settle_s": round(elapsed, 3)}
+            if elapsed >= SETTLE_TIMEOUT_S:
+                return window[-1], {"settled": False, "settle_s": round(elapsed, 3)}
+            time.sleep(SETTLE_INTERVAL_S)
+
+
+def _flat(window: list[Readings]) -> bool:
+    for name in METERS:
+        values = [v for v in (r[name] for r in window) if v is not None]
+        if values and max(values) - min(values) > SETTLE_BAND_BYTES:
+            return False
+    return True
+
+
+@dataclass
+class TimelineSampler:
+    """A background thread sampling every meter at ~100 Hz, so peaks between checkpoints show.
+
+    Samples are [t (epoch s), rss, nvml_device, nvml_process].
+    """
+
+    meters: Meters
+    tracker: PidTracker
+    interval: float = TIMELINE_INTERVAL_S
+    samples: list[list[float | int | None]] = field(default_factory=list)
+    _stop: threading.Event = field(default_factory=threading.Event)
+    _thread: threading.Thread | None = None
+
+    def __enter__(self) -> TimelineSampler:
+        self._thread = threading.Thread(target=self._loop, name="timeline", daemon=True)
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self._stop.set()
+        if self._thread is not None:
+            self._thread.join(timeout=2)
+
+    def _loop(self) -> None:
+        next_at = time.monotonic()
+        while not self._stop.is_set():
+            r = self.meters.read(self.tracker.current())
+            self.samples.append([round(time.time(), 4), r["rss"], r["nvml_device"], r["nvml_process"]])
+            next_at += self.interval
+            delay = next_at - time.monotonic()
+            if delay > 0:
+                self._stop.wait(delay)
+            else:
+                next_at = time.monotonic()
+
+    def rate_hz(self) -> float | None:
+        if len(self.samples) < 2:
+            return None
+        span = float(self.samples[-1][0] or 0) - float(self.samples[0][0] or 0)
+        return round((len(self.samples) - 1) / span, 1) if span > 0 else None

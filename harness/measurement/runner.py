@@ -1,0 +1,228 @@
+"""Running one cell: start it, measure at every checkpoint, record what happened.
+
+The loop: wait for the agent's next event; at a checkpoint, read every meter until it settles,
+record the reading with the framework's view, then acknowledge so the agent moves on. The cell
+ends with the agent's ``end`` event (ok / error / unsupported), with its process dying first
+(crashed), or at its timeout (timeout: the whole process tree is killed). One more reading is
+taken once everything has exited. Whatever happens, the record comes back: a cell's failure is
+a result, never an exception.
+"""
+from __future__ import annotations
+
+import datetime as dt
+import os
+import tempfile
+import time
+import uuid
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from harness import __version__
+from harness.judgement import verdicts
+from harness.measurement import procs
+from harness.measurement.backends.base import Backend, CellSpec
+from harness.measurement.meters import TIMELINE_COLUMNS, Meters, PidTracker, TimelineSampler
+from harness.measurement.nvml import Nvml
+from harness.measurement.protocol import EOF_EVENT, HostChannel
+from harness.reporting.results import SCHEMA_VERSION, log_path
+from harness.running.scenario import Scenario
+
+DEFAULT_TIMEOUT_S = 300.0
+EXIT_GRACE_S = 10.0  # after ``end``, how long the process may take to exit on its own
+
+Progress = Callable[[str, dict[str, Any]], None]
+
+
+@dataclass(frozen=True, kw_only=True)
+class CellOptions:
+    run_id: str
+    run_dir: Path
+    env_name: str
+    env_facts: dict[str, Any]
+    params: dict[str, Any]
+    timeout: float | None = None
+    gpu_index: int = 0
+    cpu_only: bool = False  # no GPU for this cell: the scenario's cpu_params apply
+    setenv: dict[str, str] = field(default_factory=dict)  # the user's variables, over the scenario's
+
+
+def _host_facts(nvml: Nvml, gpu_index: int) -> dict[str, Any]:
+    gpu = nvml.gpus[gpu_index] if nvml.available and gpu_index < len(nvml.gpus) else None
+    return {
+        "nvml_available": nvml.available,
+        "nvml_reason": nvml.reason or None,
+        "driver": nvml.driver,
+        "nvml_version": nvml.nvml_version,
+        "gpu_index": gpu_index if gpu else None,
+        "gpu": None if gpu is None else {
+            "name": gpu.name, "uuid": gpu.uuid, "total_bytes": gpu.total_bytes, "mig_mode": gpu.mig_mode,
+        },
+        "hostname": os.uname().nodename,
+    }
+
+
+def scenario_facts(scenario: Scenario, params: dict[str, Any]) -> dict[str, Any]:
+    return {
+        "name": scenario.name, "path": str(scenario.path), "title": scenario.title,
+        "families": list(scenario.families), "technique": scenario.technique, "seed": scenario.seed,
+        "params": params, "env": scenario.env,
+        "cleanup": list(scenario.cleanup) if scenario.cleanup is not None else None,
+        "meter": scenario.meter,
+        "mode": scenario.mode,
+    }
+
+
+def run_cell(
+    backend: Backend,
+    scenario: Scenario,
+    options: CellOptions,
+    nvml: Nvml,
+    progress: Progress | None = None,
+) -> dict[str, Any]:
+    """Run ``scenario`` once through ``backend``; return its judged record."""
+    notify = progress or (lambda kind, data: None)
+    timeout = options.timeout or scenario.timeout or DEFAULT_TIMEOUT_S
+    cpu_params = scenario.cpu_params if options.cpu_only else {}
+    params = {**scenario.params, **cpu_params, **options.params}
+    meters = Meters(nvml, options.gpu_index)
+    cell_id = uuid.uuid4().hex[:12]
+    record: dict[str, Any] = {
+        "schema_version": SCHEMA_VERSION,
+        "tool_version": __version__,
+        "run_id": options.run_id,
+        "cell_id": cell_id,
+        "env": {"name": options.env_name, **options.env_facts, **backend.describe()},
+        "scenario": scenario_facts(scenario, params),
+        "host": _host_facts(nvml, options.gpu_index),
+        "timeout_s": timeout,
+        "setenv": dict(options.setenv),
+        "started_at": dt.datetime.now(dt.timezone.utc).isoformat(),
+        "checkpoints": [],
+        "status": "crashed",
+        "error": None,
+        "exit_code": None,
+        "facts": {},
+    }
+    record["baseline"] = meters.read(set())
+    started = time.monotonic()
+    with tempfile.TemporaryDirectory(prefix="harness-ack-") as ack_dir:
+        os.chmod(ack_dir, 0o755)  # a container's non-root user must read the acks
+        spec = CellSpec(
+            run_id=options.run_id, cell_id=cell_id, env_name=options.env_name, scenario=scenario,
+            nonce=uuid.uuid4().hex, params=params, env_vars={**scenario.env, **options.setenv},
+            ack_dir=Path(ack_dir), timeout=timeout, gpu_index=options.gpu_index if nvml.available else None,
+            log_path=log_path(options.run_dir, options.env_name, scenario.name),
+        )
+        try:
+            cell = backend.start(spec)
+        except Exception as exc:  # e.g. the engine refused the container: a result, not a crash
+            return _not_started(record, exc, started, notify)
+        record["env"].update(cell.facts)
+        tracker = PidTracker(cell.root_pid)
+        channel = HostChannel(spec.nonce, ack_dir)
+        try:
+            channel.follow(cell.lines())
+            with TimelineSampler(meters, tracker) as sampler:
+                _converse(channel, meters, tracker, record, started + timeout, notify)
+                if record["status"] != "timeout":
+                    record["exit_code"] = cell.wait(max(0.0, min(EXIT_GRACE_S, started + timeout - time.monotonic())))
+                    if record["exit_code"] is None and record["status"] != "crashed":
+                        record["status"] = "timeout"
+                        record["error"] = {"type": "Timeout", "message": "the agent reported its end but did not exit"}
+        finally:
+            tracker.current(force=True)
+            cell.stop(tracker.seen)
+        if record["status"] == "crashed" and record["error"] is None:
+            code = record["exit_code"] if record["exit_code"] is not None else cell.wait(1.0)
+            record["exit_code"] = code
+            how = f"killed by signal {-code}" if code is not None and code < 0 else f"exit code {code}"
+            record["error"] = {"type": "Crashed", "message": f"the process ended without reporting ({how})"}
+        record["after_exit"] = _after_exit(meters, tracker)
+        record["timeline"] = {"columns": TIMELINE_COLUMNS,
+                              "samples": sampler.samples, "rate_hz": sampler.rate_hz()}
+        record["stderr_tail"] = cell.stderr_tail()
+        record["stray_stdout"] = channel.stray_lines[-50:]
+    record["duration_s"] = round(time.monotonic() - started, 3)
+    record["verdicts"] = verdicts.judge(record)
+    notify("done", record)
+    return record
+
+
+def skipped_record(run_id: str, env_name: str, backend: str, scenario: Scenario, reason: str,
+                   status: str = "skipped") -> dict[str, Any]:
+    """The record of a cell that never ran: its environment cannot run here (skipped), or the
+    harness lost it (``status="harness-error"``); a result, with the reason and fix."""
+    record: dict[str, Any] = {
+        "schema_version": SCHEMA_VERSION, "tool_version": __version__, "run_id": run_id, "cell_id": uuid.uuid4().hex[:12],
+        "env": {"name": env_name, "backend": backend},
+        "scenario": scenario_facts(scenario, scenario.params),
+        "status": status, "error": {"type": "Skipped" if status == "skipped" else "HarnessError", "message": reason},
+        "checkpoints": [], "facts": {},
+        "exit_code": None, "after_exit": None, "timeline": None, "stderr_tail": "", "duration_s": 0.0,
+        "started_at": dt.datetime.now(dt.timezone.utc).isoformat(),
+    }
+    record["verdicts"] = verdicts.judge(record)
+    return record
+
+
+def _not_started(record: dict[str, Any], exc: Exception, started: float, notify: Progress) -> dict[str, Any]:
+    message = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+    record.update(status="harness-error", error={"type": "StartFailed", "message": f"the cell could not start: {message}"},
+                  after_exit=None, timeline=None, stderr_tail="", stray_stdout=[],
+                  duration_s=round(time.monotonic() - started, 3))
+    record["verdicts"] = verdicts.judge(record)
+    notify("done", record)
+    return record
+
+
+def _converse(
+    channel: HostChannel, meters: Meters, tracker: PidTracker, record: dict[str, Any], deadline: float, notify: Progress
+) -> None:
+    """Serve the agent's events until it ends, dies or runs out of time."""
+    while True:
+        event = channel.next_event(deadline - time.monotonic())
+        if event is None:
+            last = record["checkpoints"][-1]["label"] if record["checkpoints"] else "no checkpoint"
+            record["status"] = "timeout"
+            record["error"] = {"type": "Timeout", "message": f"no end after {record['timeout_s']:.0f}s; last seen: {last}"}
+            return
+        if event is EOF_EVENT:
+            return  # stdout closed without ``end``: status stays "crashed"
+        if event.kind == "hello":
+            record["agent"] = {k: event.data.get(k) for k in ("pid", "python", "executable")}
+            record["env_seen"] = event.data.get("env") or {}  # memory-relevant variables, as the cell saw them
+            record["facts"] = {"python": event.data.get("python"), "frameworks": {}}
+        elif event.kind == "frameworks":  # imported so far: kept even if the cell never ends
+            record["facts"]["frameworks"] = dict(event.data.get("frameworks") or {})
+        elif event.kind == "checkpoint":
+            readings, settle = meters.read_settled(tracker)
+            checkpoint = {
+                "seq": event.data["seq"], "label": event.data["label"], "t": event.data["t"],
+                "readings": readings, "settle": settle, "view": event.data.get("view") or {},
+            }
+            if event.data.get("skipped"):
+                checkpoint["skipped"] = event.data["skipped"]
+            if event.data.get("baseline"):
+                record["pre_gpu"] = checkpoint  # the agent's reading before any scenario code
+            else:
+                record["checkpoints"].append(checkpoint)
+            notify("checkpoint", checkpoint)
+            channel.ack(int(event.data["seq"]))
+        elif event.kind == "end":
+            record["status"] = event.data.get("status", "error")
+            record["error"] = event.data.get("error")
+            record["facts"] = event.data.get("facts") or record["facts"]
+            if event.data.get("loops"):
+                record["loops"] = event.data["loops"]  # looped checkpoint site -> iterations run
+            return
+
+
+def _after_exit(meters: Meters, tracker: PidTracker) -> dict[str, Any]:
+    """One more reading once the cell is gone: what it leaves behind."""
+    left = {pid for pid in tracker.seen if procs.alive(pid)}
+    readings, settle = meters.read_settled(PidTracker(lambda: None))
+    readings["nvml_process"] = meters.nvml.process_used(meters.gpu_index, tracker.seen)
+    readings["rss"] = procs.rss_bytes(left) if left else None
+    return {"readings": readings, "settle": settle, "processes_left": sorted(left)}

@@ -1,0 +1,239 @@
+"""The compatibility matrix of a run: scenario x environment -> what really happened.
+
+Reads only the cell records (results.read_records), so a partial, resumed or merged run renders
+the same way; a planned cell without a record is ``missing``. Writes matrix.json, matrix.md and
+report.html (report_html.py), and compares two runs.
+"""
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from harness.common.units import human_bytes
+from harness.judgement import claims, verdicts
+from harness.reporting import machines
+from harness.reporting.results import SCHEMA_VERSION, read_records, write_json
+
+MATRIX_SCHEMA_VERSION = 1
+
+
+def _levels(record: dict[str, Any]) -> tuple[str | None, dict[str, int]]:
+    """The cell's primary meter and each checkpoint's reading above the process's own start on it
+    (the pre-GPU reading on NVML, ``ready`` on RSS, which imports alone move)."""
+    checkpoints = [cp for cp in record.get("checkpoints") or [] if not cp.get("skipped")]
+    meter = verdicts.primary_meter(checkpoints, (record.get("scenario") or {}).get("meter"))
+    floor, _, _ = verdicts.roles(checkpoints, (record.get("scenario") or {}).get("cleanup"))
+    if meter is None or floor is None:
+        return meter, {}
+    base = verdicts.baseline_reading(record, meter) if meter in verdicts.NVML_METERS else None
+    if base is None:
+        base = checkpoints[floor]["readings"][meter]
+    return meter, {cp["label"]: cp["readings"][meter] - base for cp in checkpoints}
+
+
+def _framework_levels(record: dict[str, Any]) -> dict[str, int]:
+    """The framework's own count at each checkpoint (its peak so far where it keeps one, as TF
+    does), above its count at the floor: what a claim about the framework's use compares."""
+    checkpoints = record.get("checkpoints") or []
+    floor, _, _ = verdicts.roles(checkpoints, (record.get("scenario") or {}).get("cleanup"))
+    if floor is None:
+        return {}
+    base = sum(v.get("in_use") or 0 for v in (checkpoints[floor].get("view") or {}).values())
+    levels = {}
+    for cp in checkpoints:
+        counts = [max(v.get("peak") or 0, v.get("in_use") or 0) for v in (cp.get("view") or {}).values()
+                  if v.get("in_use") is not None]
+        if counts:
+            levels[cp["label"]] = sum(counts) - base
+    return levels
+
+
+def _blind_labels(record: dict[str, Any], judged: dict[str, Any]) -> list[str]:
+    """Labels whose NVML reading cannot show use: after the first touch of a pool mapped there."""
+    if not judged.get("premapped"):
+        return []
+    labels = [cp["label"] for cp in record.get("checkpoints") or []]
+    first = judged.get("first_touch")
+    return labels[labels.index(first) + 1:] if first in labels else []
+
+
+def cell_summary(record: dict[str, Any]) -> dict[str, Any]:
+    judged = record.get("verdicts") or verdicts.judge(record)
+    error = record.get("error") or {}
+    meter, levels = _levels(record)
+    return {
+        "status": record.get("status"),
+        "meter": meter,
+        "levels": levels,
+        "framework_levels": _framework_levels(record),
+        "blind_labels": _blind_labels(record, judged),
+        "runtime_cost": judged.get("runtime_cost"),
+        "floor_basis": judged.get("floor_basis"),
+        "exit_meter": (judged.get("exit") or {}).get("meter"),
+        "steps": [{k: s.get(k) for k in ("label", "verdict", "meter", "left", "grown", "reason", "framework_left", "detail")}
+                  for s in judged["steps"]],
+        "exit": (judged.get("exit") or {}).get("verdict"),
+        "error": (error.get("type", "") + ": " + str(error.get("message", "")).splitlines()[0]) if error.get("message") else None,
+        "framework": record.get("facts", {}).get("frameworks", {}),
+        "python": record.get("facts", {}).get("python"),
+        "duration_s": record.get("duration_s"),
+    }
+
+
+def read_judged(run_dir: Path) -> tuple[list[dict[str, Any]], list[tuple[Path, str]]]:
+    """The run's records, each re-judged once by today's rules: a record keeps readings; the
+    verdicts it was saved with are the rules of the version that wrote it."""
+    records, broken = read_records(run_dir)
+    for record in records:
+        record["verdicts"] = verdicts.judge(record)
+    return records, broken
+
+
+def build_matrix(run_dir: Path, planned: list[tuple[str, str]] | None = None, note: str = "") -> dict[str, Any]:
+    records, broken = read_judged(run_dir)
+    return matrix_from(records, broken, run_dir.name, planned if planned is not None else planned_cells(run_dir), note)
+
+
+def planned_cells(run_dir: Path) -> list[tuple[str, str]]:
+    """The cells the run's manifest planned (so cells that never finished show as missing)."""
+    try:
+        manifest = json.loads((run_dir / "manifest.json").read_text(encoding="utf-8"))
+        return [(str(env), str(name)) for env, name in manifest.get("planned", [])]
+    except (OSError, ValueError):
+        return []
+
+
+def matrix_from(records: list[dict[str, Any]], broken: list[tuple[Path, str]], run: str,
+                planned: list[tuple[str, str]] | None = None, note: str = "") -> dict[str, Any]:
+    cells: dict[str, dict[str, Any]] = {}
+    column = machines.column_namer(records)
+    envs: list[str] = list(dict.fromkeys(env for env, _ in planned or []))  # the definitions' order
+    ran: set[tuple[str, str]] = set()
+    for record in records:
+        env, name = column(record), record["scenario"]["name"]
+        cells.setdefault(name, {})[env] = cell_summary(record)
+        ran.add((record["env"]["name"], name))
+        if env not in envs:
+            envs.append(env)
+    for env, name in planned or []:
+        if (env, name) not in ran:
+            cells.setdefault(name, {}).setdefault(env, {"status": "missing", "steps": [], "exit": None})
+    envs = [e for e in envs if any(e in row for row in cells.values())]  # an env split by machine: its columns only
+    return {
+        "schema_version": MATRIX_SCHEMA_VERSION,
+        "record_schema_version": SCHEMA_VERSION,
+        "run": run,
+        "note": note,
+        "environments": envs,
+        "scenarios": sorted(cells),
+        "cells": cells,
+        "unreadable": [{"path": str(p), "reason": why} for p, why in broken],
+        "tolerances": verdicts.TOLERANCES,
+        "claims": [
+            {"id": c.id, "says": c.says, "seed": c.seed, "scenario": c.scenario, "step": c.step or None,
+             "expect": list(c.expect), "compare": c.compare, "results": claims.assess(c, cells, envs)}
+            for c in claims.load_claims()
+        ],
+    }
+
+
+def outcome(cell: dict[str, Any]) -> str:
+    """What a cell came to, in one comparable word: its status, or its last step's verdict."""
+    if cell.get("status") != "ok":
+        return str(cell.get("status"))
+    judged = [s["verdict"] for s in cell.get("steps", []) if s["verdict"] != "skipped"]
+    return "/".join(judged) if judged else "ok"
+
+
+def compare(matrix: dict[str, Any], other: dict[str, Any]) -> dict[str, Any]:
+    """Cells whose status or verdicts differ between two runs (a driver upgrade, two versions)."""
+    changed = []
+    for name, row in matrix["cells"].items():
+        for env, cell in row.items():
+            before = other["cells"].get(name, {}).get(env)
+            if before is not None and outcome(before) != outcome(cell):
+                changed.append({"scenario": name, "env": env, "before": outcome(before), "after": outcome(cell)})
+    return {"other": other["run"], "changed": changed}
+
+
+def cell_text(cell: dict[str, Any]) -> str:
+    """One Markdown cell: the status when it is not ok, else each step's verdict and what is left."""
+    status = cell.get("status")
+    if status != "ok":
+        return f"**{status}**" + (f" ({cell['error'][:80]})" if cell.get("error") else "")
+    parts = []
+    for step in cell["steps"]:
+        judged = step.get("left") is not None and step["verdict"] != "skipped"
+        left = f", {human_bytes(step['left'])} left" if judged else ""
+        if judged and step.get("framework_left") is not None:
+            left += f" (framework: {human_bytes(step['framework_left'])})"
+        parts.append(f"{step['label']}: {step['verdict']}{left}")
+    if cell.get("exit"):
+        parts.append(f"exit: {cell['exit']}")
+    if cell.get("runtime_cost"):
+        parts.append(f"runtime: {human_bytes(cell['runtime_cost'])}")
+    elif cell.get("blind_labels"):
+        parts.append("pool mapped at first touch")
+    return "<br>".join(parts) or "ok (no cleanup step)"
+
+
+def _claim_mark(result: dict[str, Any]) -> str:
+    symbol = {"confirmed": "✅ confirmed", "contradicted": "❌ contradicted", "untestable": "➖ untestable"}
+    return f"{symbol[result['outcome']]} ({result['why']})"
+
+
+def to_markdown(matrix: dict[str, Any]) -> str:
+    envs = matrix["environments"]
+    lines = [f"## GPU memory cleanup matrix ({matrix['run']})", ""]
+    if matrix.get("note"):
+        lines += [matrix["note"], ""]
+    lines.append("| scenario | " + " | ".join(envs) + " |")
+    lines.append("|---|" + "---|" * len(envs))
+    for name in matrix["scenarios"]:
+        row = matrix["cells"][name]
+        lines.append(f"| `{name}` | " + " | ".join(cell_text(row[e]) if e in row else "n/a" for e in envs) + " |")
+    lines += ["", "### Claims from the seeds", ""]
+    lines += ["| claim | seed | " + " | ".join(envs) + " |", "|---|---|" + "---|" * len(envs)]
+    for claim in matrix.get("claims", []):
+        results = claim["results"]
+        if not results:
+            continue  # no cell of this run can speak to it
+        marks = [_claim_mark(results[e]) if e in results else "" for e in envs]
+        seed = claim["seed"][:3] if claim["seed"][:3].isdigit() else claim["seed"]
+        lines.append(f"| {claim['says']} (`{claim['scenario']}`) | `{seed}` | " + " | ".join(marks) + " |")
+    if matrix.get("compare"):
+        diff = matrix["compare"]
+        lines += ["", f"### Changed since {diff['other']}", ""]
+        changes = [f"- `{c['scenario']}` @ {c['env']}: {c['before']} -> **{c['after']}**" for c in diff["changed"]]
+        lines += changes or ["- nothing"]
+    lines += ["", f"Tolerances: {matrix['tolerances']['text']}. n/a: the scenario does not apply to that env."]
+    return "\n".join(lines) + "\n"
+
+
+def write_reports(run_dir: Path, planned: list[tuple[str, str]] | None = None, note: str = "",
+                  compare_with: Path | None = None) -> dict[str, Any]:
+    """matrix.json, matrix.md and report.html for ``run_dir`` (each written atomically)."""
+    from harness.reporting import report_html
+
+    records, broken = read_judged(run_dir)
+    if planned is None:
+        planned = planned_cells(run_dir)
+    if not note:
+        try:
+            note = json.loads((run_dir / "matrix.json").read_text(encoding="utf-8")).get("note", "")
+        except (OSError, ValueError):
+            note = ""
+    matrix = matrix_from(records, broken, run_dir.name, planned, note)
+    if compare_with is not None:
+        matrix["compare"] = compare(matrix, build_matrix(compare_with))
+    write_json(run_dir / "matrix.json", matrix)
+    _write_text(run_dir / "matrix.md", to_markdown(matrix))
+    _write_text(run_dir / "report.html", report_html.render(matrix, records))
+    return matrix
+
+
+def _write_text(path: Path, text: str) -> None:
+    tmp = path.with_name(f".{path.name}.tmp")
+    tmp.write_text(text, encoding="utf-8")
+    tmp.replace(path)

@@ -1,0 +1,72 @@
+"""report.html: one self-contained page (no external assets, viewable offline).
+
+The matrix with a drill-down per cell: the memory timeline (device, process, host RSS and the
+framework's own view at each checkpoint) with checkpoint marks, the environment facts, the
+stderr tail, and the claims about that cell with their sources. Data travels as JSON inside the
+page; a small script (report_assets/report.js) draws the table and the SVG timelines. Timelines are reduced to at most
+``TIMELINE_POINTS`` points per cell, keeping each bucket's maximum so peaks survive.
+"""
+from __future__ import annotations
+
+import html
+import json
+from pathlib import Path
+from typing import Any
+
+from harness.judgement import verdicts
+from harness.measurement.meters import TIMELINE_COLUMNS
+from harness.reporting import machines
+
+ASSETS = Path(__file__).resolve().parent / "report_assets"
+TIMELINE_POINTS = 200
+STDERR_CHARS = 4000
+
+
+def _downsample(samples: list[list[Any]], points: int = TIMELINE_POINTS) -> list[list[Any]]:
+    if len(samples) <= points:
+        return samples
+    size = len(samples) / points
+    out = []
+    for i in range(points):
+        bucket = samples[int(i * size): max(int((i + 1) * size), int(i * size) + 1)]
+        row: list[Any] = [bucket[0][0]]
+        for col in range(1, len(bucket[0])):
+            values = [s[col] for s in bucket if s[col] is not None]
+            row.append(max(values) if values else None)
+        out.append(row)
+    return out
+
+
+def cell_detail(record: dict[str, Any]) -> dict[str, Any]:
+    timeline = record.get("timeline") or {}
+    error = record.get("error") or {}
+    return {
+        "scenario": {k: (record.get("scenario") or {}).get(k) for k in ("name", "title", "technique", "seed", "params")},
+        "env": record.get("env") or {},
+        "facts": record.get("facts") or {},
+        "host": {k: (record.get("host") or {}).get(k) for k in ("driver", "gpu", "nvml_available", "nvml_reason")},
+        "status": record.get("status"),
+        "error": {k: error.get(k) for k in ("type", "message", "traceback")} if error else None,
+        "checkpoints": [{k: cp.get(k) for k in ("label", "t", "readings", "view", "skipped")}
+                        for cp in record.get("checkpoints") or []],
+        "after_exit": (record.get("after_exit") or {}).get("readings"),
+        "timeline": {"columns": timeline.get("columns") or TIMELINE_COLUMNS,
+                     "samples": _downsample(timeline.get("samples") or []), "rate_hz": timeline.get("rate_hz")},
+        "stderr_tail": (record.get("stderr_tail") or "")[-STDERR_CHARS:],
+        "verdicts": record.get("verdicts") or verdicts.judge(record),
+        "duration_s": record.get("duration_s"),
+    }
+
+
+def _asset(name: str) -> str:
+    return (ASSETS / name).read_text(encoding="utf-8")
+
+
+def render(matrix: dict[str, Any], records: list[dict[str, Any]]) -> str:
+    column = machines.column_namer(records)
+    details = {f"{r['scenario']['name']}|{column(r)}": cell_detail(r) for r in records}
+    data = json.dumps({"matrix": matrix, "details": details}, separators=(",", ":"), default=str)
+    data = data.replace("</", "<\\/")  # a record's text can never close the script element
+    title = html.escape(f"GPU memory cleanup matrix - {matrix['run']}")
+    page = _asset("report.html").replace("%TITLE%", title).replace("%STYLE%", _asset("report.css"))
+    return page.replace("%SCRIPT%", _asset("report.js")).replace("%DATA%", data)

@@ -1,0 +1,115 @@
+"""``bisect``: run a script on the releases between a good and a bad one, as few as it takes.
+
+Each release is an environment made from a pin (adhoc.py) and run through the matrix like any
+other, into one run folder; bisection.py decides which release runs next and what the answer is.
+The folder ends up with the usual matrix.md, matrix.json and report.html, plus bisect.md and
+bisect.json (the releases, the criterion, every value and the answer).
+"""
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import Any
+
+from packaging.utils import canonicalize_name
+from packaging.version import InvalidVersion, Version
+
+from harness.common.errors import UsageError
+from harness.environments import pkgindex
+from harness.measurement.nvml import Nvml
+from harness.reporting import aggregate, results
+from harness.running import bisection, repro
+from harness.running.matrix import MatrixOptions, run_matrix
+
+Event = Callable[[str, dict[str, Any]], None]
+
+
+@dataclass(frozen=True, kw_only=True)
+class BisectOptions:
+    script: Path
+    package: str
+    good: str
+    bad: str
+    criterion: bisection.Criterion = field(default_factory=bisection.Criterion)
+    pre: bool = False
+    matrix: MatrixOptions = field(default_factory=MatrixOptions)  # backend, variant, build, setenv, ...
+
+
+@dataclass
+class BisectRun:
+    run_dir: Path
+    outcome: bisection.Outcome
+    records: list[dict[str, Any]]
+
+
+def _version(text: str, flag: str) -> Version:
+    try:
+        return Version(text)
+    except InvalidVersion as exc:
+        raise UsageError(f"{flag} {text!r} is not a version (like 2.9.2)") from exc
+
+
+def releases_to_try(options: BisectOptions) -> list[Version]:
+    """The index's releases from --good to --bad, ordered from good to bad."""
+    good, bad = _version(options.good, "--good"), _version(options.bad, "--bad")
+    if good == bad:
+        raise UsageError("--good and --bad name the same release")
+    found = pkgindex.releases(options.package, options.matrix.index_url)
+    for version, flag in ((good, "--good"), (bad, "--bad")):
+        if version not in found:
+            raise UsageError(f"{flag} {version}: {options.package} has no such release on {options.matrix.index_url}")
+    versions = pkgindex.between(found, good, bad, options.pre)
+    return versions if good < bad else versions[::-1]
+
+
+def run_bisect(options: BisectOptions, nvml: Nvml, emit: Event) -> BisectRun:
+    item = repro.script_scenario(options.script, options.matrix.timeout, plain=True)
+    versions = releases_to_try(options)
+    emit("releases", {"package": options.package, "versions": [str(v) for v in versions]})
+    run_id = results.new_run_id()
+    run_dir = options.matrix.results_root / run_id
+    name = canonicalize_name(options.package)
+    records: list[dict[str, Any]] = []
+    planned: list[tuple[str, str]] = []
+    walls: dict[Version, float] = {}  # making the environment (build or virtualenv) and running the script
+
+    def one(version: Version) -> tuple[dict[str, Any] | None, str]:
+        emit("version", {"version": str(version)})
+        pin = f"{name}=={version}"
+        run = run_matrix(replace(options.matrix, items=[item], with_pins=[pin], envs=None, run_id=run_id), nvml, emit)
+        planned.extend(run.planned)
+        records.extend(run.records)
+        walls[version] = run.wall_s
+        if run.records:
+            return run.records[0], ""
+        return None, next(iter(run.skipped.values()), "did not run")
+
+    outcome = bisection.search(versions, options.criterion, one)
+    summary = {
+        "package": options.package, "good": options.good, "bad": options.bad, "releases": [str(v) for v in versions],
+        "criterion": {"name": options.criterion.name, "threshold_bytes": options.criterion.threshold,
+                      "label": options.criterion.label or None, "text": options.criterion.describe()},
+        "runs": [{"version": str(s.version), "value": s.measure.value if s.measure else None,
+                  "meter": s.measure.meter if s.measure else None, "where": s.measure.where if s.measure else s.note,
+                  "bad": s.bad, "status": s.status, "wall_s": walls.get(s.version)} for s in outcome.steps],
+        "first_bad": str(outcome.first_bad) if outcome.first_bad else None,
+        "last_good": str(outcome.last_good) if outcome.last_good else None,
+        "answer": outcome.answer,
+    }
+    results.write_json(run_dir / "bisect.json", summary)
+    (run_dir / "bisect.md").write_text(markdown(options, outcome, len(versions), walls), encoding="utf-8")
+    aggregate.write_reports(run_dir, planned, note=f"bisect of {options.package} {options.good}..{options.bad}: "
+                                                   f"{outcome.answer}")
+    return BisectRun(run_dir, outcome, records)
+
+
+def markdown(options: BisectOptions, outcome: bisection.Outcome, releases: int, walls: dict[Version, float]) -> str:
+    meters = {s.measure.meter for s in outcome.steps if s.measure}
+    meter = {"nvml_process": "GPU memory of the script's processes (NVML)", "rss": "resident host memory (no GPU)"}
+    lines = [f"### Bisect of `{options.script.name}` over {options.package} {options.good} .. {options.bad}", "",
+             f"Criterion: {options.criterion.describe()}; measured on "
+             f"{', '.join(meter.get(m, m) for m in sorted(meters)) or 'nothing'}, over the process start.", "",
+             bisection.table(outcome, options.criterion, walls), "",
+             f"{len(outcome.steps)} of {releases} releases run. **{outcome.answer}**", ""]
+    return "\n".join(lines)

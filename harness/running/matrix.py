@@ -1,0 +1,325 @@
+"""Running the matrix: pick the variant, prepare each environment, run every applicable cell.
+
+Environments come in three kinds (config.EnvDef): images this tool builds, existing images
+(bring your own), and local interpreters; prepare.py makes each ready through Docker, a
+virtualenv or the interpreter as found, or skips it with the reason. Cells run one
+at a time per GPU, a worker per GPU pulling from one queue (a GPU's readings are clean only when
+it runs one cell); without GPUs, ``jobs`` cells run at once, each measured through its own
+processes. Every finished cell is written at once, so an interrupted matrix keeps what it
+measured.
+"""
+from __future__ import annotations
+
+import os
+import queue
+import threading
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import Any
+
+from harness import __version__
+from harness.common.errors import UsageError
+from harness.environments import adhoc, config, gpu_access, images, pkgindex, prepare
+from harness.measurement.nvml import Nvml
+from harness.measurement.runner import CellOptions, run_cell, skipped_record
+from harness.reporting import aggregate, results
+from harness.running import catalogue
+from harness.running.scenario import Scenario
+
+Event = Callable[[str, dict[str, Any]], None]
+
+
+@dataclass(frozen=True, kw_only=True)
+class MatrixOptions:
+    envs: list[str] | None = None
+    scenarios: list[str] | None = None
+    variant: str | None = None
+    results_root: Path = Path("results")
+    timeout: float | None = None
+    params: dict[str, Any] = field(default_factory=dict)
+    build: images.BuildOptions = field(default_factory=images.BuildOptions)
+    jobs: int | None = None
+    gpu_mode: str | None = None
+    gpu_indices: list[int] | None = None
+    extra_envs: list[config.EnvDef] = field(default_factory=list)
+    backend: str = "auto"
+    venv_root: Path = Path(".matrix-venvs")
+    items: list[Scenario] | None = None  # these instead of the catalogue (a repro script)
+    setenv: dict[str, str] = field(default_factory=dict)  # --setenv: for every cell
+    with_pins: list[str] = field(default_factory=list)  # --with PKG==VER: environments made on demand
+    index_url: str = pkgindex.DEFAULT_INDEX  # where --with pins are looked up
+    run_id: str | None = None  # write into this run (bisect: one run folder for every version; --resume)
+    resume: bool = False  # run only the planned cells of run_id that have no record yet
+    cluster: str | None = None  # "ray" or "ray://host:port": every cell a Ray task (cluster.py)
+
+
+@dataclass
+class MatrixRun:
+    run_id: str
+    run_dir: Path
+    variant: str
+    variant_reason: str
+    access: gpu_access.GpuAccess
+    backend: str = "docker"
+    records: list[dict[str, Any]] = field(default_factory=list)
+    skipped: dict[str, str] = field(default_factory=dict)  # environment -> why it could not run here
+    planned: list[tuple[str, str]] = field(default_factory=list)
+    matrix: dict[str, Any] = field(default_factory=dict)
+    wall_s: float = 0.0
+
+
+def choose_variant(requested: str | None, nvml: Nvml) -> tuple[str, str]:
+    if requested:
+        return requested, "asked for"
+    if nvml.available:
+        return "gpu", f"NVIDIA GPU found ({nvml.gpus[0].name}, driver {nvml.driver})"
+    return "cpu", f"no NVIDIA GPU: {nvml.reason}; the GPU columns are unavailable, RSS only"
+
+
+def _environments(options: MatrixOptions, variant: str, items: list[Scenario]) -> list[config.EnvDef]:
+    """The named environments, the --image/--interpreter ones, and one per --with pin."""
+    fallback = tuple(dict.fromkeys(f for item in items for f in item.families))
+    pinned = [adhoc.environment(text, variant, fallback, options.index_url) for text in options.with_pins]
+    extra = list(options.extra_envs) + pinned
+    named = options.envs or []
+    if extra and not named:
+        return extra
+    return config.select(config.load_environments(), named or None) + extra
+
+
+def run_matrix(options: MatrixOptions, nvml: Nvml, emit: Event) -> MatrixRun:
+    started = time.monotonic()
+    chosen = options.items if options.items is not None else catalogue.select(catalogue.discover(), options.scenarios)
+    variant, why = choose_variant(options.variant, nvml)
+    envs = _environments(options, variant, chosen)
+    for env in envs:
+        if env.kind == "build" and not env.unavailable:
+            env.variant(variant)  # UsageError now, not after the builds
+    if options.cluster:
+        return _run_on_cluster(options, nvml, emit, envs, chosen, variant, why, started)
+    ready = prepare.prepare(envs, variant, options.backend, options.gpu_mode, options.build, options.venv_root, nvml, emit)
+    cells = catalogue.plan(ready.envs, chosen)
+    run_id = options.run_id or results.new_run_id()
+    run = MatrixRun(run_id, options.results_root / run_id, variant, why, ready.access, ready.kind)
+    planned = [(env.name, item.name) for env, item in cells]
+    run.skipped, run.planned = dict(ready.skipped), planned
+    todo = _todo(cells, run.run_dir, options)
+    runnable = [(env, item) for env, item in todo if env.name not in ready.skipped]
+    slots = _gpu_slots(options, nvml) or [None] * (options.jobs or max(1, min(2, os.cpu_count() or 1)))
+    emit("plan", {"variant": variant, "reason": why, "cells": len(runnable), "envs": [e.name for e in ready.envs],
+                  "gpu_mode": ready.access.mode, "gpu_note": ready.access.reason, "run_dir": str(run.run_dir),
+                  "workers": [f"GPU {s}" if s is not None else "cpu" for s in slots]})
+    results.write_manifest(run.run_dir, {
+        "run_id": run_id, "tool_version": __version__, "variant": variant, "variant_reason": why,
+        "backend": ready.kind, "backend_reason": ready.reason, "skipped": ready.skipped,
+        "gpu_mode": ready.access.mode, "gpu_mode_reason": ready.access.reason, "planned": planned,
+        "environments": {env.name: _env_manifest(env, variant) for env in ready.envs},
+        "host": _host(nvml), "request": request_of(options),
+    })
+    _write_skipped(run, todo)
+
+    def one(env: config.EnvDef, item: Scenario, slot: int | None) -> dict[str, Any]:
+        backend = ready.backends[env.name]
+        gpu = nvml.available and (backend.name != "docker" or ready.access.mode != "none")
+        facts = {"kind": env.kind, "family": list(env.family), "variant": variant if env.kind == "build" else None,
+                 **_pin_facts(env, variant)}
+        cell_options = CellOptions(run_id=run_id, run_dir=run.run_dir, env_name=env.name, env_facts=facts,
+                                   params=options.params, timeout=options.timeout, cpu_only=not gpu,
+                                   gpu_index=slot or 0, setenv=options.setenv)
+        emit("cell-start", {"env": env.name, "scenario": item.name, "slot": slot})
+        record = run_cell(backend, item, cell_options, nvml)
+        results.write_record(run.run_dir, record)
+        emit("cell-done", record)
+        return record
+
+    try:
+        run.records = _run_on_slots(runnable, slots, one)
+    finally:
+        note = (f"Variant `{variant}` ({why}); backend {ready.kind} ({ready.reason}); "
+                f"GPU access: {ready.access.mode} ({ready.access.reason}).")
+        run.matrix = aggregate.write_reports(run.run_dir, planned, note=note)
+        run.wall_s = round(time.monotonic() - started, 2)
+    return run
+
+
+def _host(nvml: Nvml) -> dict[str, Any]:
+    return {"driver": nvml.driver, "gpus": [g.name for g in nvml.gpus], "nvml": nvml.available,
+            "nvml_reason": nvml.reason or None}
+
+
+def _write_skipped(run: MatrixRun, todo: list[tuple[config.EnvDef, Scenario]]) -> None:
+    """A record for each planned cell whose environment cannot run here, with the reason."""
+    for env, item in todo:
+        if env.name in run.skipped:
+            results.write_record(run.run_dir, skipped_record(run.run_id, env.name, run.backend, item, run.skipped[env.name]))
+
+
+def _todo(cells: list[tuple[config.EnvDef, Scenario]], run_dir: Path,
+          options: MatrixOptions) -> list[tuple[config.EnvDef, Scenario]]:
+    """The cells to run: all, or with --resume those without a record in the run folder yet."""
+    if not options.resume:
+        return cells
+    return [(env, item) for env, item in cells if not results.cell_path(run_dir, env.name, item.name).exists()]
+
+
+def request_of(options: MatrixOptions) -> dict[str, Any]:
+    """What was asked, kept in the manifest so --resume can plan the same cells again."""
+    return {
+        "envs": options.envs, "scenarios": options.scenarios, "variant": options.variant, "timeout": options.timeout,
+        "params": options.params, "setenv": options.setenv, "with_pins": options.with_pins, "backend": options.backend,
+        "gpu_mode": options.gpu_mode, "index_url": options.index_url, "cluster": options.cluster,
+        "extra_envs": [{"image": e.image, "interpreter": e.interpreter, "family": list(e.family)} for e in options.extra_envs],
+        "items": [{"path": str(i.path), "timeout": i.timeout} for i in options.items or [] if i.mode == "repro"] or None,
+    }
+
+
+def resume_options(run_dir: Path, base: MatrixOptions) -> MatrixOptions:
+    """The options a run was started with (its manifest's request), to finish it: --resume."""
+    import json
+
+    from harness.running import repro
+
+    try:
+        manifest = json.loads((run_dir / "manifest.json").read_text(encoding="utf-8"))
+        asked = manifest["request"]
+    except (OSError, ValueError, KeyError) as exc:
+        raise UsageError(f"--resume {run_dir}: no manifest with the run's request there ({exc}); "
+                         "give a run folder this version wrote") from exc
+    extra = [config.adhoc_image(e["image"], e["family"]) if e["image"]
+             else config.adhoc_interpreter(e["interpreter"], e["family"]) for e in asked.get("extra_envs") or []]
+    items = [repro.script_scenario(Path(i["path"]), i["timeout"], plain=bool(asked.get("with_pins")))
+             for i in asked.get("items") or []] or None
+    return replace(base, envs=asked["envs"], scenarios=asked["scenarios"], variant=asked["variant"],
+                   timeout=asked["timeout"], params=asked["params"], setenv=asked["setenv"], with_pins=asked["with_pins"],
+                   backend=asked["backend"], gpu_mode=asked["gpu_mode"], index_url=asked["index_url"],
+                   cluster=base.cluster or asked.get("cluster"), extra_envs=extra, items=items,
+                   results_root=run_dir.parent, run_id=run_dir.name, resume=True)
+
+
+def _run_on_cluster(options: MatrixOptions, nvml: Nvml, emit: Event, envs: list[config.EnvDef], chosen: list[Scenario],
+                    variant: str, why: str, started: float) -> MatrixRun:
+    """The matrix with every cell a Ray task (cluster.py); records are written as they arrive."""
+    from harness.running import cluster
+
+    for env in envs:
+        if env.kind == "image" and not env.family:
+            raise UsageError(f"--cluster: give --family for --image {env.image} (it is probed on the nodes, not here)")
+    offered = cluster.connect(options.cluster or "ray")
+    emit("backend", {"backend": f"ray, {offered['nodes']} node(s)", "reason": f"--cluster {options.cluster}"})
+    cells = catalogue.plan(envs, chosen)
+    run_id = options.run_id or results.new_run_id()
+    run = MatrixRun(run_id, options.results_root / run_id, variant, why,
+                    gpu_access.GpuAccess("none", "per node: each node's engine decides"), "ray")
+    run.planned = [(env.name, item.name) for env, item in cells]
+    run.skipped = {env.name: env.unavailable for env in envs if env.unavailable}
+    remaining = _todo(cells, run.run_dir, options)
+    todo = [(env, item) for env, item in remaining if env.name not in run.skipped]
+    emit("plan", {"variant": variant, "reason": why, "cells": len(todo), "envs": [e.name for e in envs],
+                  "gpu_mode": "per node", "gpu_note": "each node's engine decides", "run_dir": str(run.run_dir),
+                  "workers": [f"ray: {offered['nodes']} node(s), {cluster.task_resources(offered['resources'])}"]})
+    results.write_manifest(run.run_dir, {
+        "run_id": run_id, "tool_version": __version__, "variant": variant, "variant_reason": why, "backend": "ray",
+        "backend_reason": f"--cluster {options.cluster}", "skipped": run.skipped, "planned": run.planned,
+        "environments": {env.name: _env_manifest(env, variant) for env in envs}, "host": _host(nvml),
+        "cluster": offered, "request": request_of(options),
+    })
+    _write_skipped(run, remaining)
+    jobs = [cluster.NodeJob(env=env, item=item, variant=variant, backend=options.backend, gpu_mode=options.gpu_mode,
+                            build=options.build,
+                            cell=CellOptions(run_id=run_id, run_dir=run.run_dir, env_name=env.name, params=options.params,
+                                             env_facts={"kind": env.kind, "family": list(env.family),
+                                                        "variant": variant if env.kind == "build" else None,
+                                                        **_pin_facts(env, variant)},
+                                             timeout=options.timeout, cpu_only=not nvml.available, setenv=options.setenv))
+            for env, item in todo]
+
+    def done(record: dict[str, Any], log: str) -> None:
+        results.write_record(run.run_dir, record)
+        if log:
+            path = results.log_path(run.run_dir, record["env"]["name"], record["scenario"]["name"])
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.write_text(log, encoding="utf-8")
+        emit("cell-done", record)
+
+    try:
+        run.records = cluster.run_cells(jobs, done, run_id)
+    finally:
+        run.matrix = aggregate.write_reports(run.run_dir, run.planned, note=f"Variant `{variant}` ({why}); "
+                                             f"cells on a Ray cluster ({offered['nodes']} node(s) at the start).")
+        run.wall_s = round(time.monotonic() - started, 2)
+    return run
+
+
+def _pin_facts(env: config.EnvDef, variant: str) -> dict[str, Any]:
+    """What a --with environment was made from: the pins asked for and everything chosen for them."""
+    if not env.pin or env.unavailable:
+        return {}
+    pins = env.variant(variant)
+    return {"pin": env.pin, "python_version": env.python_version, "base": pins.base, "packages": list(pins.packages),
+            "index_url": pins.index_url or None}
+
+
+def _env_manifest(env: config.EnvDef, variant: str) -> dict[str, Any]:
+    return {"kind": env.kind, "family": list(env.family), **_pin_facts(env, variant),
+            **({"unavailable": env.unavailable} if env.unavailable else {})}
+
+
+def _gpu_slots(options: MatrixOptions, nvml: Nvml) -> list[int | None]:
+    """One worker per GPU to use (all NVML sees, or the ones asked for); none without NVML."""
+    if not nvml.available:
+        return []
+    indices = options.gpu_indices if options.gpu_indices is not None else list(range(len(nvml.gpus)))
+    for index in indices:
+        if index >= len(nvml.gpus):
+            raise UsageError(f"--gpus {index}: this host has {len(nvml.gpus)} GPU(s) (indices 0..{len(nvml.gpus) - 1})")
+    return list(indices)
+
+
+def _run_on_slots(
+    cells: list[tuple[config.EnvDef, Scenario]],
+    slots: list[int | None],
+    one: Callable[[config.EnvDef, Scenario, int | None], dict[str, Any]],
+) -> list[dict[str, Any]]:
+    """Each slot (a GPU, or a CPU job) runs one cell at a time from a shared queue."""
+    from harness.measurement.backends.docker import remove_live_containers
+    from harness.measurement.backends.process import stop_live_processes
+
+    todo: queue.Queue[tuple[config.EnvDef, Scenario]] = queue.Queue()
+    for cell in cells:
+        todo.put(cell)
+    done: list[dict[str, Any]] = []
+    failures: list[BaseException] = []
+    stop = threading.Event()
+
+    def worker(slot: int | None) -> None:
+        while not stop.is_set():
+            try:
+                env, item = todo.get_nowait()
+            except queue.Empty:
+                return
+            try:
+                done.append(one(env, item, slot))
+            except BaseException as exc:  # a harness bug or a build error: stop the others, re-raise below
+                failures.append(exc)
+                stop.set()
+
+    threads = [threading.Thread(target=worker, args=(slot,), name=f"slot-{slot}", daemon=True) for slot in slots]
+    for thread in threads:
+        thread.start()
+    try:
+        for thread in threads:
+            while thread.is_alive():
+                thread.join(0.2)
+    except BaseException:
+        # Ctrl-C / SIGTERM: no new cell starts; running cells are ended now (they record as crashed).
+        stop.set()
+        remove_live_containers()
+        stop_live_processes()
+        for thread in threads:
+            thread.join(10)
+        raise
+    if failures:
+        raise failures[0]
+    return done

@@ -1,0 +1,189 @@
+"""Reproducing a user's bug report: their unmodified script in each environment, measured.
+
+The script runs as ``__main__`` in a fresh container (or virtualenv) per environment; the agent
+adds checkpoints at its start and end and after each statement that performs a cleanup (see
+agent/instrument.py), so the same meters and verdicts apply. The output ends in a Markdown
+block ready to paste into the issue thread.
+"""
+from __future__ import annotations
+
+import re
+from pathlib import Path
+from typing import Any
+
+from harness import __version__
+from harness.common.errors import UsageError
+from harness.common.units import human_bytes
+from harness.judgement import loops, verdicts
+from harness.judgement.verdicts import TOLERANCES
+from harness.measurement.meters import TIMELINE_COLUMNS
+from harness.running.scenario import Scenario
+
+IMPORT = re.compile(r"^\s*(?:import|from)\s+(tensorflow|torch|jax|cupy|keras)\b", re.MULTILINE)
+REPRO_TIMEOUT_S = 600.0
+
+
+def script_families(source: str) -> tuple[str, ...]:
+    """API families a script needs, from what it imports (regex: Python 2 scripts parse too)."""
+    found = set(IMPORT.findall(source))
+    families: list[str] = []
+    if found & {"tensorflow", "keras"}:
+        families += ["tf1", "tf2"]  # which TF it needs is for the matrix to show
+    families += [name for name in ("torch", "jax", "cupy") if name in found]
+    return tuple(families)
+
+
+def script_scenario(path: Path, timeout: float | None = None, plain: bool = False) -> Scenario:
+    """The script as a scenario. ``plain``: a script importing no framework runs too (family
+    ``any``), for environments made from a pin (--with), where the pin says what it needs."""
+    if not path.is_file():
+        raise UsageError(f"script not found: {path} (give the path to the bug report's .py file)")
+    source = path.read_text(encoding="utf-8", errors="replace")
+    families = script_families(source) or (("any",) if plain else ())
+    if not families:
+        raise UsageError(f"{path} imports none of tensorflow, torch, jax, cupy: nothing here measures it "
+                         "(or name what it needs with --with PKG==VER)")
+    return Scenario(name=f"repro/{path.stem}", path=path.resolve(), families=families, technique="a user's script",
+                    title=f"{path.name}, unmodified", mode="repro", timeout=timeout or REPRO_TIMEOUT_S,
+                    preinit=tuple(name for name in ("torch", "cupy") if name in families))
+
+
+def _env_line(record: dict[str, Any]) -> str:
+    facts, env, host = record.get("facts") or {}, record.get("env") or {}, record.get("host") or {}
+    versions = (facts.get("frameworks") or {}).items()
+    frameworks = ", ".join(f"{k} {v}" for k, v in versions if k != "numpy") or "no framework imported"
+    gpu = (host.get("gpu") or {}).get("name") or "no GPU"
+    where = env.get("image") or env.get("interpreter") or ""
+    python = facts.get("python") or (record.get("agent") or {}).get("python") or "?"
+    built = f" ({', '.join(env['packages'])} on {env.get('base')})" if env.get("packages") else ""
+    return (f"**{env.get('name')}**: {frameworks}; Python {python}; driver {host.get('driver') or 'n/a'}; "
+            f"{gpu}; {env.get('backend')} {where}".rstrip() + built)
+
+
+def peaks_between(record: dict[str, Any]) -> dict[int, dict[str, Any]]:
+    """Peaks the 100 Hz timeline saw between checkpoints (and after the last) that exceed both
+    ends by more than the meter's smallest judged change: checkpoint index -> the peak before it
+    (index len(checkpoints): after the last one). Each: {"after", "before", "t_s", "readings"}."""
+    cps = record.get("checkpoints") or []
+    samples = (record.get("timeline") or {}).get("samples") or []
+    if not cps or not samples:
+        return {}
+    meter = verdicts.measured_meter(record)
+    column = TIMELINE_COLUMNS.index(meter)
+    origin = float((record.get("pre_gpu") or cps[0])["t"])
+    edges = [float(cp["t"]) for cp in cps] + [float("inf")]
+    found: dict[int, dict[str, Any]] = {}
+    for i in range(1, len(edges)):
+        inside = [row for row in samples if edges[i - 1] < float(row[0]) < edges[i] and row[column] is not None]
+        if not inside:
+            continue
+        top = max(inside, key=lambda row: row[column])
+        ends = [cps[j]["readings"].get(meter) for j in (i - 1, i) if j < len(cps)]
+        highest_end = max((v for v in ends if v is not None), default=0)
+        if top[column] - highest_end > verdicts.METER_RULES[meter].min_signal:
+            found[i] = {"after": cps[i - 1]["label"], "before": cps[i]["label"] if i < len(cps) else None,
+                        "t_s": round(float(top[0]) - origin, 2),
+                        "readings": dict(zip(TIMELINE_COLUMNS[1:], top[1:], strict=True))}
+    return found
+
+
+def outside_allocator(record: dict[str, Any]) -> tuple[str, int] | None:
+    """(label, bytes) the process gained outside every allocator between the first and the last
+    checkpoint: libraries loaded on first use (cuBLAS, cuDNN kernels, handles), which no cleanup
+    call returns. None when no framework reports its pool, or the gain is below the signal."""
+    cps = [cp for cp in record.get("checkpoints") or [] if cp["readings"].get("nvml_process") is not None]
+    if len(cps) < 2:
+        return None
+
+    def pooled(cp: dict[str, Any]) -> int | None:
+        views = [v.get("reserved") for v in (cp.get("view") or {}).values()]
+        return None if not views or None in views else sum(int(v) for v in views)
+
+    first, last = cps[0], cps[-1]
+    if pooled(first) is None or pooled(last) is None:
+        return None
+    gained = int(last["readings"]["nvml_process"]) - int(first["readings"]["nvml_process"])
+    outside = gained - (int(pooled(last) or 0) - int(pooled(first) or 0))
+    return (last["label"], outside) if outside > verdicts.METER_RULES["nvml_process"].min_signal else None
+
+
+def loop_lines(record: dict[str, Any]) -> list[str]:
+    """Growth per iteration of every looped checkpoint: first, last, slope."""
+    meter = verdicts.measured_meter(record)
+    ran = record.get("loops") or {}
+    lines = []
+    for site, points in loops.groups(record.get("checkpoints") or [], meter).items():
+        total = ran.get(site, points[-1][0])
+        sampled = "" if len(points) == total else f", measured at {len(points)} of them (1-10, then every 10th, 100th, ...)"
+        lines.append(f"- `{site}` ran {total} times{sampled}: {human_bytes(points[0][1])} at #{points[0][0]}, "
+                     f"{human_bytes(points[-1][1])} at #{points[-1][0]}; growth {human_bytes(int(loops.slope(points)))} "
+                     f"per iteration ({meter.replace('_', ' ')})")
+    return lines
+
+
+def _variables_line(record: dict[str, Any]) -> str:
+    """The memory-relevant variables the script saw (and which of them --setenv set), or ''."""
+    seen, setenv = record.get("env_seen") or {}, record.get("setenv") or {}
+    if not seen and not setenv:
+        return ""
+    shown = ", ".join(f"`{k}={v}`" + (" (--setenv)" if k in setenv else "") for k, v in sorted({**seen, **setenv}.items()))
+    return f"Variables: {shown}"
+
+
+def _peak_row(peak: dict[str, Any]) -> str:
+    where = f"between `{peak['after']}` and `{peak['before']}`" if peak["before"] else f"after `{peak['after']}`"
+    r = peak["readings"]
+    return (f"| *peak {where.replace('|', chr(92) + '|')}, at {peak['t_s']:.2f} s* | {human_bytes(r.get('nvml_process'))} | "
+            f"{human_bytes(r.get('nvml_device'))} | {human_bytes(r.get('rss'))} | (timeline) | |")
+
+
+def markdown(records: list[dict[str, Any]], script: Path) -> str:
+    """The per-environment results as one Markdown block for an issue thread."""
+    lines = [f"### GPU memory of `{script.name}`, per environment", ""]
+    for record in records:
+        lines += [_env_line(record), ""]
+        variables = _variables_line(record)
+        if variables:
+            lines += [variables, ""]
+        verdict_of = record.get("verdicts") or verdicts.judge(record)
+        if verdict_of.get("runtime_cost"):
+            lines += [f"The runtime (CUDA context and libraries) took {human_bytes(verdict_of['runtime_cost'])} of GPU "
+                      f"memory at `{verdict_of['first_touch']}`; nothing gives it back before exit, so it is not counted "
+                      f"as left.", ""]
+        outside = outside_allocator(record)
+        if outside:
+            lines += [f"By `{outside[0]}` the process held {human_bytes(outside[1])} more than at the start outside any "
+                      f"allocator's pool: libraries loaded on first use (cuBLAS, cuDNN kernels and handles), which no "
+                      f"cleanup call returns before exit; it is part of what is left below.", ""]
+        judged = {s["label"]: s for s in verdict_of.get("steps", [])}
+        peaks = peaks_between(record)
+        lines += ["| checkpoint | GPU, this process | GPU, device | host RSS | framework in use / reserved | verdict |",
+                  "|---|---|---|---|---|---|"]
+        cps = record.get("checkpoints") or []
+        for index, cp in enumerate([*cps, None]):
+            if index in peaks:
+                lines.append(_peak_row(peaks[index]))
+            if cp is None:
+                break
+            r, views = cp["readings"], cp.get("view") or {}
+            fw = "; ".join(f"{n} {human_bytes(v.get('in_use'))} / {human_bytes(v.get('reserved'))}" for n, v in views.items())
+            step = judged.get(cp["label"], {})
+            verdict = step.get("verdict", "")
+            if step.get("left") is not None and verdict not in ("skipped", ""):
+                verdict += f" ({human_bytes(step['left'])} left)"
+            label = cp["label"].replace("|", "\\|")
+            lines.append(f"| `{label}` | {human_bytes(r.get('nvml_process'))} | {human_bytes(r.get('nvml_device'))} | "
+                         f"{human_bytes(r.get('rss'))} | {fw or '-'} | {verdict} |")
+        looped = loop_lines(record)
+        if looped:
+            lines += ["", "Growth per loop iteration:", *looped]
+        exit_verdict = ((record.get("verdicts") or {}).get("exit") or {}).get("verdict")
+        status = record.get("status")
+        error = record.get("error") or {}
+        if status != "ok":
+            last = (error.get("traceback") or error.get("message") or "").strip().splitlines()[-1:] or [""]
+            lines.append(f"\nStatus: **{status}**: `{last[0][:200]}`")
+        lines.append(f"\nAfter exit: {exit_verdict or 'n/a'}.\n")
+    lines.append(f"Measured from outside the process with NVML (per-process and device) and /proc (RSS) by "
+                 f"gpu-cleanup-matrix {__version__}; {TOLERANCES['text']}.")
+    return "\n".join(lines) + "\n"

@@ -1,0 +1,123 @@
+"""What a scenario file declares, read without running it.
+
+A scenario is a Python file run by the agent inside an environment. It declares itself in a
+module-level ``META = {...}`` literal, read here with ``ast`` so the host never executes
+scenario code:
+
+    META = {
+        "families": ["torch"],          # API families it applies to (torch, tf1, tf2, jax, cupy, any)
+        "technique": "del + empty_cache",
+        "seed": "004_be17292fde94c561.txt",   # the article it comes from, if any
+        "params": {"gib": 1.0},         # defaults; overridable per run
+        "env": {"PYTORCH_CUDA_ALLOC_CONF": "expandable_segments:True"},
+        "timeout": 300,
+        "cleanup": ["after_del", "after_empty_cache"],   # optional; default: every label after "peak"
+        "variants": {"no_growth": {"params": {"growth": False}, "env": {}}},   # optional: more cells
+        "cpu_params": {"gib": 0.5},     # optional: overrides when the cell has no GPU (CPU compute
+                                        # is slow; the memory signal only needs >= 128 MiB there)
+        "meter": "rss",                 # optional: judge on this meter (pinned host memory)
+    }
+
+A variant is the same file run with some parameters and/or environment variables changed; it is
+its own row, named ``family/name@variant``.
+
+Checkpoint labels: "ready" is the floor (framework and device initialised), "peak" the most the
+scenario holds; the labels after the peak are cleanup steps, each judged by verdicts.py.
+"""
+from __future__ import annotations
+
+import ast
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import Any
+
+from harness.common.errors import UsageError
+
+KNOWN_KEYS = {
+    "families", "technique", "seed", "params", "env", "timeout", "cleanup", "title", "variants",
+    "cpu_params", "meter",
+}
+
+
+@dataclass(frozen=True, kw_only=True)
+class Scenario:
+    name: str
+    path: Path
+    families: tuple[str, ...] = ("any",)
+    technique: str = ""
+    title: str = ""
+    seed: str | None = None
+    params: dict[str, Any] = field(default_factory=dict)
+    env: dict[str, str] = field(default_factory=dict)
+    timeout: float | None = None
+    cleanup: tuple[str, ...] | None = None
+    variants: dict[str, dict[str, Any]] = field(default_factory=dict)
+    cpu_params: dict[str, Any] = field(default_factory=dict)
+    meter: str | None = None  # judge on this meter (e.g. "rss" for pinned host memory)
+    mode: str = "scenario"  # "repro": a user's unmodified script, checkpoints added by the agent
+    preinit: tuple[str, ...] = ()  # repro: frameworks whose device runtime starts before "start"
+
+    def applies_to(self, family: str) -> bool:
+        return "any" in self.families or family in self.families
+
+
+def _meta(tree: ast.Module, path: Path) -> dict[str, Any]:
+    for node in tree.body:
+        if isinstance(node, ast.Assign) and any(isinstance(t, ast.Name) and t.id == "META" for t in node.targets):
+            try:
+                value = ast.literal_eval(node.value)
+            except ValueError as exc:
+                raise UsageError(f"{path}: META must be a literal dict ({exc}); write plain values only") from exc
+            if not isinstance(value, dict):
+                raise UsageError(f"{path}: META must be a dict, found {type(value).__name__}")
+            return value
+    return {}
+
+
+def load(path: str | Path) -> Scenario:
+    """The scenario declared in ``path``; UsageError when the file is missing or malformed."""
+    path = Path(path)
+    if not path.is_file():
+        raise UsageError(f"scenario file not found: {path} (give the path to a .py scenario file)")
+    source = path.read_text(encoding="utf-8")
+    try:
+        tree = ast.parse(source, filename=str(path))
+    except SyntaxError as exc:
+        raise UsageError(f"{path}:{exc.lineno}: scenario is not valid Python ({exc.msg})") from exc
+    meta = _meta(tree, path)
+    unknown = set(meta) - KNOWN_KEYS
+    if unknown:
+        raise UsageError(f"{path}: unknown META keys {sorted(unknown)}; known: {sorted(KNOWN_KEYS)}")
+    name = path.stem
+    if path.parent.name not in ("scenarios", "") and path.parent.parent.name == "scenarios":
+        name = f"{path.parent.name}/{path.stem}"  # scenarios/<family>/<name>.py
+    doc = ast.get_docstring(tree) or ""
+    return Scenario(
+        name=name,
+        path=path.resolve(),
+        families=tuple(meta.get("families", ("any",))),
+        technique=str(meta.get("technique", "")),
+        title=str(meta.get("title", doc.strip().splitlines()[0] if doc.strip() else name)),
+        seed=meta.get("seed"),
+        params=dict(meta.get("params", {})),
+        env={str(k): str(v) for k, v in meta.get("env", {}).items()},
+        timeout=float(meta["timeout"]) if "timeout" in meta else None,
+        cleanup=tuple(meta["cleanup"]) if "cleanup" in meta else None,
+        variants={str(k): dict(v) for k, v in meta.get("variants", {}).items()},
+        cpu_params=dict(meta.get("cpu_params", {})),
+        meter=meta.get("meter"),
+    )
+
+
+def expand(item: Scenario) -> list[Scenario]:
+    """The scenario and one more per declared variant (its params and env overridden)."""
+    expanded = [item]
+    for label, variant in item.variants.items():
+        unknown = set(variant) - {"params", "env"}
+        if unknown:
+            raise UsageError(f"{item.path}: variant {label!r} may set 'params' and 'env', not {sorted(unknown)}")
+        params, env = dict(variant.get("params", {})), {str(k): str(v) for k, v in variant.get("env", {}).items()}
+        changes = ", ".join(f"{k}={v}" for k, v in {**params, **env}.items())
+        expanded.append(replace(item, name=f"{item.name}@{label}", params={**item.params, **params},
+                                env={**item.env, **env}, variants={}, technique=f"{item.technique}; variant {label}: {changes}"))
+    return expanded
