@@ -114,7 +114,7 @@ def test_a_scenario_the_agent_cannot_read_is_a_harness_error(run_scenario, tmp_p
 def test_the_cli_exits_non_zero_when_nothing_ran() -> None:
     from rich.console import Console
 
-    from harness.cli import _nothing_ran
+    from harness.cli.shared import nothing_ran as _nothing_ran
 
     quiet = Console(file=io.StringIO())
     ran = {"status": "error", "error": {"message": "the scenario raised"}}

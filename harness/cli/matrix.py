@@ -1,0 +1,69 @@
+"""`harness matrix`: every scenario in every applicable environment, with a progress bar and the matrix at the end."""
+from __future__ import annotations
+
+import argparse
+from typing import Any
+
+from rich.console import Console
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+from harness.cli.shared import build_options, command_line_envs, nothing_ran, show_matrix
+from harness.common.errors import UsageError
+from harness.measurement.nvml import Nvml
+from harness.reporting import render
+from harness.running.matrix import MatrixOptions, resume_options, run_matrix
+
+HELP = "every scenario in every applicable environment, in containers"
+
+
+def main(args: argparse.Namespace, err: Console, out: Console) -> int:
+    if args.interpreter and not args.family:
+        raise UsageError("--interpreter needs --family (torch, tf1, tf2, jax, cupy): which scenarios apply")
+    options = MatrixOptions(envs=args.env, scenarios=args.scenario, variant=args.variant, results_root=args.results,
+                            timeout=args.timeout, params=dict(args.param), build=build_options(args), jobs=args.jobs,
+                            gpu_mode=args.gpu_mode, gpu_indices=args.gpus, extra_envs=command_line_envs(args, args.family),
+                            backend=args.backend, venv_root=args.venv_dir, setenv=dict(args.setenv),
+                            with_pins=args.with_pins, index_url=args.index_url, cluster=args.cluster)
+    if args.resume is not None:
+        options = resume_options(args.resume, options)
+    nvml = Nvml.open()
+    progress = Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
+                        console=err, transient=False)
+    task = progress.add_task("cells", total=None)
+
+    def emit(kind: str, data: dict[str, Any]) -> None:
+        if kind == "plan":
+            err.print(f"variant: [bold]{data['variant']}[/] ({data['reason']})")
+            err.print(f"GPU access for containers: [bold]{data['gpu_mode']}[/] ({data['gpu_note']})")
+            err.print(f"{data['cells']} cells in {', '.join(data['envs'])} on {', '.join(data['workers'])} -> {data['run_dir']}")
+            progress.update(task, total=data["cells"])
+            progress.start()  # only once there is something to show: an early error prints alone
+        elif kind == "build":
+            err.print(f"building {data['tag']} ...")
+        elif kind == "backend":
+            err.print(f"backend: [bold]{data['backend']}[/] ({data['reason']})")
+        elif kind == "skipped":
+            err.print(f"[yellow]skipped[/] {data['env']}: {data['reason']}")
+        elif kind == "venv":
+            err.print(f"{data['env']}: virtualenv {'reused' if data['reused'] else 'made'} ({data['python']})")
+        elif kind == "detected":
+            err.print(f"{data['env']}: API families detected inside the image: {', '.join(data['families'])}")
+        elif kind == "build-log":
+            progress.console.print(f"  {data['text']}", markup=False, highlight=False)
+        elif kind == "cell-start":
+            progress.update(task, description=f"{data['env']} / {data['scenario']}")
+        elif kind == "cell-done":
+            progress.console.print(render.summary_line(data))
+            progress.advance(task)
+
+    try:
+        run = run_matrix(options, nvml, emit)
+    finally:
+        progress.stop()
+        nvml.close()
+    show_matrix(run.matrix, args.json, out)
+    err.print(render.matrix_summary(run.matrix))
+    bad = [r for r in run.records if r["status"] not in ("ok", "unsupported")]
+    where = run.run_dir / "matrix.md"
+    err.print(f"{len(run.records)} cells, {len(bad)} not ok, {run.wall_s:.1f}s; written: {where}, matrix.json, report.html")
+    return nothing_ran(run.records, err)

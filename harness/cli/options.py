@@ -1,0 +1,150 @@
+"""Every command-line option, declared once: its flags, help, type and default, and the commands that take it.
+
+A parser is derived from these declarations (``add_options``), as nox derives its parser from its
+option set, so an option shared by several commands (``--setenv``, ``--with``, ``--cluster``,
+``--timeout``, the build options) has one help text and one type everywhere. Argument types
+reject bad values with a one-line error naming the option.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from harness.environments.pkgindex import DEFAULT_INDEX
+from harness.running import bisection
+
+CELLS = ("matrix", "repro", "bisect")  # the commands that run cells through run_matrix
+BUILDS = ("matrix", "images", "repro", "bisect")  # the commands that may build environment images
+
+
+@dataclass(frozen=True)
+class Option:
+    flags: tuple[str, ...]
+    help: str
+    commands: tuple[str, ...]
+    kwargs: dict[str, Any] = field(default_factory=dict)
+
+
+def _param(text: str) -> tuple[str, Any]:
+    if "=" not in text:
+        raise argparse.ArgumentTypeError(f"expected KEY=VALUE, got {text!r}")
+    key, raw = text.split("=", 1)
+    try:
+        value = json.loads(raw)
+    except ValueError:
+        value = raw
+    return key, value
+
+
+def _setenv(text: str) -> tuple[str, str]:
+    key, sep, value = text.partition("=")
+    if not sep or not key or not key.replace("_", "a").isalnum() or key[0].isdigit():
+        raise argparse.ArgumentTypeError(f"expected NAME=VALUE with a variable name, got {text!r}")
+    return key, value
+
+
+def _seconds(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(f"expected seconds, got {text!r}") from exc
+    if value <= 0:
+        raise argparse.ArgumentTypeError(f"must be positive, got {value:g}")
+    return value
+
+
+def _indices(text: str) -> list[int]:
+    try:
+        return [int(part) for part in text.split(",") if part.strip()]
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(f"expected GPU indices like 0,1, got {text!r}") from exc
+
+
+GPU_MODES = ["gpus", "cdi", "devices", "none"]
+_CRITERIA = "; ".join(f"{k}: {v}" for k, v in bisection.CRITERIA.items())
+_THRESHOLDS = ", ".join(f"{k} {v:g}" for k, v in bisection.DEFAULT_THRESHOLD_MIB.items())
+
+OPTIONS: list[Option] = [
+    # positionals
+    Option(("scenario",), "path to a scenario file", ("run",)),
+    Option(("script",), "the script from the bug report, unmodified", ("repro", "bisect"), {"type": Path}),
+    Option(("run_dir",), "a run folder (results/<run-id>)", ("report",), {"type": Path}),
+    # what runs where
+    Option(("--env",), "only this environment of matrix/environments.toml (repeatable; default: all that apply)",
+           ("matrix", "images", "repro"), {"action": "append", "default": None}),
+    Option(("--env",), "docker backend: the environment (matrix/environments.toml)", ("run",), {"default": None}),
+    Option(("--scenario",), "only scenarios matching this glob (repeatable)", ("matrix",), {"action": "append", "default": None}),
+    Option(("--variant",), "image variant (default: gpu with an NVIDIA GPU, else cpu)", ("run", *BUILDS),
+           {"choices": ["cpu", "gpu"], "default": None}),
+    Option(("--backend",), "docker when an engine answers, else virtualenvs (auto); process: each environment's Python "
+           "as found", CELLS, {"choices": ["auto", "docker", "venv", "process"], "default": "auto"}),
+    Option(("--backend",), "process: an interpreter on this host (--python); docker: the image of --env", ("run",),
+           {"choices": ["process", "docker"], "default": "process"}),
+    Option(("--python",), "interpreter for the process backend", ("run",), {"default": sys.executable}),
+    Option(("--env-name",), "name for the environment in the record", ("run",), {"default": None}),
+    Option(("--image",), "an existing image as an environment (repeatable)", ("matrix", "repro"),
+           {"action": "append", "default": []}),
+    Option(("--interpreter",), "a local Python as an environment (repeatable)", ("matrix", "repro"),
+           {"action": "append", "default": []}),
+    Option(("--family",), "API families of --image/--interpreter environments (tf1, tf2, torch, jax, cupy)", ("matrix",),
+           {"action": "append", "default": []}),
+    Option(("--with",), "an environment made from a pin, PKG==VER (repeatable: one environment each; join pins with "
+           "commas for one environment): Python, companion pins and base are chosen from the package index",
+           ("matrix", "repro"), {"dest": "with_pins", "action": "append", "default": [], "metavar": "PKG==VER"}),
+    Option(("--index-url",), "the package index releases are looked up in (its JSON simple API, PEP 691)", CELLS,
+           {"default": DEFAULT_INDEX}),
+    Option(("--venv-dir",), "where the venv backend keeps virtualenvs", CELLS, {"type": Path, "default": Path(".matrix-venvs")}),
+    Option(("--cluster",), "a Ray cluster: `ray` (RAY_ADDRESS, else a local Ray instance) or ray://HOST:10001; cells "
+           "run as Ray tasks, doctor checks every node; needs pip install 'gpu-cleanup-matrix[ray]'", (*CELLS, "doctor"),
+           {"default": None, "metavar": "ray|ray://HOST:PORT"}),
+    Option(("--resume",), "finish an interrupted run: its planned cells that have no record yet (other filters ignored)",
+           ("matrix",), {"type": Path, "default": None, "metavar": "RUN_DIR"}),
+    # how cells run
+    Option(("--timeout",), "seconds per cell before it is killed", ("run", *CELLS), {"type": _seconds, "default": None}),
+    Option(("--param",), "scenario parameter KEY=VALUE (JSON values), for every scenario", ("run", "matrix"),
+           {"type": _param, "action": "append", "default": []}),
+    Option(("--setenv",), "an environment variable NAME=VALUE for every cell (repeatable), on every backend; recorded",
+           ("run", *CELLS), {"type": _setenv, "action": "append", "default": []}),
+    Option(("--gpu",), "GPU index to measure (NVML order)", ("run",), {"type": int, "default": 0}),
+    Option(("--gpus",), "GPU indices to use, e.g. 0,1 (default: all)", ("matrix",), {"type": _indices, "default": None}),
+    Option(("--gpu-mode",), "how containers get the GPU (default: chosen from the host; `nox -s doctor` says which)",
+           ("run", *CELLS), {"choices": GPU_MODES, "default": None}),
+    Option(("--jobs",), "cells at once on the cpu variant (default 2)", ("matrix",), {"type": int, "default": None}),
+    # bisect
+    Option(("--package",), "the distribution whose releases are searched (tensorflow, jax, ...)", ("bisect",),
+           {"required": True}),
+    Option(("--good",), "a release where the behaviour is fine", ("bisect",), {"required": True}),
+    Option(("--bad",), "a release where it is not", ("bisect",), {"required": True}),
+    Option(("--criterion",), f"{_CRITERIA} (default: left)", ("bisect",),
+           {"choices": list(bisection.CRITERIA), "default": "left"}),
+    Option(("--threshold",), f"bad when the value exceeds the good release's by more than this many MiB (default: {_THRESHOLDS})",
+           ("bisect",), {"type": float, "default": None, "metavar": "MIB"}),
+    Option(("--label",), "--criterion label: part of the checkpoint label to read", ("bisect",), {"default": None}),
+    Option(("--pre",), "include pre-releases and dev releases", ("bisect",), {"action": "store_true"}),
+    # building images
+    Option(("--wheelhouse",), "a folder of wheels handed to every build", BUILDS, {"type": Path, "default": None}),
+    Option(("--offline",), "air-gapped builds: the wheelhouse only, no index", BUILDS, {"action": "store_true"}),
+    Option(("--pull",), "pull newer base images while building (and --image images before running)", BUILDS,
+           {"action": "store_true"}),
+    Option(("--registry",), "pull each environment's image from this registry (host:port[/prefix]) before building it; "
+           "`images --push` puts them there (for the nodes of a cluster)", BUILDS, {"default": None, "metavar": "REF"}),
+    Option(("--force",), "rebuild even when current", ("images",), {"action": "store_true"}),
+    Option(("--push",), "push every image to --registry afterwards", ("images",), {"action": "store_true"}),
+    # output
+    Option(("--results",), "results folder", ("run", *CELLS), {"type": Path, "default": Path("results")}),
+    Option(("--json",), "print the result as JSON on stdout (run: the record; matrix, report: matrix.json)",
+           ("run", "matrix", "report"), {"action": "store_true"}),
+    Option(("--compare",), "another run folder: pair its cells with this run's and highlight verdicts that changed",
+           ("report",), {"type": Path, "default": None}),
+]
+
+
+def add_options(parser: argparse.ArgumentParser, command: str) -> None:
+    """Attach every option declared for ``command``, in declaration order."""
+    for option in OPTIONS:
+        if command in option.commands:
+            parser.add_argument(*option.flags, help=option.help, **option.kwargs)

@@ -1,0 +1,22 @@
+"""`harness report RUN_DIR [--compare OTHER]`: re-render a saved run from its records."""
+from __future__ import annotations
+
+import argparse
+
+from rich.console import Console
+
+from harness.cli.shared import show_matrix
+from harness.common.errors import UsageError
+from harness.reporting import aggregate, render
+
+HELP = "re-render a saved run: terminal table, matrix.md, matrix.json, report.html"
+
+
+def main(args: argparse.Namespace, err: Console, out: Console) -> int:
+    for folder in (args.run_dir, args.compare):
+        if folder is not None and not (folder / "manifest.json").is_file() and not list(folder.glob("*/*.json")):
+            raise UsageError(f"{folder} holds no results (give a run folder such as results/<run-id>)")
+    matrix = aggregate.write_reports(args.run_dir, compare_with=args.compare)
+    show_matrix(matrix, args.json, out)
+    err.print(f"{render.matrix_summary(matrix)}; written: matrix.md, matrix.json, report.html in {args.run_dir}")
+    return 0

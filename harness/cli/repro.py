@@ -1,0 +1,40 @@
+"""`harness repro SCRIPT`: a bug report's script, unmodified, in each environment that fits; a Markdown block last."""
+from __future__ import annotations
+
+import argparse
+
+from rich.console import Console
+
+from harness.cli.shared import build_options, command_line_envs, nothing_ran, plain_events
+from harness.environments import config
+from harness.measurement.nvml import Nvml
+from harness.reporting import render
+from harness.running import catalogue, repro
+from harness.running.matrix import MatrixOptions, run_matrix
+
+HELP = "a bug report's script, unmodified, in each environment, measured"
+
+
+def main(args: argparse.Namespace, err: Console, out: Console) -> int:
+    item = repro.script_scenario(args.script, args.timeout, plain=bool(args.with_pins))
+    extra = command_line_envs(args, list(item.families))
+    names = args.env
+    if names is None and not extra and not args.with_pins:
+        names = [env.name for env in config.select(config.load_environments(), None) if catalogue.applies(env, item)]
+    options = MatrixOptions(envs=names, variant=args.variant, results_root=args.results, timeout=args.timeout,
+                            build=build_options(args), gpu_mode=args.gpu_mode, extra_envs=extra, backend=args.backend,
+                            venv_root=args.venv_dir, items=[item], setenv=dict(args.setenv), with_pins=args.with_pins,
+                            index_url=args.index_url, cluster=args.cluster)
+    nvml = Nvml.open()
+    try:
+        run = run_matrix(options, nvml, plain_events(err))
+    finally:
+        nvml.close()
+    records = sorted(run.records, key=lambda r: run.matrix["environments"].index(r["env"]["name"]))
+    for record in records:
+        out.print(render.checkpoint_table(record))
+    block = repro.markdown(records, args.script)
+    (run.run_dir / "repro.md").write_text(block, encoding="utf-8")
+    print(block, end="")
+    err.print(f"written: {run.run_dir / 'repro.md'}, and report.html (a timeline per environment)")
+    return nothing_ran(records, err)

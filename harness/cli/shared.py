@@ -1,0 +1,62 @@
+"""What several commands share: consoles, build options, command-line environments, the 'nothing ran' exit."""
+from __future__ import annotations
+
+import argparse
+import json
+import os
+from typing import Any
+
+from rich.console import Console
+
+from harness.common.errors import UsageError
+from harness.environments import config
+from harness.environments.images import BuildOptions
+from harness.reporting import render
+
+RAN = {"ok", "error", "unsupported", "timeout", "crashed"}  # the cell's own code ran, whatever it came to
+
+
+def console(stderr: bool) -> Console:
+    return Console(stderr=stderr, no_color="NO_COLOR" in os.environ, highlight=False)
+
+
+def build_options(args: argparse.Namespace) -> BuildOptions:
+    if args.wheelhouse is not None and not args.wheelhouse.is_dir():
+        raise UsageError(f"--wheelhouse {args.wheelhouse} is not a folder (give a folder of .whl files)")
+    if args.offline and args.wheelhouse is None:
+        raise UsageError("--offline builds need --wheelhouse DIR: with no index, pip can only install from there")
+    return BuildOptions(wheelhouse=args.wheelhouse, offline=args.offline, pull=args.pull, registry=args.registry)
+
+
+def command_line_envs(args: argparse.Namespace, families: list[str]) -> list[config.EnvDef]:
+    """The environments named on the command line (--image, --interpreter)."""
+    return ([config.adhoc_image(ref, families) for ref in args.image]
+            + [config.adhoc_interpreter(py, families) for py in args.interpreter])
+
+
+def nothing_ran(records: list[dict[str, Any]], err: Console) -> int:
+    """Exit 3 when no environment ran what was asked (every cell skipped or failed by the harness)."""
+    if any(r["status"] in RAN for r in records):
+        return 0
+    reasons = sorted({f"{r['status']}: {str((r.get('error') or {}).get('message', '')).splitlines()[0][:120]}"
+                      for r in records} or {"no cell was planned"})
+    err.print(f"[red]nothing ran[/]: {'; '.join(reasons)}")
+    return 3
+
+
+def show_matrix(matrix: dict[str, Any], as_json: bool, out: Console) -> None:
+    if as_json:
+        print(json.dumps(matrix, indent=1, sort_keys=True))
+        return
+    out.print(render.matrix_table(matrix))
+    out.print(render.tolerance_line())
+
+
+def plain_events(err: Console) -> Any:
+    """Progress for commands without a progress bar: finished cells, backends, skips and builds, a line each."""
+    def emit(kind: str, data: dict[str, Any]) -> None:
+        if kind == "cell-done":
+            err.print(render.summary_line(data))
+        elif kind in ("backend", "skipped", "build"):
+            err.print(f"{kind}: " + ", ".join(str(v) for v in data.values()), markup=False)
+    return emit
