@@ -38,47 +38,16 @@ from dataclasses import dataclass
 from typing import Any
 
 from harness.common.units import human_bytes
-
-MiB = 1024 * 1024
-REL_TOL = 0.05
-PRIMARY_ORDER = ("nvml_process", "nvml_device", "rss")
-NVML_METERS = ("nvml_process", "nvml_device")
-
-
-@dataclass(frozen=True)
-class MeterRule:
-    abs_tol: int  # a difference this small is noise on this meter
-    min_signal: int  # growth below this is not judged
-
-
-METER_RULES = {
-    "nvml_process": MeterRule(abs_tol=8 * MiB, min_signal=16 * MiB),
-    "nvml_device": MeterRule(abs_tol=64 * MiB, min_signal=128 * MiB),
-    "rss": MeterRule(abs_tol=64 * MiB, min_signal=128 * MiB),
-}
-FRAMEWORK_RULE = MeterRule(abs_tol=4 * MiB, min_signal=16 * MiB)  # the framework's own byte count
-ABS_TOL = METER_RULES["rss"].abs_tol  # after exit: the device reading against the cell's start
-
-TOLERANCES = {
-    "rel_tol": REL_TOL,
-    "meters": {m: {"abs_tol_bytes": r.abs_tol, "min_signal_bytes": r.min_signal} for m, r in METER_RULES.items()},
-    "framework": {"abs_tol_bytes": FRAMEWORK_RULE.abs_tol, "min_signal_bytes": FRAMEWORK_RULE.min_signal},
-    "rule": "NVML against the pre-GPU reading + the runtime cost; released: left <= max(abs_tol, rel_tol * grown)",
-}
-
-
-def tolerance(grown: int, meter: str = "rss") -> float:
-    return max(METER_RULES.get(meter, METER_RULES["rss"]).abs_tol, REL_TOL * grown)
-
-
-def tolerances_text() -> str:
-    """One line for every table: how the verdicts were reached."""
-    rules = ", ".join(f"{m} {human_bytes(r.abs_tol)}/{human_bytes(r.min_signal)}" for m, r in METER_RULES.items())
-    return (f"GPU memory judged against the pre-GPU reading plus the runtime cost; released when left <= "
-            f"max(abs_tol, {REL_TOL:.0%} of growth); abs_tol/min_signal per meter: {rules}")
-
-
-TOLERANCES["text"] = tolerances_text()
+from harness.judgement.tolerances import (
+    ABS_TOL,
+    FRAMEWORK_RULE,
+    METER_RULES,
+    NVML_METERS,
+    PRIMARY_ORDER,
+    REL_TOL,
+    TOLERANCES,
+    tolerance,
+)
 
 
 def _reading(cp: dict[str, Any], meter: str) -> int | None:

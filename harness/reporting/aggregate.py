@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from harness.common.units import human_bytes
-from harness.judgement import claims, verdicts
+from harness.judgement import claims, tolerances, verdicts
 from harness.reporting import machines
 from harness.reporting.results import SCHEMA_VERSION, read_records, write_json
 
@@ -26,7 +26,7 @@ def _levels(record: dict[str, Any]) -> tuple[str | None, dict[str, int]]:
     floor, _, _ = verdicts.roles(checkpoints, (record.get("scenario") or {}).get("cleanup"))
     if meter is None or floor is None:
         return meter, {}
-    base = verdicts.baseline_reading(record, meter) if meter in verdicts.NVML_METERS else None
+    base = verdicts.baseline_reading(record, meter) if meter in tolerances.NVML_METERS else None
     if base is None:
         base = checkpoints[floor]["readings"][meter]
     return meter, {cp["label"]: cp["readings"][meter] - base for cp in checkpoints}
@@ -129,7 +129,7 @@ def matrix_from(records: list[dict[str, Any]], broken: list[tuple[Path, str]], r
         "scenarios": sorted(cells),
         "cells": cells,
         "unreadable": [{"path": str(p), "reason": why} for p, why in broken],
-        "tolerances": verdicts.TOLERANCES,
+        "tolerances": tolerances.TOLERANCES,
         "claims": [
             {"id": c.id, "says": c.says, "seed": c.seed, "scenario": c.scenario, "step": c.step or None,
              "expect": list(c.expect), "compare": c.compare, "results": claims.assess(c, cells, envs)}

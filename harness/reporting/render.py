@@ -7,7 +7,7 @@ from rich.table import Table
 from rich.text import Text
 
 from harness.common.units import human_bytes
-from harness.judgement.verdicts import TOLERANCES
+from harness.judgement.tolerances import TOLERANCES
 
 STYLES = {
     "released": "green", "returned": "green", "ok": "green",

@@ -11,8 +11,6 @@ measured.
 from __future__ import annotations
 
 import os
-import queue
-import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
@@ -27,6 +25,7 @@ from harness.measurement.runner import CellOptions, run_cell, skipped_record
 from harness.reporting import aggregate, results
 from harness.running import catalogue
 from harness.running.scenario import Scenario
+from harness.running.slots import run_on_slots, slots_for
 
 Event = Callable[[str, dict[str, Any]], None]
 
@@ -107,7 +106,7 @@ def run_matrix(options: MatrixOptions, nvml: Nvml, emit: Event) -> MatrixRun:
     run.skipped, run.planned = dict(ready.skipped), planned
     todo = _todo(cells, run.run_dir, options)
     runnable = [(env, item) for env, item in todo if env.name not in ready.skipped]
-    slots = _gpu_slots(options, nvml) or [None] * (options.jobs or max(1, min(2, os.cpu_count() or 1)))
+    slots = slots_for(options.gpu_indices, nvml) or [None] * (options.jobs or max(1, min(2, os.cpu_count() or 1)))
     emit("plan", {"variant": variant, "reason": why, "cells": len(runnable), "envs": [e.name for e in ready.envs],
                   "gpu_mode": ready.access.mode, "gpu_note": ready.access.reason, "run_dir": str(run.run_dir),
                   "workers": [f"GPU {s}" if s is not None else "cpu" for s in slots]})
@@ -135,7 +134,7 @@ def run_matrix(options: MatrixOptions, nvml: Nvml, emit: Event) -> MatrixRun:
         return record
 
     try:
-        run.records = _run_on_slots(runnable, slots, one)
+        run.records = run_on_slots(runnable, slots, one)
     finally:
         note = (f"Variant `{variant}` ({why}); backend {ready.kind} ({ready.reason}); "
                 f"GPU access: {ready.access.mode} ({ready.access.reason}).")
@@ -264,62 +263,3 @@ def _pin_facts(env: config.EnvDef, variant: str) -> dict[str, Any]:
 def _env_manifest(env: config.EnvDef, variant: str) -> dict[str, Any]:
     return {"kind": env.kind, "family": list(env.family), **_pin_facts(env, variant),
             **({"unavailable": env.unavailable} if env.unavailable else {})}
-
-
-def _gpu_slots(options: MatrixOptions, nvml: Nvml) -> list[int | None]:
-    """One worker per GPU to use (all NVML sees, or the ones asked for); none without NVML."""
-    if not nvml.available:
-        return []
-    indices = options.gpu_indices if options.gpu_indices is not None else list(range(len(nvml.gpus)))
-    for index in indices:
-        if index >= len(nvml.gpus):
-            raise UsageError(f"--gpus {index}: this host has {len(nvml.gpus)} GPU(s) (indices 0..{len(nvml.gpus) - 1})")
-    return list(indices)
-
-
-def _run_on_slots(
-    cells: list[tuple[config.EnvDef, Scenario]],
-    slots: list[int | None],
-    one: Callable[[config.EnvDef, Scenario, int | None], dict[str, Any]],
-) -> list[dict[str, Any]]:
-    """Each slot (a GPU, or a CPU job) runs one cell at a time from a shared queue."""
-    from harness.measurement.backends.docker import remove_live_containers
-    from harness.measurement.backends.process import stop_live_processes
-
-    todo: queue.Queue[tuple[config.EnvDef, Scenario]] = queue.Queue()
-    for cell in cells:
-        todo.put(cell)
-    done: list[dict[str, Any]] = []
-    failures: list[BaseException] = []
-    stop = threading.Event()
-
-    def worker(slot: int | None) -> None:
-        while not stop.is_set():
-            try:
-                env, item = todo.get_nowait()
-            except queue.Empty:
-                return
-            try:
-                done.append(one(env, item, slot))
-            except BaseException as exc:  # a harness bug or a build error: stop the others, re-raise below
-                failures.append(exc)
-                stop.set()
-
-    threads = [threading.Thread(target=worker, args=(slot,), name=f"slot-{slot}", daemon=True) for slot in slots]
-    for thread in threads:
-        thread.start()
-    try:
-        for thread in threads:
-            while thread.is_alive():
-                thread.join(0.2)
-    except BaseException:
-        # Ctrl-C / SIGTERM: no new cell starts; running cells are ended now (they record as crashed).
-        stop.set()
-        remove_live_containers()
-        stop_live_processes()
-        for thread in threads:
-            thread.join(10)
-        raise
-    if failures:
-        raise failures[0]
-    return done

@@ -14,8 +14,8 @@ from typing import Any
 from harness import __version__
 from harness.common.errors import UsageError
 from harness.common.units import human_bytes
-from harness.judgement import loops, verdicts
-from harness.judgement.verdicts import TOLERANCES
+from harness.judgement import loops, tolerances, verdicts
+from harness.judgement.tolerances import TOLERANCES
 from harness.measurement.meters import TIMELINE_COLUMNS
 from harness.running.scenario import Scenario
 
@@ -80,7 +80,7 @@ def peaks_between(record: dict[str, Any]) -> dict[int, dict[str, Any]]:
         top = max(inside, key=lambda row: row[column])
         ends = [cps[j]["readings"].get(meter) for j in (i - 1, i) if j < len(cps)]
         highest_end = max((v for v in ends if v is not None), default=0)
-        if top[column] - highest_end > verdicts.METER_RULES[meter].min_signal:
+        if top[column] - highest_end > tolerances.METER_RULES[meter].min_signal:
             found[i] = {"after": cps[i - 1]["label"], "before": cps[i]["label"] if i < len(cps) else None,
                         "t_s": round(float(top[0]) - origin, 2),
                         "readings": dict(zip(TIMELINE_COLUMNS[1:], top[1:], strict=True))}
@@ -104,7 +104,7 @@ def outside_allocator(record: dict[str, Any]) -> tuple[str, int] | None:
         return None
     gained = int(last["readings"]["nvml_process"]) - int(first["readings"]["nvml_process"])
     outside = gained - (int(pooled(last) or 0) - int(pooled(first) or 0))
-    return (last["label"], outside) if outside > verdicts.METER_RULES["nvml_process"].min_signal else None
+    return (last["label"], outside) if outside > tolerances.METER_RULES["nvml_process"].min_signal else None
 
 
 def loop_lines(record: dict[str, Any]) -> list[str]:

@@ -12,7 +12,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 
-from harness.judgement import verdicts  # noqa: E402
+from harness.judgement import tolerances  # noqa: E402
 from harness.reporting import results  # noqa: E402
 from harness.reporting.render import human_bytes  # noqa: E402
 
@@ -35,7 +35,7 @@ def main(run_dir: str, env_a: str, env_b: str) -> int:
             continue
         la, lb = levels(rec_a), levels(by[(env_b, name)])
         for label in [lbl for lbl in la if lbl in lb]:
-            tol = verdicts.tolerance(max(abs(la[label]), abs(lb[label])))
+            tol = tolerances.tolerance(max(abs(la[label]), abs(lb[label])))
             ok = abs(la[label] - lb[label]) <= tol
             agree, total = agree + ok, total + 1
             rows.append(f"| {name} | {label} | {human_bytes(la[label])} | {human_bytes(lb[label])} | "

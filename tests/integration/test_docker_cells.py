@@ -7,7 +7,7 @@ from typing import Any
 import pytest
 from helpers import SCENARIOS
 
-from harness.judgement import verdicts
+from harness.judgement import tolerances
 from harness.measurement.backends.docker import LABEL_RUN, DockerBackend
 from harness.measurement.nvml import Nvml
 from harness.measurement.runner import CellOptions, run_cell
@@ -33,7 +33,7 @@ def test_container_rss_rise_and_fall_and_clean_exit(env_name: str, cpu_image, do
     rss = {cp["label"]: cp["readings"]["rss"] for cp in record["checkpoints"]}
     # the agent's reading before any scenario code: in the container, before the scenario imports
     assert record["pre_gpu"]["label"] == "pre_gpu" and 0 < record["pre_gpu"]["readings"]["rss"] <= rss["ready"]
-    tol = verdicts.tolerance(512 * MiB)
+    tol = tolerances.tolerance(512 * MiB)
     assert abs(rss["peak"] - rss["ready"] - 512 * MiB) <= tol
     assert abs(rss["peak"] - rss["after_del"] - 512 * MiB) <= tol
     assert record["verdicts"]["steps"][0]["verdict"] == "released"

@@ -9,7 +9,7 @@ from pathlib import Path
 
 from helpers import processes_with
 
-from harness.judgement import verdicts
+from harness.judgement import tolerances
 from harness.measurement import procs
 
 MiB = 1024 * 1024
@@ -23,7 +23,7 @@ def test_rss_meter_sees_the_rise_and_the_fall(run_scenario) -> None:
     assert record["pre_gpu"]["readings"]["rss"] <= by_label["ready"]  # taken before the scenario ran
     rise = by_label["peak"] - by_label["ready"]
     fall = by_label["peak"] - by_label["after_del"]
-    tol = verdicts.tolerance(rise)
+    tol = tolerances.tolerance(rise)
     assert abs(rise - 512 * MiB) <= tol, f"peak rose {rise / MiB:.0f} MiB, expected ~512"
     assert abs(fall - 512 * MiB) <= tol, f"free dropped {fall / MiB:.0f} MiB, expected ~512"
     step = record["verdicts"]["steps"][0]

@@ -1,0 +1,75 @@
+"""The local executor: one worker per GPU (or per CPU job), each running one cell at a time from a shared queue.
+
+A GPU's readings belong to one cell only when that GPU runs one cell at a time. Ctrl-C stops new
+cells and ends the running ones (their containers and process groups), so nothing outlives the run.
+"""
+from __future__ import annotations
+
+import queue
+import threading
+from collections.abc import Callable
+from typing import Any
+
+from harness.common.errors import UsageError
+from harness.environments import config
+from harness.measurement.nvml import Nvml
+from harness.running.scenario import Scenario
+
+
+def slots_for(gpu_indices: list[int] | None, nvml: Nvml) -> list[int | None]:
+    """One worker per GPU to use (all NVML sees, or the ones asked for); none without NVML."""
+    if not nvml.available:
+        return []
+    indices = gpu_indices if gpu_indices is not None else list(range(len(nvml.gpus)))
+    for index in indices:
+        if index >= len(nvml.gpus):
+            raise UsageError(f"--gpus {index}: this host has {len(nvml.gpus)} GPU(s) (indices 0..{len(nvml.gpus) - 1})")
+    return list(indices)
+
+
+def run_on_slots(
+    cells: list[tuple[config.EnvDef, Scenario]],
+    slots: list[int | None],
+    one: Callable[[config.EnvDef, Scenario, int | None], dict[str, Any]],
+) -> list[dict[str, Any]]:
+    """Each slot (a GPU, or a CPU job) runs one cell at a time from a shared queue."""
+    from harness.measurement.backends.docker import remove_live_containers
+    from harness.measurement.backends.process import stop_live_processes
+
+    todo: queue.Queue[tuple[config.EnvDef, Scenario]] = queue.Queue()
+    for cell in cells:
+        todo.put(cell)
+    done: list[dict[str, Any]] = []
+    failures: list[BaseException] = []
+    stop = threading.Event()
+
+    def worker(slot: int | None) -> None:
+        while not stop.is_set():
+            try:
+                env, item = todo.get_nowait()
+            except queue.Empty:
+                return
+            try:
+                done.append(one(env, item, slot))
+            except BaseException as exc:  # a harness bug or a build error: stop the others, re-raise below
+                failures.append(exc)
+                stop.set()
+
+    threads = [threading.Thread(target=worker, args=(slot,), name=f"slot-{slot}", daemon=True) for slot in slots]
+    for thread in threads:
+        thread.start()
+    try:
+        for thread in threads:
+            while thread.is_alive():
+                thread.join(0.2)
+    except BaseException:
+        # Ctrl-C / SIGTERM: no new cell starts; running cells are ended now (they record as crashed).
+        stop.set()
+        remove_live_containers()
+        stop_live_processes()
+        for thread in threads:
+            thread.join(10)
+        raise
+    if failures:
+        raise failures[0]
+    return done
