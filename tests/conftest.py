@@ -12,11 +12,11 @@ from helpers import SCENARIOS
 @pytest.fixture
 def run_scenario(tmp_path: Path):
     """Run a test scenario through the process backend; return its judged record."""
+    from harness.measurement import scenario
     from harness.measurement.backends.process import ProcessBackend
     from harness.measurement.nvml import Nvml
     from harness.measurement.runner import CellOptions, run_cell
     from harness.reporting import results
-    from harness.running import scenario
 
     def run(name: str, *, timeout: float | None = None, params: dict[str, Any] | None = None) -> dict[str, Any]:
         spec = scenario.load(SCENARIOS / f"{name}.py")

@@ -7,11 +7,11 @@ from typing import Any
 
 from helpers import SCENARIOS
 
+from harness.measurement import scenario
 from harness.measurement.backends.process import ProcessBackend
 from harness.measurement.nvml import Nvml
 from harness.measurement.runner import CellOptions, run_cell
 from harness.reporting import aggregate, results
-from harness.running import scenario
 
 MISSING = ("local", "tests/never_ran")
 

@@ -12,9 +12,9 @@ from rich.console import Console
 from harness import __version__
 from harness.common.errors import UsageError
 from harness.common.units import human_bytes
+from harness.measurement import scenario
 from harness.measurement.nvml import Nvml
 from harness.reporting import render, results
-from harness.running import scenario
 
 HELP = "run one scenario in one environment and show its checkpoints"
 
@@ -66,8 +66,9 @@ def main(args: argparse.Namespace, err: Console, out: Console) -> int:
 
 
 def _docker_backend(args: argparse.Namespace, nvml: Nvml) -> Any:
-    from harness.environments import config, gpu_access, images
+    from harness.environments import config, images
     from harness.environments.docker_client import connect
+    from harness.measurement import gpu_access
     from harness.measurement.backends.docker import DockerBackend
     from harness.running.matrix import choose_variant
 

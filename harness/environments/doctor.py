@@ -6,7 +6,8 @@ from typing import Any
 
 from harness.common.errors import HarnessError
 from harness.common.units import human_bytes
-from harness.environments import config, gpu_access, images
+from harness.environments import config, images
+from harness.measurement import gpu_access
 from harness.measurement.nvml import Nvml
 
 

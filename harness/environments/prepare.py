@@ -14,7 +14,8 @@ from pathlib import Path
 from typing import Any
 
 from harness.common.errors import DockerUnavailable, UsageError
-from harness.environments import config, gpu_access, images, venvs
+from harness.environments import config, images, venvs
+from harness.measurement import gpu_access
 from harness.measurement.backends.base import Backend
 from harness.measurement.nvml import Nvml
 

@@ -16,8 +16,7 @@ from typing import Any
 
 from harness.common.errors import UsageError, suggest
 from harness.common.units import human_bytes
-from harness.environments import config
-from harness.environments.config import REPO
+from harness.environments.config import REPO, load_environments
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -122,7 +121,7 @@ def pinned_releases() -> dict[str, frozenset[tuple[str, str]]]:
     """Each defined environment's framework releases, from its pins (every variant):
     tf2.7 -> {("tensorflow", "2.7.4")}."""
     releases: dict[str, set[tuple[str, str]]] = {}
-    for name, env in config.load_environments().items():
+    for name, env in load_environments().items():
         for variant in env.variants.values():
             for package in variant.packages:
                 match = PIN.match(package.replace(" ", ""))

@@ -36,8 +36,6 @@ SETTLE_BAND_BYTES = 2 * 1024 * 1024
 SETTLE_TIMEOUT_S = 3.0
 TIMELINE_INTERVAL_S = 0.01  # 100 Hz target; >= 50 Hz is the promise
 PID_REFRESH_S = 0.1
-TIMELINE_COLUMNS = ["t", "rss", "nvml_device", "nvml_process"]  # a timeline sample, in this order
-
 Readings = dict[str, "int | None"]
 
 

@@ -23,11 +23,11 @@ from harness import __version__
 from harness.judgement import verdicts
 from harness.measurement import procs
 from harness.measurement.backends.base import Backend, CellSpec
-from harness.measurement.meters import TIMELINE_COLUMNS, Meters, PidTracker, TimelineSampler
+from harness.measurement.meters import Meters, PidTracker, TimelineSampler
 from harness.measurement.nvml import Nvml
 from harness.measurement.protocol import EOF_EVENT, HostChannel
-from harness.reporting.results import SCHEMA_VERSION, log_path
-from harness.running.scenario import Scenario
+from harness.measurement.scenario import Scenario
+from harness.reporting.results import SCHEMA_VERSION, TIMELINE_COLUMNS, log_path
 
 DEFAULT_TIMEOUT_S = 300.0
 EXIT_GRACE_S = 10.0  # after ``end``, how long the process may take to exit on its own

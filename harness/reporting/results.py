@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 SCHEMA_VERSION = 1
+TIMELINE_COLUMNS = ["t", "rss", "nvml_device", "nvml_process"]  # a record's timeline sample, in this order
 
 
 def new_run_id() -> str:

@@ -10,8 +10,8 @@ from pathlib import Path
 
 from harness.common.errors import UsageError, suggest
 from harness.environments.config import EnvDef
-from harness.running import scenario
-from harness.running.scenario import Scenario
+from harness.measurement import scenario
+from harness.measurement.scenario import Scenario
 
 SCENARIO_ROOT = Path(__file__).resolve().parents[1] / "scenarios"
 

@@ -30,7 +30,7 @@ from harness.environments import images, prepare, venvs
 from harness.environments.config import EnvDef
 from harness.measurement.nvml import Nvml
 from harness.measurement.runner import CellOptions, run_cell, skipped_record
-from harness.running.scenario import Scenario
+from harness.measurement.scenario import Scenario
 
 RESOURCE = "harness_cell"
 MAX_RETRIES = 3  # a task whose node dies runs again on another node, this many times at most
@@ -101,7 +101,7 @@ def _lock_path(name: str) -> Path:
 def node_backend(job: NodeJob, nvml: Nvml) -> Any:
     """The backend for ``job`` on this node. Concurrent cells of one environment on a node wait
     for one another here, so an image (or a virtualenv) is made once per node."""
-    from harness.environments import gpu_access
+    from harness.measurement import gpu_access
 
     kind, _, client = prepare.choose_backend(job.backend, [job.env])
     access = gpu_access.GpuAccess("none", "no container on this node")

@@ -19,12 +19,13 @@ from typing import Any
 
 from harness import __version__
 from harness.common.errors import UsageError
-from harness.environments import adhoc, config, gpu_access, images, pkgindex, prepare
+from harness.environments import adhoc, config, images, pkgindex, prepare
+from harness.measurement import gpu_access
 from harness.measurement.nvml import Nvml
 from harness.measurement.runner import CellOptions, run_cell, skipped_record
+from harness.measurement.scenario import Scenario
 from harness.reporting import aggregate, results
 from harness.running import catalogue
-from harness.running.scenario import Scenario
 from harness.running.slots import run_on_slots, slots_for
 
 Event = Callable[[str, dict[str, Any]], None]

@@ -16,8 +16,8 @@ from harness.common.errors import UsageError
 from harness.common.units import human_bytes
 from harness.judgement import loops, tolerances, verdicts
 from harness.judgement.tolerances import TOLERANCES
-from harness.measurement.meters import TIMELINE_COLUMNS
-from harness.running.scenario import Scenario
+from harness.measurement.scenario import Scenario
+from harness.reporting.results import TIMELINE_COLUMNS
 
 IMPORT = re.compile(r"^\s*(?:import|from)\s+(tensorflow|torch|jax|cupy|keras)\b", re.MULTILINE)
 REPRO_TIMEOUT_S = 600.0

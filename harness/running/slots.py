@@ -13,7 +13,7 @@ from typing import Any
 from harness.common.errors import UsageError
 from harness.environments import config
 from harness.measurement.nvml import Nvml
-from harness.running.scenario import Scenario
+from harness.measurement.scenario import Scenario
 
 
 def slots_for(gpu_indices: list[int] | None, nvml: Nvml) -> list[int | None]:

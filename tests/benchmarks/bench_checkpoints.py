@@ -21,11 +21,12 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 
+from harness.measurement import scenario  # noqa: E402
 from harness.measurement.backends.process import ProcessBackend  # noqa: E402
 from harness.measurement.nvml import Nvml  # noqa: E402
 from harness.measurement.runner import CellOptions, run_cell  # noqa: E402
 from harness.reporting import results  # noqa: E402
-from harness.running import repro, scenario  # noqa: E402
+from harness.running import repro  # noqa: E402
 
 SCENARIO = '''META = {"families": ["any"], "technique": "checkpoint cost", "params": {"n": 0}}
 for i in range(PARAMS["n"]):

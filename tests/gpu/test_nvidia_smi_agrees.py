@@ -13,11 +13,10 @@ from pathlib import Path
 
 import pytest
 
-from harness.measurement import meters
+from harness.measurement import meters, scenario
 from harness.measurement.backends.process import ProcessBackend
 from harness.measurement.nvml import Nvml
 from harness.measurement.runner import CellOptions, run_cell
-from harness.running import scenario
 
 pytestmark = pytest.mark.gpu
 ROOT = Path(__file__).resolve().parents[2]

@@ -8,10 +8,10 @@ import pytest
 from helpers import SCENARIOS
 
 from harness.judgement import tolerances
+from harness.measurement import scenario
 from harness.measurement.backends.docker import LABEL_RUN, DockerBackend
 from harness.measurement.nvml import Nvml
 from harness.measurement.runner import CellOptions, run_cell
-from harness.running import scenario
 
 MiB = 1024 * 1024
 

@@ -9,10 +9,10 @@ from pathlib import Path
 import pytest
 from helpers import old_pythons
 
+from harness.measurement import scenario
 from harness.measurement.backends.process import ProcessBackend
 from harness.measurement.nvml import Nvml
 from harness.measurement.runner import CellOptions, run_cell
-from harness.running import scenario
 
 ROOT = Path(__file__).resolve().parents[2]
 

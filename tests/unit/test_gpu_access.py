@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from harness.common.errors import UsageError
-from harness.environments import gpu_access
+from harness.measurement import gpu_access
 
 DATA = Path(__file__).resolve().parents[1] / "data" / "docker_info"
 

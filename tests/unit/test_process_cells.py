@@ -96,10 +96,10 @@ def test_no_agent_process_is_left_after_the_cells() -> None:
 def test_a_scenario_the_agent_cannot_read_is_a_harness_error(run_scenario, tmp_path: Path) -> None:
     """The harness failing a cell (here: the scenario file gone between planning and the run)
     is told apart from the scenario's own error."""
+    from harness.measurement import scenario
     from harness.measurement.backends.process import ProcessBackend
     from harness.measurement.nvml import Nvml
     from harness.measurement.runner import CellOptions, run_cell
-    from harness.running import scenario
 
     copy = tmp_path / "vanishing.py"
     copy.write_text((Path(__file__).parents[1] / "scenarios" / "alloc_free.py").read_text())

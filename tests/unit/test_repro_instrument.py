@@ -10,8 +10,8 @@ from helpers import SCENARIOS, old_pythons
 from harness.measurement.backends.process import ProcessBackend
 from harness.measurement.nvml import Nvml
 from harness.measurement.runner import CellOptions, run_cell
+from harness.measurement.scenario import Scenario
 from harness.running import repro
-from harness.running.scenario import Scenario
 
 EXPECTED = [
     "start",

@@ -6,7 +6,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol
 
-from harness.running.scenario import Scenario
+from harness.measurement.scenario import Scenario
 
 AGENT_DIR = Path(__file__).resolve().parents[2] / "agent"
 AGENT_SCRIPT = "agent.py"

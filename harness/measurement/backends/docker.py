@@ -20,9 +20,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from harness.environments.gpu_access import GpuAccess
 from harness.measurement import procs
 from harness.measurement.backends.base import AGENT_DIR, AGENT_SCRIPT, STDERR_TAIL_BYTES, CellSpec
+from harness.measurement.gpu_access import GpuAccess
 from harness.measurement.protocol import split_lines
 
 NAME_PREFIX = "gpu-cleanup-matrix-"

@@ -1,0 +1,44 @@
+"""The package's shape, as docs/architecture.md draws it: layers by folder, imports pointing one way, small modules."""
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+HARNESS = Path(__file__).resolve().parents[2] / "harness"
+# Lowest first: a layer may import itself and the layers before it, never the ones after.
+LAYERS = ["common", "judgement", "reporting", "measurement", "environments", "running", "cli"]
+DEFINITIONS = "harness.environments.config"  # environment definitions, read by every layer (claims need the pins)
+MOUNTED = {"agent", "scenarios"}  # run inside the environments, never imported by the host
+
+
+def _host_modules() -> list[Path]:
+    return [p for p in HARNESS.rglob("*.py") if p.relative_to(HARNESS).parts[0] not in MOUNTED]
+
+
+def test_top_level_holds_only_entry_points_and_layers() -> None:
+    entries = {p.name for p in HARNESS.iterdir() if p.name != "__pycache__"}
+    assert entries == {"__init__.py", "__main__.py", *LAYERS, *MOUNTED}
+
+
+def test_no_module_over_300_lines() -> None:
+    """Scenarios aside (scripts sized by what they show), every module stays under 300 lines."""
+    long = {str(p.relative_to(HARNESS)): n for p in HARNESS.rglob("*.py")
+            if p.relative_to(HARNESS).parts[0] != "scenarios" and (n := len(p.read_text(encoding="utf-8").splitlines())) > 300}
+    assert not long
+
+
+def test_imports_point_down_the_layers() -> None:
+    wrong = []
+    for path in _host_modules():
+        parts = path.relative_to(HARNESS).parts
+        if len(parts) < 2:
+            continue
+        mine = LAYERS.index(parts[0])
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.ImportFrom) and node.module and node.module.startswith("harness."):
+                target = node.module.split(".")[1]
+                if node.module == DEFINITIONS or target in MOUNTED:
+                    continue
+                if LAYERS.index(target) > mine:
+                    wrong.append(f"{path.relative_to(HARNESS)}:{node.lineno} imports {node.module}")
+    assert not wrong, "\n".join(wrong)
