@@ -13,7 +13,7 @@ mkdir -p "$WORK"
 
 have() { docker image inspect "$1" >/dev/null 2>&1; }
 
-# make_base TAG SUITE PACKAGES PYTHON
+# make_base TAG SUITE PACKAGES PYTHON   (PYTHON empty: a base without Python, as the CUDA bases are)
 make_base() {
   local tag=$1 suite=$2 packages=$3 python=$4
   if have "$tag"; then echo "base $tag: present"; return; fi
@@ -25,7 +25,7 @@ make_base() {
   install -m 0644 "$CA_BUNDLE" "$root/etc/ssl/certs/ca-certificates.crt"
   printf '[global]\ncert = /etc/ssl/certs/ca-certificates.crt\ndisable-pip-version-check = 1\n' >"$root/etc/pip.conf"
   # Like the official images: `python` is the image's Python, and pip may install system-wide.
-  ln -sf "$python" "$root/usr/local/bin/python"
+  [ -n "$python" ] && ln -sf "$python" "$root/usr/local/bin/python"
   rm -f "$root"/usr/lib/python3*/EXTERNALLY-MANAGED
   rm -rf "$root"/var/cache/apt/archives/*.deb "$root"/var/lib/apt/lists/*
   tar -C "$root" -c . | docker import -c "ENV LANG=C.UTF-8" -c 'CMD ["python"]' - "$tag" >/dev/null
@@ -51,3 +51,15 @@ DOCKERFILE
   rm -rf "$pipdir"
   echo "base python:2.7-slim: made"
 fi
+
+# Stand-ins for the gpu variant's bases, so that CI builds every gpu Dockerfile up to pip's
+# resolution of its pins (`nox -s images -- --variant gpu --check`): bare Debian systems without
+# Python under the CUDA bases' tags (install.sh takes Python from apt there, as on the real
+# Ubuntu-based CUDA images), and the Python 2.7 stand-in as TensorFlow's own 1.8.0-gpu image.
+make_base harness-ci/bare-bookworm bookworm ca-certificates ""
+make_base harness-ci/bare-bullseye bullseye ca-certificates ""
+docker tag harness-ci/bare-bookworm nvidia/cuda:12.8.1-base-ubuntu24.04
+docker tag harness-ci/bare-bookworm nvidia/cuda:13.0.0-base-ubuntu24.04
+docker tag harness-ci/bare-bullseye nvidia/cuda:11.2.2-cudnn8-runtime-ubuntu20.04
+docker tag python:2.7-slim tensorflow/tensorflow:1.8.0-gpu
+echo "gpu stand-ins: tagged"

@@ -13,14 +13,14 @@ from types import ModuleType
 from typing import NoReturn
 
 from harness import __version__
-from harness.cli import bisect, clean, doctor, images, matrix, report, repro, run, scenarios
+from harness.cli import bisect, cdi_spec, clean, doctor, images, matrix, report, repro, run, scenarios
 from harness.cli.options import add_options
 from harness.cli.shared import console
 from harness.common.errors import HarnessError
 
 COMMANDS: dict[str, ModuleType] = {
     "run": run, "matrix": matrix, "images": images, "repro": repro, "bisect": bisect, "report": report,
-    "scenarios": scenarios, "doctor": doctor, "clean": clean,
+    "scenarios": scenarios, "doctor": doctor, "cdi-spec": cdi_spec, "clean": clean,
 }
 
 

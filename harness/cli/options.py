@@ -132,12 +132,19 @@ OPTIONS: list[Option] = [
            {"action": "store_true"}),
     Option(("--registry",), "pull each environment's image from this registry (host:port[/prefix]) before building it; "
            "`images --push` puts them there (for the nodes of a cluster)", BUILDS, {"default": None, "metavar": "REF"}),
-    Option(("--force",), "rebuild even when current", ("images",), {"action": "store_true"}),
+    Option(("--force",), "images: rebuild even when current; cdi-spec: write even where another nvidia.com/gpu spec exists",
+           ("images", "cdi-spec"), {"action": "store_true"}),
+    Option(("--check",), "build each image only up to pip's resolution of its pins (nothing installed, nothing kept): "
+           "a broken Dockerfile or pin shows in minutes, without downloading the CUDA stack", ("images",),
+           {"action": "store_true"}),
     Option(("--push",), "push every image to --registry afterwards", ("images",), {"action": "store_true"}),
     # output
     Option(("--results",), "results folder", ("run", *CELLS), {"type": Path, "default": Path("results")}),
     Option(("--json",), "print the result as JSON on stdout (run: the record; matrix, report: matrix.json)",
            ("run", "matrix", "report"), {"action": "store_true"}),
+    Option(("--output",), "the folder the CDI spec is written to (one the engine reads: cdi-spec-dirs)", ("cdi-spec",),
+           {"type": Path, "default": Path("/etc/cdi")}),
+    Option(("--print",), "print the spec on stdout instead of writing it", ("cdi-spec",), {"action": "store_true"}),
     Option(("--compare",), "another run folder: pair its cells with this run's and highlight verdicts that changed",
            ("report",), {"type": Path, "default": None}),
 ]

@@ -20,12 +20,11 @@ from packaging.version import Version
 
 from harness.common.errors import EnvironmentNotFound, UsageError
 from harness.environments import pkgindex
-from harness.environments.config import EnvDef, VariantDef
+from harness.environments.config import FAMILY_MODULES, EnvDef, VariantDef
 
 DOCKERFILE = "images/adhoc"
 PREFERRED_PYTHON = "3.11"  # the pinned environments' Python: where a release allows it, keep to it
 TF_NAMES = {"tensorflow", "tensorflow-cpu", "tensorflow-gpu", "tf-nightly", "intel-tensorflow"}
-MODULES = {"tf1": "tensorflow", "tf2": "tensorflow", "torch": "torch", "jax": "jax", "cupy": "cupy"}
 
 # Pins a release needs that its own metadata does not state (it predates the breaking release).
 COMPANIONS: tuple[tuple[str, str, tuple[str, ...]], ...] = (
@@ -223,7 +222,7 @@ def environment(text: str, variant: str, fallback_families: tuple[str, ...] = ()
         chosen = plan(reqs, variant, index_url)
     except Unavailable as exc:
         return EnvDef(name=name, family=families, dockerfile=DOCKERFILE, default=False, unavailable=str(exc))
-    imports = tuple(dict.fromkeys(MODULES[f] for f in families if f in MODULES))
+    imports = tuple(dict.fromkeys(FAMILY_MODULES[f] for f in families if f in FAMILY_MODULES))
     return EnvDef(name=name, family=families, dockerfile=DOCKERFILE, python="python", python_version=chosen.python,
                   default=False, imports=imports, pin=name,
                   variants={variant: VariantDef(base=chosen.base, packages=chosen.packages, index_url=chosen.index_url,

@@ -35,6 +35,9 @@ class VariantDef:
     pip_options: tuple[str, ...] = ()
 
 
+FAMILY_MODULES = {"tf1": "tensorflow", "tf2": "tensorflow", "torch": "torch", "jax": "jax", "cupy": "cupy"}
+
+
 @dataclass(frozen=True, kw_only=True)
 class EnvDef:
     """One column of the matrix. Exactly one of three kinds:
@@ -74,14 +77,16 @@ class EnvDef:
         return self.image or f"{IMAGE_PREFIX}/{re.sub(r'[^a-z0-9._-]+', '-', self.name.lower())}:{variant}"
 
     def build_args(self, variant: str) -> dict[str, str]:
+        """What an image build receives: BASE as a build arg, the rest in the build context's pins.env."""
         v = self.variant(variant)
+        imports = self.imports or tuple(dict.fromkeys(FAMILY_MODULES[f] for f in self.family if f in FAMILY_MODULES))
         return {
             "BASE": v.base,
             "VARIANT": variant,
             "PIP_PACKAGES": " ".join(v.packages),
             "PIP_INDEX": v.index_url,
             "PIP_OPTIONS": " ".join(v.pip_options),
-            **({"IMPORTS": " ".join(self.imports)} if self.imports else {}),
+            "IMPORTS": " ".join(imports),
         }
 
     def definition_hash(self, variant: str, repo: Path = REPO) -> str:

@@ -6,7 +6,7 @@ from typing import Any
 
 from harness.common.errors import HarnessError
 from harness.common.units import human_bytes
-from harness.environments import config, images
+from harness.environments import cdi, config, images
 from harness.measurement import gpu_access
 from harness.measurement.nvml import Nvml
 
@@ -40,10 +40,7 @@ def run_checks(nvml: Nvml) -> list[Check]:
         checks.append(Check("Docker engine", False, exc.message.split(";")[0],
                             "start Docker (`sudo systemctl start docker`), or use --backend process"))
     if client is not None:
-        access = gpu_access.choose(client.info(), nvml.available)
-        ok = (access.mode != "none") if nvml.available else None
-        fix = "" if ok is not False else "install the NVIDIA Container Toolkit (nvidia-ctk runtime configure) and restart Docker"
-        checks.append(Check("container GPU access", ok, f"mode {access.mode}: {access.reason}", fix))
+        checks.append(gpu_mode_check(client.info(), nvml.available))
         variant = "gpu" if nvml.available else "cpu"
         for env in config.load_environments().values():
             if env.kind != "build" or variant not in env.variants:
@@ -53,3 +50,29 @@ def run_checks(nvml: Nvml) -> list[Check]:
             checks.append(Check(f"image {tag}", current, "built and current" if current else "missing or out of date",
                                 "" if current else "nox -s images (nox -s matrix builds it too)"))
     return checks
+
+
+def gpu_mode_check(info: dict[str, Any], nvml_available: bool, **host: Any) -> Check:
+    """The mode a run will use and why, and the one step that would give a better one.
+
+    Better means more standard: ``gpus`` (the toolkit registered with the engine) > ``cdi`` (a spec the
+    engine reads) > ``devices`` (nodes and libraries passed by this tool) > ``none``.
+    """
+    access = gpu_access.choose(info, nvml_available, **host)  # host: cdi_dirs, dev, ldconfig_output, search (tests)
+    detail = f"a run will use mode {access.mode}: {access.reason}"
+    if not nvml_available or access.mode in ("gpus", "cdi"):
+        return Check("container GPU access", None if not nvml_available else True, detail)
+    return Check("container GPU access", access.mode != "none", detail, _better_mode(info))
+
+
+def _better_mode(info: dict[str, Any]) -> str:
+    version = str(info.get("ServerVersion", "0"))
+    major = int(version.split(".")[0]) if version.split(".")[0].isdigit() else 0
+    if info.get("CDISpecDirs"):
+        generate = "nvidia-ctk cdi generate --output=/etc/cdi/nvidia.yaml" if cdi.have_tool() else "sudo harness cdi-spec"
+        return f"for the standard cdi mode: `{generate}` (a spec for this driver in /etc/cdi; nothing to restart)"
+    if major >= 25:
+        return ("for the cdi mode: turn CDI on ({\"features\": {\"cdi\": true}} in /etc/docker/daemon.json, restart "
+                "Docker), then `sudo harness cdi-spec`")
+    return ("for the gpus mode: install the NVIDIA Container Toolkit and `nvidia-ctk runtime configure --runtime=docker`, "
+            "restart Docker; or Docker >= 25 with CDI on and `sudo harness cdi-spec`")

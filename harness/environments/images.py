@@ -7,6 +7,7 @@ definition hash label of what it was built from; otherwise it is (re)built.
 """
 from __future__ import annotations
 
+import shlex
 import shutil
 import tempfile
 import urllib.error
@@ -24,6 +25,9 @@ HASH_LABEL = "harness.definition-hash"
 BuildProgress = Callable[[str], None]
 
 
+BASE_LABEL = "harness.base"  # the base image the build started from (a stand-in shows here by its name and id)
+
+
 @dataclass(frozen=True, kw_only=True)
 class BuildOptions:
     wheelhouse: Path | None = None
@@ -31,6 +35,7 @@ class BuildOptions:
     network_mode: str | None = None
     pull: bool = False
     registry: str | None = None  # REGISTRY[/PREFIX]: pull an environment's image from there before building it
+    check_only: bool = False  # build up to pip's resolution of the pins (no install): a broken Dockerfile or pin fails
 
 
 def index_reachable(url: str, timeout: float = 5.0) -> bool:
@@ -43,11 +48,14 @@ def index_reachable(url: str, timeout: float = 5.0) -> bool:
 
 
 @contextmanager
-def build_context(env: EnvDef, wheelhouse: Path | None, repo: Path = REPO) -> Iterator[Path]:
+def build_context(env: EnvDef, settings: dict[str, str], wheelhouse: Path | None, repo: Path = REPO) -> Iterator[Path]:
+    """The env's Dockerfile, images/common/ as build/, the pins as build/pins.env and the wheelhouse."""
     with tempfile.TemporaryDirectory(prefix=f"harness-build-{env.name}-") as tmp:
         ctx = Path(tmp)
         shutil.copy2(repo / env.dockerfile / "Dockerfile", ctx / "Dockerfile")
         shutil.copytree(repo / "images" / "common", ctx / "build")
+        (ctx / "build" / "pins.env").write_text(
+            "".join(f"{key}={shlex.quote(value)}\n" for key, value in sorted(settings.items()) if key != "BASE"))
         wheels = ctx / "build" / "wheelhouse"
         wheels.mkdir()
         (wheels / ".keep").write_text("")
@@ -95,22 +103,33 @@ def build_args(env: EnvDef, variant: str, options: BuildOptions, note: BuildProg
     elif args["PIP_INDEX"] and not index_reachable(args["PIP_INDEX"]):
         note(f"{env.name}: package index {args['PIP_INDEX']} unreachable; using the wheelhouse and PyPI")
         args["PIP_INDEX"] = ""
+    if options.check_only:
+        args["HARNESS_CHECK_ONLY"] = "1"
     return args
 
 
 def build(client: Any, env: EnvDef, variant: str, options: BuildOptions, note: BuildProgress) -> str:
-    """Build ``env``'s ``variant`` image; returns its id. BuildError with the failing step's log."""
+    """Build ``env``'s ``variant`` image; returns its id. BuildError with the failing step's log.
+
+    With ``check_only`` the build stops once pip has resolved the pins; that image is tagged
+    ``...-check``, carries no definition hash (it never counts as built) and is removed.
+    """
     import docker.errors
 
-    tag = env.image_tag(variant)
+    tag = env.image_tag(variant) + ("-check" if options.check_only else "")
     args = build_args(env, variant, options, note)
+    labels = {"harness.env": env.name, "harness.variant": variant, BASE_LABEL: args["BASE"],
+              **({} if options.check_only else {HASH_LABEL: env.definition_hash(variant)})}
+    try:  # the base's id as well as its name: a stand-in made under the real name shows by its id
+        labels[BASE_LABEL + "-id"] = str(client.images.get(args["BASE"]).id)
+    except docker.errors.ImageNotFound:
+        pass  # pulled during the build
     log: list[str] = []
-    with build_context(env, options.wheelhouse) as ctx:
+    with build_context(env, args, options.wheelhouse) as ctx:
         try:
             stream = client.api.build(
-                path=str(ctx), tag=tag, buildargs=args, decode=True, rm=True, forcerm=True, pull=options.pull,
-                labels={HASH_LABEL: env.definition_hash(variant), "harness.env": env.name, "harness.variant": variant},
-                network_mode=options.network_mode,
+                path=str(ctx), tag=tag, buildargs={"BASE": args["BASE"]}, decode=True, rm=True, forcerm=True,
+                pull=options.pull, labels=labels, network_mode=options.network_mode,
             )
             for chunk in stream:
                 if "stream" in chunk:
@@ -127,7 +146,14 @@ def build(client: Any, env: EnvDef, variant: str, options: BuildOptions, note: B
             raise BuildError(f"building {tag} failed: {exc.explanation or exc} (is the base image {args['BASE']} "
                              "available? `docker pull` it, or build a stand-in)") from exc
     image = client.images.get(tag)
+    if options.check_only:
+        client.images.remove(image.id, force=True)
     return str(image.id)
+
+
+def size_of(client: Any, tag: str) -> int:
+    """An image's size on disk in bytes (its layers, the base's included)."""
+    return int(client.images.get(tag).attrs.get("Size") or 0)
 
 
 def registry_ref(env: EnvDef, variant: str, registry: str) -> tuple[str, str]:

@@ -25,7 +25,10 @@ GpuMode = Literal["gpus", "cdi", "devices", "none"]
 MODES: tuple[GpuMode, ...] = ("gpus", "cdi", "devices", "none")
 CDI_DIRS = ("/etc/cdi", "/var/run/cdi")
 DRIVER_MOUNT = "/opt/harness/nvidia-driver"
-DRIVER_LIBS = ("libcuda.so", "libnvidia-ml.so", "libnvidia-ptxjitcompiler.so", "libnvidia-nvvm.so", "libcudadebugger.so")
+# The driver's compute and utility libraries, as the container toolkit mounts them: PTX JIT needs
+# libnvidia-gpucomp since driver 550 (TF 2.7 runs on Hopper only by PTX JIT).
+DRIVER_LIBS = ("libcuda.so", "libnvidia-ml.so", "libnvidia-ptxjitcompiler.so", "libnvidia-nvvm.so", "libcudadebugger.so",
+               "libnvidia-gpucomp.so", "libnvidia-cfg.so")
 
 
 @dataclass(frozen=True)

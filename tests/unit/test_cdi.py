@@ -1,0 +1,96 @@
+"""CDI specs written for a host's driver, and the GPU mode doctor reports, on recorded host outputs."""
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from harness.common.errors import UsageError
+from harness.environments import cdi
+from harness.environments.doctor import gpu_mode_check
+from harness.measurement import gpu_access
+
+DATA = Path(__file__).resolve().parents[1] / "data"
+LISTING = (DATA / "ldconfig-h200-driver580.txt").read_text()
+
+
+@pytest.fixture
+def host(tmp_path: Path) -> dict:
+    """Device nodes of a two-GPU host and the driver's nvidia-smi, as files in a temporary tree."""
+    dev, tools = tmp_path / "dev", tmp_path / "bin"
+    dev.mkdir()
+    tools.mkdir()
+    for node in ("nvidia0", "nvidia1", "nvidiactl", "nvidia-uvm", "nvidia-uvm-tools"):
+        (dev / node).write_text("")
+    (tools / "nvidia-smi").write_text("#!/bin/sh\n")
+    (tools / "nvidia-smi").chmod(0o755)
+    return {"dev": str(dev), "ldconfig_output": LISTING, "tool_dirs": (str(tools),)}
+
+
+def test_spec_from_the_recorded_h200_driver(host: dict) -> None:
+    spec = cdi.host_spec(**host)
+    assert spec["kind"] == "nvidia.com/gpu" and spec["cdiVersion"] == cdi.CDI_VERSION
+    devices = {d["name"]: [n["path"] for n in d["containerEdits"]["deviceNodes"]] for d in spec["devices"]}
+    assert devices["0"] == [host["dev"] + "/nvidia0"] and devices["1"] == [host["dev"] + "/nvidia1"]
+    assert devices["all"] == [host["dev"] + "/nvidia0", host["dev"] + "/nvidia1"]
+    control = [n["path"] for n in spec["containerEdits"]["deviceNodes"]]
+    assert sorted(Path(p).name for p in control) == ["nvidia-uvm", "nvidia-uvm-tools", "nvidiactl"]
+    mounts = {m["containerPath"]: m for m in spec["containerEdits"]["mounts"]}
+    # the driver as the linker cache lists it first (/usr/local/nvidia/lib64, not the duplicate in /lib)
+    assert mounts["/usr/lib/x86_64-linux-gnu/libcuda.so.1"]["hostPath"] == "/usr/local/nvidia/lib64/libcuda.so.1"
+    for name in ("libnvidia-ml.so.1", "libnvidia-ptxjitcompiler.so.1", "libnvidia-gpucomp.so.580.159.04"):
+        assert f"/usr/lib/x86_64-linux-gnu/{name}" in mounts
+    assert mounts["/usr/bin/nvidia-smi"]["options"] == ["ro", "nosuid", "nodev", "bind"]
+    assert not any("libcudart" in path for path in mounts)  # the CUDA runtime belongs to the image, not the driver
+    assert "env" not in spec["containerEdits"]  # nothing of the image's environment is overridden
+
+
+def test_no_driver_is_one_clear_error(tmp_path: Path) -> None:
+    with pytest.raises(UsageError, match="no NVIDIA GPU device nodes or no libcuda"):
+        cdi.host_spec(dev=str(tmp_path), ldconfig_output="", search=[str(tmp_path)])
+
+
+def test_written_spec_is_what_cdi_mode_finds(host: dict, tmp_path: Path) -> None:
+    folder = tmp_path / "cdi"
+    path = cdi.write_spec(cdi.host_spec(**host), folder)
+    assert json.loads(path.read_text())["kind"] == "nvidia.com/gpu"
+    info = json.loads((DATA / "docker_info" / "docker-20.10-debian-runc.json").read_text())
+    info["CDISpecDirs"] = [str(folder)]
+    assert gpu_access.choose(info, True, cdi_dirs=(str(folder),)).mode == "cdi"
+
+
+def test_an_existing_nvidia_spec_is_not_shadowed(host: dict, tmp_path: Path) -> None:
+    folder = tmp_path / "cdi"
+    folder.mkdir()
+    (folder / "nvidia.yaml").write_text("cdiVersion: 0.5.0\nkind: nvidia.com/gpu\ndevices: []\n")
+    with pytest.raises(UsageError, match="already describes nvidia.com/gpu"):
+        cdi.write_spec(cdi.host_spec(**host), folder)
+    assert cdi.write_spec(cdi.host_spec(**host), folder, force=True).name == "nvidia.json"
+
+
+def _driver_host(tmp_path: Path) -> dict:
+    dev, lib = tmp_path / "dev", tmp_path / "lib"
+    dev.mkdir()
+    lib.mkdir()
+    for node in ("nvidia0", "nvidiactl"):
+        (dev / node).write_text("")
+    (lib / "libcuda.so.1").write_text("")
+    return {"dev": str(dev), "ldconfig_output": "", "search": [str(lib)], "cdi_dirs": (str(tmp_path / "cdi"),)}
+
+
+def test_doctor_names_the_mode_and_the_step_to_a_better_one(tmp_path: Path) -> None:
+    info = json.loads((DATA / "docker_info" / "docker-20.10-debian-runc.json").read_text())
+    host = _driver_host(tmp_path)
+    old = gpu_mode_check(info, True, **host)  # Docker 20.10, no toolkit: devices, and the toolkit is the way up
+    assert "mode devices" in old.detail and "NVIDIA Container Toolkit" in old.fix
+    info["ServerVersion"] = "26.1.5"  # CDI-capable, but off
+    assert "features" in gpu_mode_check(info, True, **host).fix
+    info["CDISpecDirs"] = ["/etc/cdi", "/var/run/cdi"]  # CDI on, no spec yet
+    assert "harness cdi-spec" in gpu_mode_check(info, True, **host).fix
+    (tmp_path / "cdi").mkdir()
+    (tmp_path / "cdi" / "nvidia.json").write_text("{}")
+    ready = gpu_mode_check(info, True, **host)
+    assert ready.ok is True and "mode cdi" in ready.detail and not ready.fix
+    info["Runtimes"]["nvidia"] = {"path": "nvidia-container-runtime"}
+    assert "mode gpus" in gpu_mode_check(info, True, **host).detail
