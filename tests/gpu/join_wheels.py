@@ -51,14 +51,14 @@ def main(src, dst, sums_file=None):
         body = bytes(buf[len(head) + 1:need])
         del buf[:need]
         if sums and hashlib.sha256(body).hexdigest() != sums.get(name):
-            sys.exit("%s: checksum differs from %s" % (name, sums_file))
+            sys.exit(f"{name}: checksum differs from {sums_file}")
         path = os.path.join(dst, name)
         if not os.path.exists(path) or os.path.getsize(path) != size:
             with open(path + ".tmp", "wb") as f:
                 f.write(body)
             os.replace(path + ".tmp", path)
         done += 1
-    print("%d wheels complete in %s%s" % (done, dst, "; %s waits for more pieces" % short if short else ""))
+    print(f"{done} wheels complete in {dst}" + (f"; {short} waits for more pieces" if short else ""))
 
 
 if __name__ == "__main__":
