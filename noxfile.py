@@ -72,3 +72,9 @@ def report(session: nox.Session) -> None:
 def repro(session: nox.Session) -> None:
     """A bug report's script, unmodified, in each environment (SCRIPT [--env NAME ...]); prints a Markdown block."""
     _harness(session, "repro")
+
+
+@nox.session(name="cdi-spec")
+def cdi_spec(session: nox.Session) -> None:
+    """Write a CDI spec for this host's NVIDIA driver (run as root): GPUs in containers without the toolkit."""
+    _harness(session, "cdi-spec")

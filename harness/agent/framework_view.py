@@ -112,7 +112,9 @@ def _torch_facts(facts):
     facts["cuda"] = getattr(version, "cuda", None)
     try:
         facts["cudnn"] = torch.backends.cudnn.version()
-        if torch.cuda.is_available():
+        available = torch.cuda.is_available()
+        facts.setdefault("gpu_devices", {})["torch"] = torch.cuda.device_count() if available else 0
+        if available:
             facts["gpu_seen"] = torch.cuda.get_device_name(0)
     except Exception:
         pass
@@ -130,6 +132,12 @@ def _tf_facts(facts):
         pass
     try:
         facts["built_with_cuda"] = bool(tf.test.is_built_with_cuda())
+    except Exception:
+        pass
+    try:
+        # Read at the end, once the scenario is done: listing the devices initialises the platform.
+        # A CUDA build that could not load its GPU libraries lists none ("Skipping registering GPU devices").
+        facts.setdefault("gpu_devices", {})["tensorflow"] = len(tf.config.list_physical_devices("GPU"))
     except Exception:
         pass
 

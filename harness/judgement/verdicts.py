@@ -38,6 +38,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from harness.common.units import human_bytes
+from harness.judgement.gpu_use import framework_without_gpu
 from harness.judgement.tolerances import (
     ABS_TOL,
     FRAMEWORK_RULE,
@@ -270,8 +271,10 @@ def judge(record: dict[str, Any]) -> dict[str, Any]:
                   for meter in NVML_METERS if primary_meter([checkpoints[floor], peak_cp], meter) == meter}
         judged = [judge_step(checkpoints[floor], peak_cp, checkpoints[i], prefer, floors) for i in steps]
     meters = [s["meter"] for s in judged if s.get("meter") in floors]
+    no_gpu = framework_without_gpu(record) if record.get("status") == "ok" else None
     return {
-        "status": record.get("status"),
+        "status": "unsupported" if no_gpu else record.get("status"),
+        **({"unsupported_reason": no_gpu} if no_gpu else {}),
         "floor": checkpoints[floor]["label"] if floor is not None else None,
         "peak": peak_cp["label"] if peak_cp is not None else None,
         **(floors[meters[0]].describe() if meters else {}),

@@ -63,7 +63,7 @@ def cell_summary(record: dict[str, Any]) -> dict[str, Any]:
     error = record.get("error") or {}
     meter, levels = _levels(record)
     return {
-        "status": record.get("status"),
+        "status": judged.get("status") or record.get("status"),
         "meter": meter,
         "levels": levels,
         "framework_levels": _framework_levels(record),
@@ -74,7 +74,8 @@ def cell_summary(record: dict[str, Any]) -> dict[str, Any]:
         "steps": [{k: s.get(k) for k in ("label", "verdict", "meter", "left", "grown", "reason", "framework_left", "detail")}
                   for s in judged["steps"]],
         "exit": (judged.get("exit") or {}).get("verdict"),
-        "error": (error.get("type", "") + ": " + str(error.get("message", "")).splitlines()[0]) if error.get("message") else None,
+        "error": judged.get("unsupported_reason") or (
+            (error.get("type", "") + ": " + str(error.get("message", "")).splitlines()[0]) if error.get("message") else None),
         "framework": record.get("facts", {}).get("frameworks", {}),
         "python": record.get("facts", {}).get("python"),
         "duration_s": record.get("duration_s"),

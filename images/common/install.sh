@@ -9,31 +9,37 @@ export PIP_DISABLE_PIP_VERSION_CHECK=1 PYTHONDONTWRITEBYTECODE=1
 wheels=$here/wheelhouse
 pip_wheel=$(ls "$wheels"/pip-*.whl 2>/dev/null | tail -n 1 || true)
 
-managed() {  # PEP 668: the distribution keeps pip out of its own Python
-  python3 -c 'import os, sys, sysconfig; sys.exit(not os.path.exists(os.path.join(sysconfig.get_paths()["stdlib"], "EXTERNALLY-MANAGED")))'
+# $1 can install packages: it has pip, and the distribution does not keep pip out (PEP 668)
+can_install() {
+  "$1" -m pip --version >/dev/null 2>&1 && "$1" -c 'import os, sys, sysconfig
+sys.exit(os.path.exists(os.path.join(sysconfig.get_paths()["stdlib"], "EXTERNALLY-MANAGED")))' 2>/dev/null
 }
 
-if ! command -v python >/dev/null 2>&1; then
-  if command -v python3 >/dev/null 2>&1 && python3 -m pip --version >/dev/null 2>&1 && ! managed; then
-    ln -s "$(command -v python3)" /usr/local/bin/python
-  else
-    # CUDA bases come without Python: the distribution's, in a virtualenv. Offline, a Python
-    # without ensurepip gets pip from the wheelhouse instead of from apt.
-    if ! command -v python3 >/dev/null 2>&1 || { ! python3 -c 'import ensurepip' 2>/dev/null && [ -z "$pip_wheel" ]; }; then
-      apt-get update
-      DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends python3 python3-venv python3-pip ca-certificates
-      rm -rf /var/lib/apt/lists/*
-    fi
-    if python3 -c 'import ensurepip' 2>/dev/null; then
-      python3 -m venv /opt/py
-    else
-      python3 -m venv --without-pip /opt/py
-      /opt/py/bin/python "$pip_wheel/pip" install -q --no-index "$pip_wheel"
-    fi
-    # A wrapper, not a symlink: Python finds its virtualenv (pyvenv.cfg) from the path it is run as.
-    printf '#!/bin/sh\nexec /opt/py/bin/python "$@"\n' >/usr/local/bin/python
-    chmod 755 /usr/local/bin/python
+py=/usr/local/bin/python  # named by its path below: the shell remembers where it first found `python`
+if command -v python >/dev/null 2>&1 && can_install python; then
+  py=$(command -v python)  # the official Python images, TensorFlow's own
+elif command -v python3 >/dev/null 2>&1 && can_install python3; then
+  ln -sf "$(command -v python3)" "$py"
+else
+  # CUDA bases come without Python, and a distribution's Python keeps pip out (PEP 668): the
+  # distribution's Python in a virtualenv. Offline, a Python without ensurepip gets pip from the
+  # wheelhouse instead of from apt.
+  if ! command -v python3 >/dev/null 2>&1 || { ! python3 -c 'import ensurepip' 2>/dev/null && [ -z "$pip_wheel" ]; }; then
+    apt-get update
+    DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends python3 python3-venv python3-pip ca-certificates
+    rm -rf /var/lib/apt/lists/*
   fi
+  if python3 -c 'import ensurepip' 2>/dev/null; then
+    python3 -m venv /opt/py
+  else
+    python3 -m venv --without-pip /opt/py
+    /opt/py/bin/python "$pip_wheel/pip" install -q --no-index "$pip_wheel"
+  fi
+  # A wrapper, not a symlink: Python finds its virtualenv (pyvenv.cfg) from the path it is run as.
+  # /usr/local/bin comes before /usr/bin on PATH, so it wins over a distribution's `python`.
+  rm -f "$py"
+  printf '#!/bin/sh\nexec /opt/py/bin/python "$@"\n' >"$py"
+  chmod 755 "$py"
 fi
 
 set -- --find-links "$wheels"
@@ -42,16 +48,16 @@ if [ -n "${HARNESS_CHECK_ONLY:-}" ]; then
   # Resolve the pins for this image's Python without installing them (pip >= 22.2; older pips
   # fetch the pinned distributions themselves), then stop: the check is that this works.
   # shellcheck disable=SC2086  # options and requirement lists are space-separated on purpose
-  if python -m pip install --help | grep -q -- --dry-run; then
-    python -m pip install -q --dry-run --ignore-installed ${PIP_OPTIONS:-} "$@" ${PIP_PACKAGES}
+  if "$py" -m pip install --help | grep -q -- --dry-run; then
+    "$py" -m pip install -q --dry-run --ignore-installed ${PIP_OPTIONS:-} "$@" ${PIP_PACKAGES}
   else
-    python -m pip download -q --no-deps -d /tmp/check ${PIP_OPTIONS:-} "$@" ${PIP_PACKAGES} && rm -rf /tmp/check
+    "$py" -m pip download -q --no-deps -d /tmp/check ${PIP_OPTIONS:-} "$@" ${PIP_PACKAGES} && rm -rf /tmp/check
   fi
   echo "pins resolve: ${PIP_PACKAGES}"
   exit 0
 fi
 # shellcheck disable=SC2086
-python -m pip install --no-cache-dir ${PIP_OPTIONS:-} "$@" ${PIP_PACKAGES}
+"$py" -m pip install --no-cache-dir ${PIP_OPTIONS:-} "$@" ${PIP_PACKAGES}
 for module in ${IMPORTS:-}; do
-  python -c "import $module; print('$module', getattr($module, '__version__', '?'))"
+  "$py" -c "import $module; print('$module', getattr($module, '__version__', '?'))"
 done

@@ -35,9 +35,9 @@ case $step in
   bases)
     start=$(date +%s)
     tar -C / --one-file-system -c \
-      --exclude=./usr/local/nvidia --exclude='./usr/local/cuda*' --exclude='./usr/local/lib/python3*' \
-      --exclude='./usr/lib/libcuda*' --exclude='./usr/lib/libnvidia*' --exclude='./usr/lib/x86_64-linux-gnu/libcuda*' \
-      --exclude='./usr/lib/x86_64-linux-gnu/libnvidia*' --exclude='./usr/share/doc' --exclude='./usr/src' \
+      --exclude=usr/local/nvidia --exclude='usr/local/cuda*' --exclude='usr/local/lib/python3*' --exclude='usr/local/bin/*' \
+      --exclude='usr/lib/libcuda*' --exclude='usr/lib/libnvidia*' --exclude='usr/lib/x86_64-linux-gnu/libcuda*' \
+      --exclude='usr/lib/x86_64-linux-gnu/libnvidia*' --exclude=usr/share/doc --exclude=usr/src --exclude='usr/bin/nvidia-*' \
       usr lib lib64 bin sbin etc 2>/dev/null \
       | docker import -c 'ENV PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin' \
           -c 'ENV NVIDIA_VISIBLE_DEVICES=all NVIDIA_DRIVER_CAPABILITIES=compute,utility' - harness-gpu/ubuntu-host:24.04 >/dev/null
@@ -57,7 +57,7 @@ print(' '.join(sorted({v['variants']['gpu']['base'] for v in e.values() if 'gpu'
     ;;
   matrix)
     results=${1:?results folder}; shift
-    export PIP_NO_INDEX=1
+    export PIP_NO_INDEX=1 PIP_FIND_LINKS=${WHEELHOUSE:-$HOME/gw/wh}
     args=(); for env in "$@"; do args+=(--env "$env"); done
     (cd "$here" && PYTHONPATH="${HOST_SITE:-$HOME/host-site}" python3 -m nox -s matrix -- --variant gpu --gpu-mode cdi \
        --results "$results" "${args[@]}")

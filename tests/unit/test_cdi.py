@@ -94,3 +94,13 @@ def test_doctor_names_the_mode_and_the_step_to_a_better_one(tmp_path: Path) -> N
     assert ready.ok is True and "mode cdi" in ready.detail and not ready.fix
     info["Runtimes"]["nvidia"] = {"path": "nvidia-container-runtime"}
     assert "mode gpus" in gpu_mode_check(info, True, **host).detail
+
+
+def test_recorded_docker_26_with_cdi_on(tmp_path: Path) -> None:
+    """docker info from the H100 (Debian's docker.io 26.1.5, features.cdi on, no toolkit): cdi once a spec exists."""
+    info = json.loads((DATA / "docker_info" / "docker-26.1-trixie-cdi-h100.json").read_text())
+    host = _driver_host(tmp_path)
+    assert "harness cdi-spec" in gpu_mode_check(info, True, **host).fix
+    (tmp_path / "cdi").mkdir()
+    (tmp_path / "cdi" / "nvidia.json").write_text("{}")
+    assert gpu_mode_check(info, True, **host).detail.startswith("a run will use mode cdi")

@@ -211,6 +211,9 @@ class DockerBackend:
             network_mode="none",
             user=self.user or None,
             working_dir="/tmp",
+            # A private, writable /tmp for every cell: the cell runs as nobody, and an image's own /tmp
+            # may be missing (docker then makes the working dir root-owned) or not writable by it.
+            tmpfs={"/tmp": "rw,exec,mode=1777"},
             init=True,
             **gpu,
         )

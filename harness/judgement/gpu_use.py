@@ -1,0 +1,29 @@
+"""Whether a framework used the GPU a cell gave it: without that, no GPU verdict is about the framework.
+
+A TensorFlow whose CUDA libraries did not load (a wheel's RUNPATH that misses some of them,
+tensorflow/tensorflow#65842) runs on the CPU; the GPU then holds only the CUDA context it made
+while looking, which would otherwise read as "the pool mapped at the first touch, still held".
+"""
+from __future__ import annotations
+
+from typing import Any
+
+TF_NO_GPU = "Skipping registering GPU devices"  # TensorFlow's own line when its GPU libraries did not load
+
+
+def framework_without_gpu(record: dict[str, Any]) -> str | None:
+    """Why a cell that had the GPU says nothing about a framework's GPU memory: the framework did
+    not use the GPU (TensorFlow whose CUDA libraries did not load runs on the CPU, and the GPU
+    then holds only the CUDA context it made while looking). None when it did, or cannot say."""
+    if (record.get("env") or {}).get("gpu_request") == "none" or not any(
+            (cp.get("readings") or {}).get("nvml_device") is not None for cp in record.get("checkpoints") or []):
+        return None  # no GPU in this cell: nothing to miss
+    devices = dict((record.get("facts") or {}).get("gpu_devices") or {})
+    if TF_NO_GPU in str(record.get("stderr_tail") or ""):  # from any process of the cell (a child's too)
+        devices["tensorflow"] = 0
+    missing = sorted(name for name, count in devices.items() if count == 0)
+    if not missing:
+        return None
+    why = " (its GPU libraries did not load: \"Cannot dlopen some GPU libraries\")" if "tensorflow" in missing else ""
+    return (f"{' and '.join(missing)} registered no GPU device{why}: the cell ran on the CPU, so its GPU readings are "
+            "the CUDA context, not the framework's memory")

@@ -1,0 +1,85 @@
+"""The product's own GPU path, re-judged from its committed records (H100, gpu images built from
+the Dockerfiles, cells in containers with GPU access through CDI): matrix/reference/h100-580.159.04-docker-gpu."""
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from harness.environments import config
+from harness.judgement import verdicts
+from harness.judgement.gpu_use import framework_without_gpu
+
+REFERENCE = Path(__file__).resolve().parents[2] / "matrix" / "reference"
+DOCKER = REFERENCE / "h100-580.159.04-docker-gpu"
+
+
+def _records(folder: Path) -> dict[str, dict]:
+    records = (json.loads(p.read_text()) for p in sorted(folder.glob("*.json")))
+    return {r["scenario"]["name"]: r for r in records}
+
+
+@pytest.fixture(scope="module")
+def torch_cells() -> dict[str, dict]:
+    return _records(DOCKER / "torch" / "torch")
+
+
+@pytest.fixture(scope="module")
+def tf_cells() -> dict[str, dict]:
+    return _records(DOCKER / "tf-current" / "tf-current")
+
+
+def test_cells_ran_in_images_built_from_the_committed_dockerfiles(torch_cells: dict, tf_cells: dict) -> None:
+    envs = config.load_environments()
+    for name, cells in (("torch", torch_cells), ("tf-current", tf_cells)):
+        assert len(cells) == len([p for p in (DOCKER / name).glob("*/*.json") if p.parent.name != "logs"])
+        for record in cells.values():
+            labels = record["env"]["image_labels"]
+            assert record["env"]["gpu_mode"] == "cdi" and record["env"]["image"] == envs[name].image_tag("gpu")
+            assert labels["harness.base"] == envs[name].variant("gpu").base  # a stand-in, recorded by name and id
+            assert labels["harness.base-id"].startswith("sha256:")
+            assert all(cp["readings"]["nvml_process"] is not None for cp in record["checkpoints"])
+    # torch's image is still what environments.toml and the Dockerfiles define
+    assert {r["env"]["image_labels"]["harness.definition-hash"] for r in torch_cells.values()} == {
+        envs["torch"].definition_hash("gpu")}
+
+
+def test_torch_in_containers_agrees_with_the_host_process_step_by_step(torch_cells: dict) -> None:
+    """torch 2.15 (CUDA 13.2 wheels) in containers against torch 2.11 (CUDA 13.0) on the same H100's host
+    Python: different releases, the same verdict at every cleanup step."""
+    host = {name: r for name, r in _records(REFERENCE / "h100-580.159.04" / "host-python3").items() if name.startswith("torch/")}
+    assert set(host) == set(torch_cells) and len(host) == 10
+    versions = {r["facts"]["frameworks"].get("torch") for r in torch_cells.values()}
+    assert versions <= {"2.15.0+cu132", None} and "2.15.0+cu132" in versions  # None: the parent of a child_process cell
+    steps = 0
+    for name, record in torch_cells.items():
+        assert record["status"] == "ok"
+        mine, theirs = verdicts.judge(record), verdicts.judge(host[name])
+        assert [s["verdict"] for s in mine["steps"]] == [s["verdict"] for s in theirs["steps"]], name
+        for a, b in zip(mine["steps"], theirs["steps"], strict=True):
+            assert abs((a["left"] or 0) - (b["left"] or 0)) <= 64 * 2**20, (name, a["label"])
+        steps += len(mine["steps"])
+    assert steps == 20
+
+
+def test_a_tensorflow_that_found_no_gpu_is_never_judged_on_gpu_memory(tf_cells: dict) -> None:
+    """The first tf-current image could not load its pip CUDA libraries (tensorflow#65842): TF ran on
+    the CPU, and the GPU held only the 518 MiB context it made while looking. Every cell says so,
+    instead of "held: the pool was mapped at the first touch"."""
+    assert len(tf_cells) == 22
+    for record in tf_cells.values():
+        judged = verdicts.judge(record)
+        assert record["status"] == "ok" and judged["status"] == "unsupported"
+        assert "tensorflow registered no GPU device" in judged["unsupported_reason"]
+
+
+def test_a_cell_without_a_gpu_never_misses_one() -> None:
+    record = {"status": "ok", "env": {"gpu_request": "none"}, "facts": {"gpu_devices": {"torch": 0}},
+              "checkpoints": [{"label": "ready", "readings": {"nvml_device": None}}]}
+    assert framework_without_gpu(record) is None
+    record["env"] = {"gpu_request": "all"}
+    record["checkpoints"][0]["readings"]["nvml_device"] = 1 << 30
+    assert "torch registered no GPU device" in (framework_without_gpu(record) or "")
+    record["facts"]["gpu_devices"]["torch"] = 1
+    assert framework_without_gpu(record) is None
