@@ -10,34 +10,31 @@ nox.options.default_venv_backend = "venv"
 nox.options.reuse_existing_virtualenvs = True
 nox.options.sessions = ["tests", "lint"]
 
-
-def _harness(session: nox.Session, *args: str) -> None:
-    session.install("-q", "-e", ".")
-    session.run("python", "-m", "harness", *args, *session.posargs)
-
-
-@nox.session
-def matrix(session: nox.Session) -> None:
-    """Every scenario in every applicable environment, one fresh container per cell; writes the matrix."""
-    _harness(session, "matrix")
-
-
-@nox.session
-def images(session: nox.Session) -> None:
-    """Build the environment images (gpu variant with an NVIDIA GPU, else cpu), layer-cached."""
-    _harness(session, "images")
+# Sessions that run one harness command: name -> what it does (shown by `nox -l`).
+COMMANDS = {
+    "matrix": "Every scenario in every applicable environment, one fresh container per cell; writes the matrix.",
+    "images": "Build the environment images (gpu variant with an NVIDIA GPU, else cpu), layer-cached; -- --check resolves only.",
+    "doctor": "Docker engine, NVIDIA driver, container GPU support, GPUs, images: one line each, with the fix.",
+    "cdi-spec": "Write a CDI spec for this host's NVIDIA driver (run as root): GPUs in containers without the toolkit.",
+    "clean": "Remove every container this tool labelled (after a killed run).",
+    "bisect": "First release where a script's memory turns: SCRIPT --package P --good V1 --bad V2 [--criterion ...].",
+    "report": "Re-render a saved run (RUN_DIR [--compare OTHER_RUN_DIR]): terminal table, matrix.md/json, report.html.",
+    "repro": "A bug report's script, unmodified, in each environment (SCRIPT [--env NAME ...]); prints a Markdown block.",
+}
 
 
-@nox.session
-def doctor(session: nox.Session) -> None:
-    """Docker engine, NVIDIA driver, container GPU support, GPUs, images: one line each, with the fix."""
-    _harness(session, "doctor")
+def _command_session(command: str, doc: str) -> None:
+    def run(session: nox.Session) -> None:
+        session.install("-q", "-e", ".")
+        session.run("python", "-m", "harness", command, *session.posargs)
+
+    run.__doc__ = doc
+    run.__name__ = command.replace("-", "_")
+    nox.session(name=command)(run)
 
 
-@nox.session
-def clean(session: nox.Session) -> None:
-    """Remove every container this tool labelled (after a killed run)."""
-    _harness(session, "clean")
+for _command, _doc in COMMANDS.items():
+    _command_session(_command, _doc)
 
 
 @nox.session
@@ -54,27 +51,3 @@ def lint(session: nox.Session) -> None:
     session.run("python", "-m", "ruff", "check", "harness", "tests", "noxfile.py")
     session.run("python", "-m", "mypy")
     session.run("vermin", "-q", "--no-tips", "--violations", "-t=2.7-", "-t=3.5-", "harness/agent")
-
-
-@nox.session
-def bisect(session: nox.Session) -> None:
-    """First release where a script's memory turns: SCRIPT --package P --good V1 --bad V2 [--criterion ...]."""
-    _harness(session, "bisect")
-
-
-@nox.session
-def report(session: nox.Session) -> None:
-    """Re-render a saved run (RUN_DIR [--compare OTHER_RUN_DIR]): terminal table, matrix.md/json, report.html."""
-    _harness(session, "report")
-
-
-@nox.session
-def repro(session: nox.Session) -> None:
-    """A bug report's script, unmodified, in each environment (SCRIPT [--env NAME ...]); prints a Markdown block."""
-    _harness(session, "repro")
-
-
-@nox.session(name="cdi-spec")
-def cdi_spec(session: nox.Session) -> None:
-    """Write a CDI spec for this host's NVIDIA driver (run as root): GPUs in containers without the toolkit."""
-    _harness(session, "cdi-spec")

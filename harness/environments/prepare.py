@@ -8,18 +8,17 @@ skipped with the reason and the fix; it never stops the others.
 """
 from __future__ import annotations
 
-from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
 from harness.common.errors import DockerUnavailable, UsageError
+from harness.common.events import Event
 from harness.environments import config, images, venvs
 from harness.measurement import gpu_access
 from harness.measurement.backends.base import Backend
 from harness.measurement.nvml import Nvml
 
-Event = Callable[[str, dict[str, Any]], None]
 BACKENDS = ("auto", "docker", "venv", "process")
 
 

@@ -14,12 +14,12 @@ import os
 import tempfile
 import time
 import uuid
-from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from harness import __version__
+from harness.common.events import Event
 from harness.judgement import verdicts
 from harness.measurement import procs
 from harness.measurement.backends.base import Backend, CellSpec
@@ -31,9 +31,6 @@ from harness.reporting.results import SCHEMA_VERSION, TIMELINE_COLUMNS, log_path
 
 DEFAULT_TIMEOUT_S = 300.0
 EXIT_GRACE_S = 10.0  # after ``end``, how long the process may take to exit on its own
-
-Progress = Callable[[str, dict[str, Any]], None]
-
 
 @dataclass(frozen=True, kw_only=True)
 class CellOptions:
@@ -79,7 +76,7 @@ def run_cell(
     scenario: Scenario,
     options: CellOptions,
     nvml: Nvml,
-    progress: Progress | None = None,
+    progress: Event | None = None,
 ) -> dict[str, Any]:
     """Run ``scenario`` once through ``backend``; return its judged record."""
     notify = progress or (lambda kind, data: None)
@@ -167,7 +164,7 @@ def skipped_record(run_id: str, env_name: str, backend: str, scenario: Scenario,
     return record
 
 
-def _not_started(record: dict[str, Any], exc: Exception, started: float, notify: Progress) -> dict[str, Any]:
+def _not_started(record: dict[str, Any], exc: Exception, started: float, notify: Event) -> dict[str, Any]:
     message = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
     record.update(status="harness-error", error={"type": "StartFailed", "message": f"the cell could not start: {message}"},
                   after_exit=None, timeline=None, stderr_tail="", stray_stdout=[],
@@ -178,7 +175,7 @@ def _not_started(record: dict[str, Any], exc: Exception, started: float, notify:
 
 
 def _converse(
-    channel: HostChannel, meters: Meters, tracker: PidTracker, record: dict[str, Any], deadline: float, notify: Progress
+    channel: HostChannel, meters: Meters, tracker: PidTracker, record: dict[str, Any], deadline: float, notify: Event
 ) -> None:
     """Serve the agent's events until it ends, dies or runs out of time."""
     while True:

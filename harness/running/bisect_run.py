@@ -7,7 +7,6 @@ bisect.json (the releases, the criterion, every value and the answer).
 """
 from __future__ import annotations
 
-from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
@@ -16,13 +15,12 @@ from packaging.utils import canonicalize_name
 from packaging.version import InvalidVersion, Version
 
 from harness.common.errors import UsageError
+from harness.common.events import Event
 from harness.environments import pkgindex
 from harness.measurement.nvml import Nvml
 from harness.reporting import aggregate, results
 from harness.running import bisection, repro
 from harness.running.matrix import MatrixOptions, run_matrix
-
-Event = Callable[[str, dict[str, Any]], None]
 
 
 @dataclass(frozen=True, kw_only=True)

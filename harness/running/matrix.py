@@ -12,13 +12,13 @@ from __future__ import annotations
 
 import os
 import time
-from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
 from harness import __version__
 from harness.common.errors import UsageError
+from harness.common.events import Event
 from harness.environments import adhoc, config, images, pkgindex, prepare
 from harness.measurement import gpu_access
 from harness.measurement.nvml import Nvml
@@ -27,8 +27,6 @@ from harness.measurement.scenario import Scenario
 from harness.reporting import aggregate, results
 from harness.running import catalogue
 from harness.running.slots import run_on_slots, slots_for
-
-Event = Callable[[str, dict[str, Any]], None]
 
 
 @dataclass(frozen=True, kw_only=True)

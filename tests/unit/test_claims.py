@@ -29,31 +29,34 @@ def test_every_claim_loads_and_names_a_known_scenario_and_seed() -> None:
             assert claim.compare["other"] in names, claim.id
 
 
-def test_torch_claims_on_the_h200_reference() -> None:
-    outcomes = _outcomes(aggregate.build_matrix(REFERENCE))
-    assert outcomes["empty-cache-after-del-frees"] == {"host-python3": "confirmed"}
-    assert outcomes["del-alone-keeps-cache"] == {"host-python3": "confirmed"}
-    assert outcomes["graph-keeps-tensors"] == {"host-python3": "confirmed"}
-    assert outcomes["cycle-needs-gc"] == {"host-python3": "confirmed"}
-    assert outcomes["child-process-frees"] == {"host-python3": "confirmed"}
+# What the H200 reference (host-python3: torch, JAX, CuPy) settles, claim by claim. TF claims name
+# TF environments, so the host's Python claims nothing for them.
+H200_OUTCOMES = {
+    "empty-cache-after-del-frees": "confirmed",
+    "del-alone-keeps-cache": "confirmed",
+    "graph-keeps-tensors": "confirmed",
+    "cycle-needs-gc": "confirmed",
+    "child-process-frees": "confirmed",
     # the folklore that a plain exit may keep memory: the driver got everything back
-    assert outcomes["exit-may-not-release"] == {"host-python3": "contradicted"}
-    # TF claims name TF envs: no cell here, nothing claimed for the host's Python
-    assert outcomes["tf18-close-keeps"] == {}
+    "exit-may-not-release": "contradicted",
+    "tf18-close-keeps": None,
     # with cuBLAS loaded before `ready`, the DataLoader cleanup comes back to the floor
-    assert outcomes["dataloader-cleanup-frees"] == {"host-python3": "confirmed"}
-
-
-def test_jax_and_cupy_claims_on_the_h200_reference() -> None:
-    outcomes = _outcomes(aggregate.build_matrix(REFERENCE))
-    assert outcomes["jax-preallocates-75"] == {"host-python3": "confirmed"}
-    assert outcomes["jax-default-keeps"] == {"host-python3": "confirmed"}
+    "dataloader-cleanup-frees": "confirmed",
+    "jax-preallocates-75": "confirmed",
+    "jax-default-keeps": "confirmed",
     # the platform allocator frees the array; the ~550 MiB that stays is the runtime (CUDA
     # context and libraries, taken at the first touch), not a leak
-    assert outcomes["jax-platform-allocator-frees"] == {"host-python3": "confirmed"}
-    assert outcomes["cupy-pool-keeps"] == {"host-python3": "confirmed"}
-    assert outcomes["cupy-free-all-blocks-frees"] == {"host-python3": "confirmed"}
-    assert outcomes["cupy-pinned-free-all-blocks-frees"] == {"host-python3": "confirmed"}
+    "jax-platform-allocator-frees": "confirmed",
+    "cupy-pool-keeps": "confirmed",
+    "cupy-free-all-blocks-frees": "confirmed",
+    "cupy-pinned-free-all-blocks-frees": "confirmed",
+}
+
+
+def test_torch_jax_and_cupy_claims_on_the_h200_reference() -> None:
+    outcomes = _outcomes(aggregate.build_matrix(REFERENCE))
+    for claim, outcome in H200_OUTCOMES.items():
+        assert outcomes[claim] == ({"host-python3": outcome} if outcome else {}), claim
 
 
 def test_rss_only_cells_leave_gpu_claims_untestable() -> None:

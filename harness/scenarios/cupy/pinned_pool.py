@@ -8,13 +8,8 @@ import gc
 import cupy
 import numpy
 
-META = {
-    "families": ["cupy"],
-    "technique": "pinned memory pool: del, then free_all_blocks()",
-    "seed": "cupy-docs:memory",
-    "params": {"gib": 1.0},
-    "meter": "rss",
-}
+META = {"families": ["cupy"], "seed": "cupy-docs:memory",
+        "technique": "pinned memory pool: del, then free_all_blocks()", "params": {"gib": 1.0}, "meter": "rss"}
 
 try:
     cupy.cuda.runtime.getDeviceCount()

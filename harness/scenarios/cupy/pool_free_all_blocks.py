@@ -8,12 +8,8 @@ import gc
 
 import cupy
 
-META = {
-    "families": ["cupy"],
-    "technique": "default memory pool: del, then free_all_blocks()",
-    "seed": "cupy-docs:memory",
-    "params": {"gib": 2.0},
-}
+META = {"families": ["cupy"], "seed": "cupy-docs:memory",
+        "technique": "default memory pool: del, then free_all_blocks()", "params": {"gib": 2.0}}
 
 try:
     cupy.cuda.runtime.getDeviceCount()

@@ -10,17 +10,10 @@ import gc
 import jax
 import jax.numpy as jnp
 
-META = {
-    "families": ["jax"],
-    "technique": "default preallocation; del + gc; jax.clear_caches()",
-    "seed": "jax-docs:gpu_memory_allocation",
-    "params": {"gib": 2.0},
-    "cpu_params": {"gib": 0.5},
-    "variants": {
-        "no_preallocate": {"env": {"XLA_PYTHON_CLIENT_PREALLOCATE": "false"}},
-        "platform_allocator": {"env": {"XLA_PYTHON_CLIENT_ALLOCATOR": "platform"}},
-    },
-}
+META = {"families": ["jax"], "seed": "jax-docs:gpu_memory_allocation",
+        "technique": "default preallocation; del + gc; jax.clear_caches()", "params": {"gib": 2.0},
+        "cpu_params": {"gib": 0.5},
+        "variants": {"no_preallocate": {"env": {"XLA_PYTHON_CLIENT_PREALLOCATE": "false"}}, "platform_allocator": {"env": {"XLA_PYTHON_CLIENT_ALLOCATOR": "platform"}}}}
 
 checkpoint("ready")  # imported, no backend yet: nothing allocated
 jnp.ones(8).block_until_ready()

@@ -35,3 +35,28 @@ def big_variable(gib, name="big"):
     n = int(gib * GiB) // 4
     var = v1.Variable(v1.ones([n], dtype=tf.float32), name=name)
     return var, v1.global_variables_initializer()
+
+
+def warm_session(cfg=None):
+    """A session whose device and allocator are initialised by one tiny op."""
+    sess = v1.Session(config=cfg if cfg is not None else config())
+    sess.run(v1.constant(1.0))
+    return sess
+
+
+def session_started(checkpoint, why):
+    """``after_session_start``: what the session's start mapped, or a skipped step without a GPU."""
+    if has_gpu():
+        checkpoint("after_session_start")
+    else:
+        checkpoint("after_session_start", skipped=why)
+
+
+def hold(sess, checkpoint, gib, read_back=False):
+    """A variable of ``gib`` GiB initialised in ``sess`` (and read back), then ``peak``; returns (var, init)."""
+    var, init = big_variable(gib)
+    sess.run(init)
+    if read_back:
+        sess.run(v1.reduce_sum(var))
+    checkpoint("peak")
+    return var, init

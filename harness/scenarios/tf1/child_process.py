@@ -5,12 +5,8 @@ safe only because the parent has not imported TensorFlow.
 """
 from _tf1_child import tf1_child
 
-META = {
-    "families": ["tf1"],
-    "technique": "work in a child process (spawn; fork on Python 2.7); parent keeps nothing",
-    "seed": "002_c1b13a36cfe93241.txt",
-    "params": {"gib": 1.0},
-    "cpu_params": {"gib": 0.5},
-}
+META = {"families": ["tf1"], "seed": "002_c1b13a36cfe93241.txt",
+        "technique": "work in a child process (spawn; fork on Python 2.7); parent keeps nothing",
+        "params": {"gib": 1.0}, "cpu_params": {"gib": 0.5}}
 
 run_in_child(tf1_child, PARAMS["gib"])

@@ -3,23 +3,14 @@
 Seeds 000 (Example 2) and 002: close the session and reset the graph "to guarantee a complete
 memory reset"; the seed's second small session shows whether the memory is available again.
 """
-from _tf1kit import big_variable, config, v1
+from _tf1kit import config, hold, v1, warm_session
 
-META = {
-    "families": ["tf1"],
-    "technique": "Session.close() + reset_default_graph()",
-    "seed": "002_c1b13a36cfe93241.txt",
-    "params": {"gib": 1.0},
-    "cpu_params": {"gib": 0.5},
-}
+META = {"families": ["tf1"], "seed": "002_c1b13a36cfe93241.txt",
+        "technique": "Session.close() + reset_default_graph()", "params": {"gib": 1.0}, "cpu_params": {"gib": 0.5}}
 
-sess = v1.Session(config=config())
-sess.run(v1.constant(1.0))
+sess = warm_session()
 checkpoint("ready")
-var, init = big_variable(PARAMS["gib"])
-sess.run(init)
-sess.run(v1.reduce_sum(var))
-checkpoint("peak")
+var, init = hold(sess, checkpoint, PARAMS["gib"], read_back=True)
 sess.close()
 checkpoint("after_close")
 v1.reset_default_graph()

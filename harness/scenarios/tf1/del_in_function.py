@@ -3,18 +3,13 @@
 "After performing the calculations ... all references to the generated tensors are explicitly
 deleted using del, and finally, the session is closed."
 """
-from _tf1kit import GiB, config, v1
+from _tf1kit import GiB, config, v1, warm_session
 
-META = {
-    "families": ["tf1"],
-    "technique": "del tensors inside a function + Session.close()",
-    "seed": "002_c1b13a36cfe93241.txt",
-    "params": {"gib": 1.0},
-    "cpu_params": {"gib": 0.25},
-}
+META = {"families": ["tf1"], "seed": "002_c1b13a36cfe93241.txt",
+        "technique": "del tensors inside a function + Session.close()", "params": {"gib": 1.0},
+        "cpu_params": {"gib": 0.25}}
 
-warm = v1.Session(config=config())
-warm.run(v1.constant(1.0))
+warm = warm_session()
 checkpoint("ready")
 side = int((PARAMS["gib"] * GiB / 4 / 3) ** 0.5)  # three square float32 matrices
 

@@ -3,13 +3,9 @@ import numpy as np
 
 from _tf1kit import config, v1
 
-META = {
-    "families": ["tf1"],
-    "technique": "placeholder batches, GradientDescent; close + reset_default_graph",
-    "seed": "002_c1b13a36cfe93241.txt",
-    "params": {"width": 8192, "batch": 2048, "batches": 4},
-    "cpu_params": {"width": 4096, "batch": 128},
-}
+META = {"families": ["tf1"], "seed": "002_c1b13a36cfe93241.txt",
+        "technique": "placeholder batches, GradientDescent; close + reset_default_graph",
+        "params": {"width": 8192, "batch": 2048, "batches": 4}, "cpu_params": {"width": 4096, "batch": 128}}
 
 width, batch = PARAMS["width"], PARAMS["batch"]
 session = v1.Session(config=config())

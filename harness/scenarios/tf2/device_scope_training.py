@@ -5,13 +5,9 @@ allocated GPU memory persisting beyond the block's execution."
 """
 from _tf2kit import clear_session_step, collect, dense_model, device_name, init, tf
 
-META = {
-    "families": ["tf2"],
-    "technique": "tf.device scope + GradientTape training; scope exit, del, clear_session",
-    "seed": "001_aed2418fb12c43dd.txt",
-    "params": {"width": 8192, "layers": 3, "batch": 512, "steps": 3},
-    "cpu_params": {"width": 4096, "batch": 32},
-}
+META = {"families": ["tf2"], "seed": "001_aed2418fb12c43dd.txt",
+        "technique": "tf.device scope + GradientTape training; scope exit, del, clear_session",
+        "params": {"width": 8192, "layers": 3, "batch": 512, "steps": 3}, "cpu_params": {"width": 4096, "batch": 32}}
 
 init()
 checkpoint("ready")

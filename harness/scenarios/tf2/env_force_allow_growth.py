@@ -7,15 +7,9 @@ import tensorflow as tf
 
 from _tf2kit import init_then_allocate
 
-META = {
-    "families": ["tf2"],
-    "technique": "TF_FORCE_GPU_ALLOW_GROWTH=true",
-    "seed": "001_aed2418fb12c43dd.txt",
-    "env": {"TF_FORCE_GPU_ALLOW_GROWTH": "true"},
-    "params": {"gib": 1.0},
-    "cpu_params": {"gib": 0.5},
-    "cleanup": ["after_del"],
-}
+META = {"families": ["tf2"], "seed": "001_aed2418fb12c43dd.txt", "technique": "TF_FORCE_GPU_ALLOW_GROWTH=true",
+        "params": {"gib": 1.0}, "cpu_params": {"gib": 0.5}, "cleanup": ["after_del"],
+        "env": {"TF_FORCE_GPU_ALLOW_GROWTH": "true"}}
 
 gpus = tf.config.list_physical_devices("GPU")
 checkpoint("ready")

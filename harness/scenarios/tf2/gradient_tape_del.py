@@ -5,13 +5,9 @@ in memory." A persistent tape keeps its intermediates until deleted.
 """
 from _tf2kit import clear_session_step, collect, dense_model, device_name, init, tf
 
-META = {
-    "families": ["tf2"],
-    "technique": "del GradientTape (persistent) + intermediates; clear_session",
-    "seed": "003_2d2cfc7532446a01.txt",
-    "params": {"width": 8192, "layers": 2, "batch": 8192},
-    "cpu_params": {"width": 4096, "batch": 256},
-}
+META = {"families": ["tf2"], "seed": "003_2d2cfc7532446a01.txt",
+        "technique": "del GradientTape (persistent) + intermediates; clear_session",
+        "params": {"width": 8192, "layers": 2, "batch": 8192}, "cpu_params": {"width": 4096, "batch": 256}}
 
 init()
 checkpoint("ready")

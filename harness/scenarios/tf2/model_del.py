@@ -5,13 +5,8 @@ remains occupied": TF's allocator keeps what it has mapped.
 """
 from _tf2kit import clear_session_step, collect, dense_model, device_name, init, tf
 
-META = {
-    "families": ["tf2"],
-    "technique": "del model (+ gc), then clear_session",
-    "seed": "001_aed2418fb12c43dd.txt",
-    "params": {"width": 8192, "layers": 4},
-    "cpu_params": {"width": 4096},
-}
+META = {"families": ["tf2"], "seed": "001_aed2418fb12c43dd.txt", "technique": "del model (+ gc), then clear_session",
+        "params": {"width": 8192, "layers": 4}, "cpu_params": {"width": 4096}}
 
 init()
 checkpoint("ready")

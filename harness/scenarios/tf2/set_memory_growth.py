@@ -8,15 +8,9 @@ import tensorflow as tf
 
 from _tf2kit import init_then_allocate
 
-META = {
-    "families": ["tf2"],
-    "technique": "set_memory_growth(True) before init",
-    "seed": "001_aed2418fb12c43dd.txt",
-    "params": {"gib": 1.0, "growth": True},
-    "cpu_params": {"gib": 0.5},
-    "variants": {"greedy_default": {"params": {"growth": False}}},
-    "cleanup": ["after_del"],
-}
+META = {"families": ["tf2"], "seed": "001_aed2418fb12c43dd.txt", "technique": "set_memory_growth(True) before init",
+        "params": {"gib": 1.0, "growth": True}, "cpu_params": {"gib": 0.5},
+        "variants": {"greedy_default": {"params": {"growth": False}}}, "cleanup": ["after_del"]}
 
 gpus = tf.config.list_physical_devices("GPU")
 for gpu in gpus if PARAMS["growth"] else []:

@@ -5,13 +5,9 @@ associated with the TensorFlow session has been cleared."
 """
 from _tf2kit import clear_session_step, collect, device_name, init, tf
 
-META = {
-    "families": ["tf2"],
-    "technique": "subclassed model: del model/optimizer/tensors, clear_session",
-    "seed": "004_be17292fde94c561.txt",
-    "params": {"width": 8192, "batch": 1024},
-    "cpu_params": {"width": 4096, "batch": 64},
-}
+META = {"families": ["tf2"], "seed": "004_be17292fde94c561.txt",
+        "technique": "subclassed model: del model/optimizer/tensors, clear_session",
+        "params": {"width": 8192, "batch": 1024}, "cpu_params": {"width": 4096, "batch": 64}}
 
 
 class WideNet(tf.keras.Model):

@@ -7,13 +7,10 @@ import numpy as np
 
 from _tf2kit import clear_session_step, collect, dense_model, device_name, init, tf
 
-META = {
-    "families": ["tf2"],
-    "technique": "tf.data batches + GradientTape; del dataset/model, clear_session",
-    "seed": "003_2d2cfc7532446a01.txt",
-    "params": {"width": 8192, "layers": 2, "batch": 256, "batches": 8},
-    "cpu_params": {"width": 4096, "batch": 32, "batches": 4},
-}
+META = {"families": ["tf2"], "seed": "003_2d2cfc7532446a01.txt",
+        "technique": "tf.data batches + GradientTape; del dataset/model, clear_session",
+        "params": {"width": 8192, "layers": 2, "batch": 256, "batches": 8},
+        "cpu_params": {"width": 4096, "batch": 32, "batches": 4}}
 
 init()
 checkpoint("ready")

@@ -5,13 +5,9 @@ clear the current session, aiming for more immediate GPU memory release."
 """
 from _tf2kit import clear_session_step, collect, dense_model, device_name, init, tf
 
-META = {
-    "families": ["tf2"],
-    "technique": "tf.function cached graph: del function, clear_session",
-    "seed": "001_aed2418fb12c43dd.txt",
-    "params": {"width": 8192, "layers": 4},
-    "cpu_params": {"width": 4096},
-}
+META = {"families": ["tf2"], "seed": "001_aed2418fb12c43dd.txt",
+        "technique": "tf.function cached graph: del function, clear_session", "params": {"width": 8192, "layers": 4},
+        "cpu_params": {"width": 4096}}
 
 init()
 checkpoint("ready")

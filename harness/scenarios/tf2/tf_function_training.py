@@ -5,13 +5,9 @@ critically, memory management." The cleanup steps show what the traced graph kee
 """
 from _tf2kit import clear_session_step, collect, dense_model, device_name, init, tf
 
-META = {
-    "families": ["tf2"],
-    "technique": "tf.function training step; del model/optimizer/function, clear_session",
-    "seed": "003_2d2cfc7532446a01.txt",
-    "params": {"width": 8192, "layers": 3, "batch": 512, "steps": 3},
-    "cpu_params": {"width": 4096, "batch": 32},
-}
+META = {"families": ["tf2"], "seed": "003_2d2cfc7532446a01.txt",
+        "technique": "tf.function training step; del model/optimizer/function, clear_session",
+        "params": {"width": 8192, "layers": 3, "batch": 512, "steps": 3}, "cpu_params": {"width": 4096, "batch": 32}}
 
 init()
 checkpoint("ready")

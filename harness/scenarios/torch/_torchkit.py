@@ -2,6 +2,8 @@
 
 Runs inside the environment: stdlib + torch only, Python 3.5+ syntax.
 """
+import gc
+
 import torch
 
 GiB = 1024 ** 3
@@ -57,3 +59,12 @@ def empty_cache_step(checkpoint, label="after_empty_cache"):
     else:
         torch.cuda.empty_cache()
         checkpoint(label, skipped="no CUDA device: empty_cache has nothing to return")
+
+
+def del_and_collect(checkpoint, state, name="x"):
+    """The seed's two steps on a tensor whose only reference is ``state[name]``: ``del`` it
+    (``after_del``), then ``gc.collect()`` (``after_gc``)."""
+    del state[name]
+    checkpoint("after_del")
+    gc.collect()
+    checkpoint("after_gc")

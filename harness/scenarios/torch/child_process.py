@@ -5,12 +5,8 @@ checkpoints (the agent's run_in_child), so the child's memory is counted as the 
 """
 from _child_work import torch_child
 
-META = {
-    "families": ["torch"],
-    "technique": "work in a spawned child process; parent keeps nothing",
-    "seed": "002_c1b13a36cfe93241.txt",
-    "params": {"gib": 2.0},
-    "cpu_params": {"gib": 0.5},
-}
+META = {"families": ["torch"], "seed": "002_c1b13a36cfe93241.txt",
+        "technique": "work in a spawned child process; parent keeps nothing", "params": {"gib": 2.0},
+        "cpu_params": {"gib": 0.5}}
 
 run_in_child(torch_child, PARAMS["gib"])

@@ -8,13 +8,9 @@ from torch.utils.data import DataLoader, TensorDataset
 
 from _torchkit import device, empty_cache_step, init
 
-META = {
-    "families": ["torch"],
-    "technique": "DataLoader batches + per-batch del, del model/optimizer + empty_cache",
-    "seed": "004_be17292fde94c561.txt",
-    "params": {"width": 8192, "batch": 4096, "batches": 4},
-    "cpu_params": {"width": 4096, "batch": 256},
-}
+META = {"families": ["torch"], "seed": "004_be17292fde94c561.txt",
+        "technique": "DataLoader batches + per-batch del, del model/optimizer + empty_cache",
+        "params": {"width": 8192, "batch": 4096, "batches": 4}, "cpu_params": {"width": 4096, "batch": 256}}
 
 dev = device()
 init(dev)

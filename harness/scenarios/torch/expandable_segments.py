@@ -8,13 +8,9 @@ import gc
 
 from _torchkit import empty_cache_step, ready_then_peak
 
-META = {
-    "families": ["torch"],
-    "technique": "PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True, del, empty_cache",
-    "env": {"PYTORCH_CUDA_ALLOC_CONF": "expandable_segments:True"},
-    "params": {"gib": 2.0},
-    "cpu_params": {"gib": 0.5},
-}
+META = {"families": ["torch"], "technique": "PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True, del, empty_cache",
+        "params": {"gib": 2.0}, "cpu_params": {"gib": 0.5},
+        "env": {"PYTORCH_CUDA_ALLOC_CONF": "expandable_segments:True"}}
 
 x = ready_then_peak(checkpoint, PARAMS["gib"])
 del x

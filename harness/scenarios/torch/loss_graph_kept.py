@@ -8,13 +8,9 @@ keeping ``loss.detach()`` instead lets them go.
 import torch
 from _torchkit import GiB, device, empty_cache_step, init
 
-META = {
-    "families": ["torch"],
-    "technique": "keep loss (graph) vs loss.detach(); del + empty_cache",
-    "seed": "004_be17292fde94c561.txt",
-    "params": {"gib": 2.0, "width": 4096},
-    "cpu_params": {"gib": 0.5, "width": 2048},
-}
+META = {"families": ["torch"], "seed": "004_be17292fde94c561.txt",
+        "technique": "keep loss (graph) vs loss.detach(); del + empty_cache", "params": {"gib": 2.0, "width": 4096},
+        "cpu_params": {"gib": 0.5, "width": 2048}}
 
 dev = device()
 init(dev)

@@ -7,13 +7,9 @@ import gc
 
 from _torchkit import device, empty_cache_step, filled, init
 
-META = {
-    "families": ["torch"],
-    "technique": "reference cycle: del, gc.collect, empty_cache",
-    "seed": "004_be17292fde94c561.txt",
-    "params": {"gib": 2.0},
-    "cpu_params": {"gib": 0.5},
-}
+META = {"families": ["torch"], "seed": "004_be17292fde94c561.txt",
+        "technique": "reference cycle: del, gc.collect, empty_cache", "params": {"gib": 2.0},
+        "cpu_params": {"gib": 0.5}}
 
 
 class Holder(object):

@@ -1,0 +1,12 @@
+"""How library code reports progress without printing: a callback taking an event kind and its data.
+
+The CLI renders the events (rich progress, summary lines); tests collect them. Kinds in use:
+plan, backend, build, build-log, skipped, venv, detected, cell-start, cell-done, checkpoint,
+releases, version.
+"""
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+Event = Callable[[str, dict[str, Any]], None]
