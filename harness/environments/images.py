@@ -131,17 +131,18 @@ def build(client: Any, env: EnvDef, variant: str, options: BuildOptions, note: B
                 path=str(ctx), tag=tag, buildargs={"BASE": args["BASE"]}, decode=True, rm=True, forcerm=True,
                 pull=options.pull, labels=labels, network_mode=options.network_mode,
             )
-            for chunk in stream:
+            failure = ""
+            for chunk in stream:  # read to the end even after an error: the engine's connection is released
                 if "stream" in chunk:
                     text = str(chunk["stream"]).rstrip()
                     if text:
                         log.append(text)
                         if text.startswith("Step "):
                             note(f"{env.name}:{variant} {text}")
-                if "error" in chunk:
-                    reason = str(chunk["error"]).strip().splitlines()[0]
-                    raise BuildError(f"building {tag} failed: {reason} (the build log's tail follows)",
-                                     detail="\n".join(log[-15:]))
+                if "error" in chunk and not failure:
+                    failure = str(chunk["error"]).strip().splitlines()[0]
+            if failure:
+                raise BuildError(f"building {tag} failed: {failure} (the build log's tail follows)", detail="\n".join(log[-15:]))
         except docker.errors.APIError as exc:
             raise BuildError(f"building {tag} failed: {exc.explanation or exc} (is the base image {args['BASE']} "
                              "available? `docker pull` it, or build a stand-in)") from exc
