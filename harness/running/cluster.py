@@ -8,8 +8,8 @@ built, or pulled from a registry, once per node under a file lock; or a virtuale
 same runner with that node's Docker engine and NVML, and returns the record and its log; the
 driver writes each record as it arrives. A task lost with its node runs again elsewhere (Ray's
 retries); a small actor counts the attempts, so the record says it was retried. Interrupting
-the driver cancels the tasks (each removes its container as it unwinds), and a last task on
-every live node removes whatever container of this run is left there.
+the driver tells the cells not yet started to start nothing, and a last task on every live node
+removes whatever container of this run is left there, which ends the running cells.
 
 Ray is an optional extra (``pip install 'gpu-cleanup-matrix[ray]'``); every node needs this
 package, Ray, and Docker or the environments' Pythons, plus an NVIDIA driver for GPU cells.
@@ -119,6 +119,9 @@ def run_on_node(job: NodeJob, attempts: Any) -> tuple[dict[str, Any], str]:
     """The body of a cell's Ray task: (its record, its full log)."""
     ray = _ray()
     attempt = int(ray.get(attempts.start.remote(job.key)))
+    if attempt == 0:  # the driver is stopping (Ctrl-C): start nothing
+        return skipped_record(job.cell.run_id, job.env.name, job.backend, job.item, "the run was interrupted",
+                              status="harness-error"), ""
     ids = ray.get_gpu_ids()
     nvml = Nvml.open()
     try:
@@ -170,10 +173,17 @@ def run_cells(jobs: list[NodeJob], done: Done, run_id: str) -> list[dict[str, An
     class Attempts:
         def __init__(self) -> None:
             self.seen: dict[str, int] = {}
+            self.stopping = False
 
         def start(self, key: str) -> int:
+            """This cell's attempt number, or 0 once the run is stopping."""
+            if self.stopping:
+                return 0
             self.seen[key] = self.seen.get(key, 0) + 1
             return self.seen[key]
+
+        def stop(self) -> None:
+            self.stopping = True
 
     cell_task = ray.remote(run_on_node).options(max_retries=MAX_RETRIES, **task_resources(ray.cluster_resources()))
     here = NodeAffinitySchedulingStrategy(ray.get_runtime_context().get_node_id(), soft=False)
@@ -195,16 +205,23 @@ def run_cells(jobs: list[NodeJob], done: Done, run_id: str) -> list[dict[str, An
                 records.append(record)
                 done(record, log)
     except BaseException:
-        for ref in pending:
-            ray.cancel(ref)  # KeyboardInterrupt inside the task: run_cell removes its container
-        ray.wait(pending, num_returns=len(pending), timeout=15)
+        # No ray.cancel: cancelling a task as it completes crashes Ray's core worker (a race of the
+        # cancel with the task's reply, ray-project/ray#54798, still seen with Ray 2.60). Cells not
+        # started yet start nothing; the running ones end when their containers are removed below.
+        ray.get(attempts.stop.remote(), timeout=15)
+        _remove_everywhere(ray, NodeAffinitySchedulingStrategy, run_id)
+        ray.wait(pending, num_returns=len(pending), timeout=30)
         raise
-    finally:
-        cleaners = [ray.remote(remove_run_containers).options(
-            num_cpus=0, scheduling_strategy=NodeAffinitySchedulingStrategy(node["NodeID"], soft=False)).remote(run_id)
-            for node in ray.nodes() if node.get("Alive")]
-        ray.wait(cleaners, num_returns=len(cleaners), timeout=60)
+    _remove_everywhere(ray, NodeAffinitySchedulingStrategy, run_id)
     return records
+
+
+def _remove_everywhere(ray: Any, strategy: Any, run_id: str) -> None:
+    """A last task on every live node removes whatever container of this run is left there."""
+    cleaners = [ray.remote(remove_run_containers).options(
+        num_cpus=0, scheduling_strategy=strategy(node["NodeID"], soft=False)).remote(run_id)
+        for node in ray.nodes() if node.get("Alive")]
+    ray.wait(cleaners, num_returns=len(cleaners), timeout=60)
 
 
 def node_checks() -> list[tuple[dict[str, Any], list[Any]]]:
