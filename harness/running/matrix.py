@@ -11,6 +11,7 @@ measured.
 from __future__ import annotations
 
 import os
+import threading
 import time
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -118,6 +119,8 @@ def run_matrix(options: MatrixOptions, nvml: Nvml, emit: Event) -> MatrixRun:
     })
     _write_skipped(run, todo)
 
+    interrupted = threading.Event()
+
     def one(env: config.EnvDef, item: Scenario, slot: int | None) -> dict[str, Any]:
         backend = ready.backends[env.name]
         gpu = nvml.available and (backend.name != "docker" or ready.access.mode != "none")
@@ -128,12 +131,14 @@ def run_matrix(options: MatrixOptions, nvml: Nvml, emit: Event) -> MatrixRun:
                                    gpu_index=slot or 0, setenv=options.setenv)
         emit("cell-start", {"env": env.name, "scenario": item.name, "slot": slot})
         record = run_cell(backend, item, cell_options, nvml)
+        if interrupted.is_set() and record["status"] in ("crashed", "harness-error", "timeout"):
+            return record  # cut by the user's Ctrl-C, not its own result: left unrecorded for --resume
         results.write_record(run.run_dir, record)
         emit("cell-done", record)
         return record
 
     try:
-        run.records = run_on_slots(runnable, slots, one)
+        run.records = run_on_slots(runnable, slots, one, interrupted)
     finally:
         note = (f"Variant `{variant}` ({why}); backend {ready.kind} ({ready.reason}); "
                 f"GPU access: {ready.access.mode} ({ready.access.reason}).")

@@ -31,6 +31,7 @@ def run_on_slots(
     cells: list[tuple[config.EnvDef, Scenario]],
     slots: list[int | None],
     one: Callable[[config.EnvDef, Scenario, int | None], dict[str, Any]],
+    interrupted: threading.Event | None = None,
 ) -> list[dict[str, Any]]:
     """Each slot (a GPU, or a CPU job) runs one cell at a time from a shared queue."""
     from harness.measurement.backends.docker import remove_live_containers
@@ -63,7 +64,10 @@ def run_on_slots(
             while thread.is_alive():
                 thread.join(0.2)
     except BaseException:
-        # Ctrl-C / SIGTERM: no new cell starts; running cells are ended now (they record as crashed).
+        # Ctrl-C / SIGTERM: no new cell starts; running cells are ended now. ``interrupted`` is set
+        # first, so a cell cut by this is not recorded as its own failure (--resume runs it again).
+        if interrupted is not None:
+            interrupted.set()
         stop.set()
         remove_live_containers()
         stop_live_processes()
