@@ -82,7 +82,6 @@ class EnvDef:
         imports = self.imports or tuple(dict.fromkeys(FAMILY_MODULES[f] for f in self.family if f in FAMILY_MODULES))
         return {
             "BASE": v.base,
-            "VARIANT": variant,
             "PIP_PACKAGES": " ".join(v.packages),
             "PIP_INDEX": v.index_url,
             "PIP_OPTIONS": " ".join(v.pip_options),

@@ -1,9 +1,10 @@
 """Building environment images through the docker SDK, with layer caching.
 
 The build context is assembled in a temporary folder: the env's Dockerfile, the shared build
-script (images/common/) and a wheelhouse (empty unless one is handed over). Pins arrive as build
-args from matrix/environments.toml. An image is current when its tag exists and carries the
-definition hash label of what it was built from; otherwise it is (re)built.
+script (images/common/) with the env's pins from matrix/environments.toml as build/pins.env, and
+a wheelhouse (empty unless one is handed over); only the base arrives as a build arg. An image
+is current when its tag exists and carries the definition hash label of what it was built from;
+otherwise it is (re)built.
 """
 from __future__ import annotations
 
@@ -22,10 +23,8 @@ from harness.common.errors import BuildError
 from harness.environments.config import REPO, EnvDef
 
 HASH_LABEL = "harness.definition-hash"
-BuildProgress = Callable[[str], None]
-
-
 BASE_LABEL = "harness.base"  # the base image the build started from (a stand-in shows here by its name and id)
+BuildProgress = Callable[[str], None]
 
 
 @dataclass(frozen=True, kw_only=True)

@@ -29,7 +29,9 @@ the first one with a value at the floor, the peak and that checkpoint):
 The smallest change judged is set per meter (METER_RULES): NVML's per-process reading is exact
 to a few MiB, the device reading includes other processes, RSS moves with the interpreter.
 A cell that ended in error / unsupported / timeout / crashed carries that status; the
-checkpoints it reached are still judged. After exit: ``returned`` when the device is back to
+checkpoints it reached are still judged. A cell that had the GPU but whose framework registered
+no GPU device (gpu_use.py) is judged unsupported, with the reason: its GPU readings are not the
+framework's memory. After exit: ``returned`` when the device is back to
 its reading before the cell started (NVML), or when no process of the cell is left (RSS).
 """
 from __future__ import annotations
