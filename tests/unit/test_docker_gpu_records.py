@@ -30,6 +30,11 @@ def tf_cells() -> dict[str, dict]:
     return _records(DOCKER / "tf-current" / "tf-current")
 
 
+@pytest.fixture(scope="module")
+def tf_cells_without_ldconfig() -> dict[str, dict]:
+    return _records(DOCKER / "tf-current-no-ldconfig" / "tf-current")
+
+
 def test_cells_ran_in_images_built_from_the_committed_dockerfiles(torch_cells: dict, tf_cells: dict) -> None:
     envs = config.load_environments()
     for name, cells in (("torch", torch_cells), ("tf-current", tf_cells)):
@@ -40,9 +45,24 @@ def test_cells_ran_in_images_built_from_the_committed_dockerfiles(torch_cells: d
             assert labels["harness.base"] == envs[name].variant("gpu").base  # a stand-in, recorded by name and id
             assert labels["harness.base-id"].startswith("sha256:")
             assert all(cp["readings"]["nvml_process"] is not None for cp in record["checkpoints"])
-    # torch's image is still what environments.toml and the Dockerfiles define
-    assert {r["env"]["image_labels"]["harness.definition-hash"] for r in torch_cells.values()} == {
-        envs["torch"].definition_hash("gpu")}
+    # both images are still what environments.toml and the Dockerfiles define
+    for name, cells in (("torch", torch_cells), ("tf-current", tf_cells)):
+        assert {r["env"]["image_labels"]["harness.definition-hash"] for r in cells.values()} == {
+            envs[name].definition_hash("gpu")}
+
+
+def _same_verdicts(container: dict[str, dict], host: dict[str, dict], slack: int) -> int:
+    """Every cleanup step of every cell: the same verdict, what is left within `slack` bytes."""
+    steps = 0
+    for name, record in container.items():
+        assert record["status"] == "ok"
+        mine, theirs = verdicts.judge(record), verdicts.judge(host[name])
+        assert mine["status"] == "ok", name
+        assert [s["verdict"] for s in mine["steps"]] == [s["verdict"] for s in theirs["steps"]], name
+        for a, b in zip(mine["steps"], theirs["steps"], strict=True):
+            assert abs((a["left"] or 0) - (b["left"] or 0)) <= slack, (name, a["label"])
+        steps += len(mine["steps"])
+    return steps
 
 
 def test_torch_in_containers_agrees_with_the_host_process_step_by_step(torch_cells: dict) -> None:
@@ -52,23 +72,28 @@ def test_torch_in_containers_agrees_with_the_host_process_step_by_step(torch_cel
     assert set(host) == set(torch_cells) and len(host) == 10
     versions = {r["facts"]["frameworks"].get("torch") for r in torch_cells.values()}
     assert versions <= {"2.15.0+cu132", None} and "2.15.0+cu132" in versions  # None: the parent of a child_process cell
-    steps = 0
-    for name, record in torch_cells.items():
-        assert record["status"] == "ok"
-        mine, theirs = verdicts.judge(record), verdicts.judge(host[name])
-        assert [s["verdict"] for s in mine["steps"]] == [s["verdict"] for s in theirs["steps"]], name
-        for a, b in zip(mine["steps"], theirs["steps"], strict=True):
-            assert abs((a["left"] or 0) - (b["left"] or 0)) <= 64 * 2**20, (name, a["label"])
-        steps += len(mine["steps"])
-    assert steps == 20
+    assert _same_verdicts(torch_cells, host, slack=64 * 2**20) == 20
 
 
-def test_a_tensorflow_that_found_no_gpu_is_never_judged_on_gpu_memory(tf_cells: dict) -> None:
+def test_tensorflow_in_containers_agrees_with_the_host_process_step_by_step(tf_cells: dict) -> None:
+    """TF 2.21.0 in its gpu image (CUDA 12.9 wheels, registered with ldconfig) against TF 2.21.0 on the
+    same H100's host Python (CUDA 12.5 wheels on LD_LIBRARY_PATH): the same verdict at all 37 cleanup
+    steps, and what is left within one NVML granule (2 MiB)."""
+    host = _records(REFERENCE / "h100-580.159.04-tf" / "host-tf-2.21.0")
+    assert set(host) == set(tf_cells) and len(tf_cells) == 22
+    versions = {r["facts"]["frameworks"].get("tensorflow") for r in tf_cells.values()} - {None}
+    assert versions == {"2.21.0"}
+    assert all(r["facts"].get("gpu_devices", {}).get("tensorflow") for r in tf_cells.values()
+               if r["facts"]["frameworks"].get("tensorflow"))
+    assert _same_verdicts(tf_cells, host, slack=2 * 2**20) == 37
+
+
+def test_a_tensorflow_that_found_no_gpu_is_never_judged_on_gpu_memory(tf_cells_without_ldconfig: dict) -> None:
     """The first tf-current image could not load its pip CUDA libraries (tensorflow#65842): TF ran on
     the CPU, and the GPU held only the 518 MiB context it made while looking. Every cell says so,
     instead of "held: the pool was mapped at the first touch"."""
-    assert len(tf_cells) == 22
-    for record in tf_cells.values():
+    assert len(tf_cells_without_ldconfig) == 22
+    for record in tf_cells_without_ldconfig.values():
         judged = verdicts.judge(record)
         assert record["status"] == "ok" and judged["status"] == "unsupported"
         assert "tensorflow registered no GPU device" in judged["unsupported_reason"]
