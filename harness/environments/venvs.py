@@ -5,16 +5,26 @@ matrix/environments.toml) holding the same pins its image would (the variant's p
 then run in it through the process backend, measured the same way. A virtualenv is reused while
 its definition (Python version, pins, index) is unchanged: a marker file inside records the
 definition hash once the install has succeeded, so a half-made one is never taken for ready.
+
+Several runs may share the folder: a lock per environment (filelock: a well-kept, cross-process
+lock whose file outlives no process holding it) serialises their builds, and a new virtualenv is
+built beside the old one and renamed into place, so a run never sees a half-built environment and
+a working one is never removed before its replacement has built. The key is the interpreter's
+implementation and version, not the path of whichever ``pythonX.Y`` came first on PATH (nox's
+and the shell's differ).
 """
 from __future__ import annotations
 
 import hashlib
 import json
+import os
 import shutil
 import subprocess
 from collections.abc import Callable
 from dataclasses import asdict
 from pathlib import Path
+
+from filelock import FileLock
 
 from harness.environments.config import EnvDef
 from harness.environments.images import BuildOptions, index_reachable
@@ -30,24 +40,34 @@ class EnvSkipped(Exception):
     """This environment cannot run here; the message says why and what to do."""
 
 
+LOCK_TIMEOUT_S = INSTALL_TIMEOUT_S + CREATE_TIMEOUT_S
+_IDENTITY = ("import platform, sys; "
+             "print('%s %d.%d' % (platform.python_implementation(), sys.version_info[0], sys.version_info[1]))")
+
+
+def interpreter_identity(path: str) -> str | None:
+    """``"CPython 3.11"``: what a virtualenv made with ``path`` runs, whatever the path; None when it does not run."""
+    try:
+        out = subprocess.run([path, "-c", _IDENTITY], capture_output=True, text=True, timeout=30)
+    except (OSError, subprocess.SubprocessError):
+        return None
+    return out.stdout.strip() if out.returncode == 0 else None
+
+
 def find_python(version: str) -> str | None:
     """An interpreter of ``version`` that really runs (a pyenv shim for an inactive version does not)."""
     for name in (f"python{version}", f"python{version.split('.')[0]}" if "." in version else ""):
         path = shutil.which(name) if name else None
-        if not path:
-            continue
-        try:
-            out = subprocess.run([path, "-c", "import sys; print('%d.%d' % sys.version_info[:2])"],
-                                 capture_output=True, text=True, timeout=30)
-        except (OSError, subprocess.SubprocessError):
-            continue
-        if out.returncode == 0 and out.stdout.strip() == version:
+        identity = interpreter_identity(path) if path else None
+        if identity and identity.split()[-1] == version:
             return path
     return None
 
 
 def definition_hash(env: EnvDef, variant: str, python: str) -> str:
-    data = {"python_version": env.python_version, "python": python, "pins": asdict(env.variant(variant))}
+    """The virtualenv's key: the interpreter's implementation and version (not its path) and the pins."""
+    data = {"python_version": env.python_version, "interpreter": interpreter_identity(python) or python,
+            "pins": asdict(env.variant(variant))}
     return hashlib.sha256(json.dumps(data, sort_keys=True).encode()).hexdigest()[:16]
 
 
@@ -67,16 +87,59 @@ def ensure(env: EnvDef, variant: str, root: Path, options: BuildOptions, note: N
         raise EnvSkipped(f"python{env.python_version} not found: install it, or run with Docker")
     folder = root / f"{env.name}-{variant}"
     wanted = definition_hash(env, variant, python)
-    marker = folder / MARKER
-    if marker.is_file() and json.loads(marker.read_text()).get("hash") == wanted and venv_python(folder).exists():
-        return str(venv_python(folder)), True
-    if folder.exists():
-        shutil.rmtree(folder)
-    note(f"{env.name}: making a virtualenv with python{env.python_version} ({' '.join(env.variant(variant).packages)})")
-    _create(python, env.python_version, folder)
-    _install(env, variant, folder, options, note)
-    marker.write_text(json.dumps({"hash": wanted, "python": python, "packages": list(env.variant(variant).packages)}))
+    root.mkdir(parents=True, exist_ok=True)
+    lock = FileLock(str(root / f".{folder.name}.lock"))
+    if _held(lock):
+        note(f"{env.name}: another run is building {folder}; waiting for it")
+    with lock.acquire(timeout=LOCK_TIMEOUT_S):
+        if _ready(folder, wanted):
+            return str(venv_python(folder)), True
+        note(f"{env.name}: making a virtualenv with python{env.python_version} ({' '.join(env.variant(variant).packages)})")
+        building = root / f".{folder.name}.{wanted}-{os.getpid()}"
+        shutil.rmtree(building, ignore_errors=True)
+        try:
+            _create(python, env.python_version, building)
+            _install(env, variant, building, options, note)
+            (building / MARKER).write_text(json.dumps({"hash": wanted, "python": python,
+                                                       "packages": list(env.variant(variant).packages)}))
+        except BaseException:
+            shutil.rmtree(building, ignore_errors=True)
+            raise
+        _swap_in(building, folder)
     return str(venv_python(folder)), False
+
+
+def _held(lock: FileLock) -> bool:
+    """Whether another process holds ``lock`` now (a zero-timeout try)."""
+    try:
+        lock.acquire(timeout=0)
+    except TimeoutError:
+        return True
+    lock.release()
+    return False
+
+
+def _ready(folder: Path, wanted: str) -> bool:
+    marker = folder / MARKER
+    try:
+        return json.loads(marker.read_text()).get("hash") == wanted and venv_python(folder).exists()
+    except (OSError, ValueError):
+        return False
+
+
+def _swap_in(built: Path, folder: Path) -> None:
+    """Point ``folder`` (a symbolic link) at the finished virtualenv in one atomic rename; the old
+    one is removed only now that its replacement works."""
+    retired = folder.resolve() if folder.is_symlink() else None
+    if folder.exists() and not folder.is_symlink():  # a plain folder, from before the link
+        retired = folder.with_name(f".{folder.name}.old-{os.getpid()}")
+        folder.rename(retired)
+    link = folder.with_name(f".{folder.name}.link-{os.getpid()}")
+    link.unlink(missing_ok=True)
+    link.symlink_to(built.name)
+    os.replace(link, folder)
+    if retired is not None and retired != built:
+        shutil.rmtree(retired, ignore_errors=True)
 
 
 def _create(python: str, version: str, folder: Path) -> None:
