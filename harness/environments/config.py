@@ -1,7 +1,8 @@
 """Environment definitions, read from matrix/environments.toml into frozen dataclasses.
 
-Config is data: unknown keys are rejected with a suggestion, and nothing here reads the
-process environment. The same definitions feed image builds (as build args) and the record.
+Config is data: the file is checked as a whole against a schema (schema.py) and every problem
+is listed with its line before anything runs; nothing here reads the process environment. The
+same definitions feed image builds (as build args) and the record.
 """
 from __future__ import annotations
 
@@ -14,6 +15,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 from harness.common.errors import UsageError, suggest
+from harness.environments import schema
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -97,49 +99,38 @@ class EnvDef:
         return digest.hexdigest()[:16]
 
 
-def _check_keys(where: str, table: dict[str, Any], known: set[str]) -> None:
-    for key in table:
-        if key not in known:
-            raise UsageError(f"{where}: unknown key {key!r}{suggest(key, sorted(known))}")
-
-
-def _variant(where: str, table: dict[str, Any]) -> VariantDef:
-    _check_keys(where, table, {"base", "packages", "index_url", "pip_options"})
-    if "base" not in table or "packages" not in table:
-        raise UsageError(f"{where}: needs 'base' and 'packages'")
+def _variant(table: dict[str, Any]) -> VariantDef:
     return VariantDef(base=str(table["base"]), packages=tuple(table["packages"]),
                       index_url=str(table.get("index_url", "")), pip_options=tuple(table.get("pip_options", ())))
 
 
-ENV_KEYS = {"family", "dockerfile", "image", "interpreter", "python", "python_version", "user", "default", "variants"}
-
-
 def load_environments(path: Path = DEFAULT_ENVIRONMENTS) -> dict[str, EnvDef]:
+    """Every environment of ``path``; a UsageError listing every problem with its line otherwise."""
     try:
-        data = tomllib.loads(path.read_text(encoding="utf-8"))
-    except (OSError, tomllib.TOMLDecodeError) as exc:
+        text = path.read_text(encoding="utf-8")
+        data = tomllib.loads(text)
+    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
         raise UsageError(f"cannot read environment definitions {path}: {exc}") from exc
-    _check_keys(str(path), data, {"environments"})
-    envs: dict[str, EnvDef] = {}
-    for name, table in data.get("environments", {}).items():
-        where = f"{path.name}: environments.{name}"
-        _check_keys(where, table, ENV_KEYS)
+    found = schema.problems(data, text)
+    for name, table in data.get("environments", {}).items() if not found else ():
         kinds = [k for k in ("dockerfile", "image", "interpreter") if table.get(k)]
+        line = schema.line_of(text, ["environments", name])
         if len(kinds) != 1:
-            raise UsageError(f"{where}: give exactly one of dockerfile, image, interpreter (found {kinds or 'none'})")
-        variants = {}
-        for vname, vtable in table.get("variants", {}).items():
-            if vname not in VARIANTS:
-                raise UsageError(f"{where}: unknown variant {vname!r}{suggest(vname, list(VARIANTS))}")
-            variants[vname] = _variant(f"{where}.variants.{vname}", vtable)
-        if kinds == ["dockerfile"] and not variants:
-            raise UsageError(f"{where}: a dockerfile environment needs [variants.cpu] and/or [variants.gpu]")
-        envs[name] = EnvDef(name=name, family=tuple(table["family"]), dockerfile=str(table.get("dockerfile", "")),
-                            image=str(table.get("image", "")), interpreter=str(table.get("interpreter", "")),
-                            python=str(table.get("python", "python")), python_version=str(table.get("python_version", "")),
-                            user=str(table.get("user", "65534:65534")),
-                            default=bool(table.get("default", True)), variants=variants)
-    return envs
+            found.append(f"line {line}: environments.{name}: give exactly one of dockerfile, image, interpreter "
+                         f"(found {', '.join(kinds) or 'none'})")
+        elif kinds == ["dockerfile"] and not table.get("variants"):
+            found.append(f"line {line}: environments.{name}: a dockerfile environment needs [variants.cpu] and/or [variants.gpu]")
+    if found:
+        raise UsageError(f"{path}: {len(found)} problem{'s' if len(found) > 1 else ''}; nothing was run:\n  "
+                         + "\n  ".join(found))
+    return {
+        name: EnvDef(name=name, family=tuple(table["family"]), dockerfile=str(table.get("dockerfile", "")),
+                     image=str(table.get("image", "")), interpreter=str(table.get("interpreter", "")),
+                     python=str(table.get("python", "python")), python_version=str(table.get("python_version", "")),
+                     user=str(table.get("user", "65534:65534")), default=bool(table.get("default", True)),
+                     variants={v: _variant(t) for v, t in table.get("variants", {}).items()})
+        for name, table in data["environments"].items()
+    }
 
 
 def adhoc_image(image: str, family: list[str]) -> EnvDef:

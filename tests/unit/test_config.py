@@ -28,6 +28,37 @@ def test_a_typo_is_named_with_a_suggestion(tmp_path: Path) -> None:
         config.select(config.load_environments(), ["toch"])
 
 
+BROKEN = """\
+[environments.jax]
+dockerfile = "images/jax"
+
+[environments.jax.variants.cpu]
+base = "python:3.11-slim"
+packages = "jax==0.10.2"
+
+[environments.torch]
+famly = ["torch"]
+dockerfile = "images/torch"
+variants.cpu = { base = "x", packages = ["torch"] }
+"""
+
+
+def test_the_whole_file_is_checked_and_every_problem_listed_with_its_line(tmp_path: Path) -> None:
+    """A missing family was a KeyError; a string of packages went to pip letter by letter."""
+    path = tmp_path / "envs.toml"
+    path.write_text(BROKEN)
+    with pytest.raises(UsageError) as caught:
+        config.load_environments(path)
+    lines = str(caught.value).splitlines()
+    assert lines[0] == f"{path}: 4 problems; nothing was run:"
+    assert lines[1:] == [
+        "  line 1: environments.jax: 'family' is missing (required)",
+        "  line 6: environments.jax.variants.cpu.packages: must be a list, e.g. ['jax==0.10.2'], not the string 'jax==0.10.2'",
+        "  line 8: environments.torch: 'family' is missing (required)",
+        "  line 9: environments.torch: unknown key 'famly' (did you mean 'family'?)",
+    ]
+
+
 def test_an_environment_is_exactly_one_kind(tmp_path: Path) -> None:
     path = tmp_path / "envs.toml"
     path.write_text('[environments.x]\nfamily = ["torch"]\nimage = "a:b"\ninterpreter = "python3"\n')
