@@ -90,7 +90,7 @@ OPTIONS: list[Option] = [
            {"action": "append", "default": []}),
     Option(("--interpreter",), "a local Python as an environment (repeatable)", ("matrix", "repro"),
            {"action": "append", "default": []}),
-    Option(("--family",), "API families of --image/--interpreter environments (tf1, tf2, torch, jax, cupy)", ("matrix",),
+    Option(("--family",), "API families of --image/--interpreter environments (tf1, tf2, torch, jax, cupy)", ("matrix", "repro"),
            {"action": "append", "default": []}),
     Option(("--with",), "an environment made from a pin, PKG==VER (repeatable: one environment each; join pins with "
            "commas for one environment): Python, companion pins and base are chosen from the package index",

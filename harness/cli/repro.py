@@ -16,8 +16,9 @@ HELP = "a bug report's script, unmodified, in each environment, measured"
 
 
 def main(args: argparse.Namespace, err: Console, out: Console) -> int:
-    item = repro.script_scenario(args.script, args.timeout, plain=bool(args.with_pins))
-    extra = command_line_envs(args, list(item.families))
+    named = bool(args.with_pins or args.interpreter or args.image or args.env)
+    item = repro.script_scenario(args.script, args.timeout, plain=named, setenv=dict(args.setenv))
+    extra = command_line_envs(args, args.family or [f for f in item.families if f != "any"])
     names = args.env
     if names is None and not extra and not args.with_pins:
         names = [env.name for env in config.select(config.load_environments(), None) if catalogue.applies(env, item)]

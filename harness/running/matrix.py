@@ -192,7 +192,7 @@ def resume_options(run_dir: Path, base: MatrixOptions) -> MatrixOptions:
                          "give a run folder this version wrote") from exc
     extra = [config.adhoc_image(e["image"], e["family"]) if e["image"]
              else config.adhoc_interpreter(e["interpreter"], e["family"]) for e in asked.get("extra_envs") or []]
-    items = [repro.script_scenario(Path(i["path"]), i["timeout"], plain=bool(asked.get("with_pins")))
+    items = [repro.script_scenario(Path(i["path"]), i["timeout"], plain=True, setenv=asked["setenv"])
              for i in asked.get("items") or []] or None
     return replace(base, envs=asked["envs"], scenarios=asked["scenarios"], variant=asked["variant"],
                    timeout=asked["timeout"], params=asked["params"], setenv=asked["setenv"], with_pins=asked["with_pins"],

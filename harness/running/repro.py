@@ -7,7 +7,6 @@ block ready to paste into the issue thread.
 """
 from __future__ import annotations
 
-import re
 from pathlib import Path
 from typing import Any
 
@@ -18,31 +17,36 @@ from harness.judgement import loops, tolerances, verdicts
 from harness.judgement.tolerances import TOLERANCES
 from harness.measurement.scenario import Scenario
 from harness.reporting.results import TIMELINE_COLUMNS
+from harness.running import script_imports
 
-IMPORT = re.compile(r"^\s*(?:import|from)\s+(tensorflow|torch|jax|cupy|keras)\b", re.MULTILINE)
 REPRO_TIMEOUT_S = 600.0
 
 
+def families_of(frameworks: tuple[str, ...]) -> tuple[str, ...]:
+    """API families for frameworks a script needs (which TF it needs is for the matrix to show)."""
+    families: list[str] = ["tf1", "tf2"] if "tensorflow" in frameworks else []
+    return tuple(families + [name for name in ("torch", "jax", "cupy") if name in frameworks])
+
+
 def script_families(source: str) -> tuple[str, ...]:
-    """API families a script needs, from what it imports (regex: Python 2 scripts parse too)."""
-    found = set(IMPORT.findall(source))
-    families: list[str] = []
-    if found & {"tensorflow", "keras"}:
-        families += ["tf1", "tf2"]  # which TF it needs is for the matrix to show
-    families += [name for name in ("torch", "jax", "cupy") if name in found]
-    return tuple(families)
+    """API families a script's own text needs, from every form of import in it."""
+    modules, backend = script_imports.imported_modules(source), script_imports.keras_backend(source)
+    return families_of(tuple(f for m in modules for f in script_imports.frameworks_of(m.split(".")[0], backend)))
 
 
-def script_scenario(path: Path, timeout: float | None = None, plain: bool = False) -> Scenario:
-    """The script as a scenario. ``plain``: a script importing no framework runs too (family
-    ``any``), for environments made from a pin (--with), where the pin says what it needs."""
+def script_scenario(path: Path, timeout: float | None = None, plain: bool = False,
+                    setenv: dict[str, str] | None = None) -> Scenario:
+    """The script as a scenario. ``plain``: a script whose imports name no framework runs too
+    (family ``any``), where the user named the environment (--with, --interpreter, --image, --env)."""
+    if path.is_dir():
+        raise UsageError(f"{path} is a directory: give the .py file")
     if not path.is_file():
         raise UsageError(f"script not found: {path} (give the path to the bug report's .py file)")
-    source = path.read_text(encoding="utf-8", errors="replace")
-    families = script_families(source) or (("any",) if plain else ())
+    families = families_of(script_imports.script_needs(path, setenv).frameworks) or (("any",) if plain else ())
     if not families:
-        raise UsageError(f"{path} imports none of tensorflow, torch, jax, cupy: nothing here measures it "
-                         "(or name what it needs with --with PKG==VER)")
+        raise UsageError(f"{path} imports none of tensorflow, torch, jax, cupy, directly, through its own modules or "
+                         "a library known to load one: name the environment (--env, --interpreter, --image) or "
+                         "what it needs (--with PKG==VER)")
     return Scenario(name=f"repro/{path.stem}", path=path.resolve(), families=families, technique="a user's script",
                     title=f"{path.name}, unmodified", mode="repro", timeout=timeout or REPRO_TIMEOUT_S,
                     preinit=tuple(name for name in ("torch", "cupy") if name in families))
