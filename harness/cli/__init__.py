@@ -52,8 +52,11 @@ def main(argv: list[str] | None = None) -> int:
         if exc.detail:
             err.print(exc.detail, markup=False, highlight=False, style="dim")
         return exc.exit_code
-    except KeyboardInterrupt:
-        err.print("harness: interrupted; cells already finished are kept under results/")
+    except KeyboardInterrupt as exc:
+        run_dir = getattr(exc, "run_dir", None)
+        where = f"in {run_dir}; `nox -s matrix -- --resume {run_dir}` finishes the run" if run_dir else (
+            f"under {args.results}" if getattr(args, "results", None) else "")
+        err.print(f"harness: interrupted; cells already finished are kept {where}".rstrip(), markup=False, soft_wrap=True)
         return 130
 
 

@@ -121,7 +121,7 @@ def run_on_node(job: NodeJob, attempts: Any) -> tuple[dict[str, Any], str]:
     attempt = int(ray.get(attempts.start.remote(job.key)))
     if attempt == 0:  # the driver is stopping (Ctrl-C): start nothing
         return skipped_record(job.cell.run_id, job.env.name, job.backend, job.item, "the run was interrupted",
-                              status="harness-error"), ""
+                              status="interrupted"), ""
     ids = ray.get_gpu_ids()
     nvml = Nvml.open()
     try:

@@ -1,6 +1,7 @@
 """Ctrl-C or SIGTERM in the middle of a cell leaves no container behind."""
 from __future__ import annotations
 
+import json
 import os
 import signal
 import subprocess
@@ -60,12 +61,15 @@ def test_resume_finishes_an_interrupted_matrix(cpu_image, docker_client, tmp_pat
             assert time.monotonic() < deadline, "no cell finished"
             time.sleep(0.1)
         proc.send_signal(signal.SIGINT)
-        proc.communicate(timeout=60)
+        _, stderr = proc.communicate(timeout=60)
     finally:
         if proc.poll() is None:
             proc.kill()
     (run_dir,) = [p for p in tmp_path.iterdir() if p.is_dir()]
-    before = {p.name: p.stat().st_mtime_ns for p in run_dir.glob("torch/*.json")}
+    assert f"kept in {run_dir}; `nox -s matrix -- --resume {run_dir}`" in stderr.replace("\n", "")  # the real folder
+    statuses = {p.name: json.loads(p.read_text())["status"] for p in run_dir.glob("torch/*.json")}
+    assert set(statuses.values()) <= {"ok", "interrupted"}  # a cut cell blames the user's Ctrl-C, never the scenario
+    before = {p.name: p.stat().st_mtime_ns for p in run_dir.glob("torch/*.json") if statuses[p.name] == "ok"}
     assert 1 <= len(before) < len(scenarios)
     resumed = subprocess.run([sys.executable, "-m", "harness", "matrix", "--resume", str(run_dir)], cwd=ROOT,
                              env=dict(os.environ, NO_COLOR="1"), capture_output=True, text=True, timeout=600)
@@ -73,7 +77,7 @@ def test_resume_finishes_an_interrupted_matrix(cpu_image, docker_client, tmp_pat
     after = {p.name: p.stat().st_mtime_ns for p in run_dir.glob("torch/*.json")}
     assert len(after) == len(scenarios)
     assert all(after[name] == stamp for name, stamp in before.items())  # finished cells were not run again
-    assert f"{len(scenarios) - len(before)} cells in torch" in resumed.stderr
-    matrix = __import__("json").loads((run_dir / "matrix.json").read_text())
+    assert f"{len(scenarios) - len(before)} cells in torch" in resumed.stderr  # interrupted ones ran again
+    matrix = json.loads((run_dir / "matrix.json").read_text())
     assert {c["status"] for row in matrix["cells"].values() for c in row.values()} == {"ok"}
     assert not _labelled(docker_client)
