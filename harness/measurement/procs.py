@@ -67,3 +67,13 @@ def alive(pid: int) -> bool:
     except OSError:
         return False
     return stat[stat.rfind(b")") + 2 : stat.rfind(b")") + 3] != b"Z"
+
+
+def command_line(pid: int, limit: int = 200) -> str:
+    """``pid``'s command line as one string (``?`` once it has ended)."""
+    try:
+        with open(f"/proc/{pid}/cmdline", "rb") as handle:
+            text = handle.read().replace(b"\0", b" ").decode("utf-8", "replace").strip()
+    except OSError:
+        return "?"
+    return text[:limit] + ("..." if len(text) > limit else "")

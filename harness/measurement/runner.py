@@ -130,6 +130,7 @@ def run_cell(
                         record["error"] = {"type": "Timeout", "message": "the agent reported its end but did not exit"}
         finally:
             tracker.current(force=True)
+            record["killed"] = _still_running(meters, tracker, cell.root_pid())
             cell.stop(tracker.seen)
         if record["status"] == "crashed" and record["error"] is None:
             code = record["exit_code"] if record["exit_code"] is not None else cell.wait(1.0)
@@ -215,6 +216,18 @@ def _converse(
             if event.data.get("loops"):
                 record["loops"] = event.data["loops"]  # looped checkpoint site -> iterations run
             return
+
+
+def _still_running(meters: Meters, tracker: PidTracker, root: int | None) -> list[dict[str, Any]]:
+    """What the harness is about to kill as the cell ends: the script's own process when it did not
+    end (timeout), and any process it started that outlived it (a detached child, a daemon), each
+    named with its PID, command line and memory, so a report never hides them."""
+    found = []
+    for pid in sorted(p for p in tracker.seen if procs.alive(p)):
+        found.append({"pid": pid, "role": "script" if pid == root else "started by the script",
+                      "command": procs.command_line(pid), "rss": procs.rss_bytes([pid]),
+                      "gpu": meters.nvml.process_used(meters.gpu_index, [pid])})
+    return found
 
 
 def _after_exit(meters: Meters, tracker: PidTracker) -> dict[str, Any]:

@@ -78,6 +78,7 @@ def cell_summary(record: dict[str, Any]) -> dict[str, Any]:
             (error.get("type", "") + ": " + str(error.get("message", "")).splitlines()[0]) if error.get("message") else None),
         "framework": record.get("facts", {}).get("frameworks", {}),
         "python": record.get("facts", {}).get("python"),
+        "killed": [{k: p.get(k) for k in ("pid", "role", "command", "rss", "gpu")} for p in record.get("killed") or []],
         "duration_s": record.get("duration_s"),
     }
 
@@ -172,6 +173,10 @@ def cell_text(cell: dict[str, Any]) -> str:
         parts.append(f"{step['label']}: {step['verdict']}{left}")
     if cell.get("exit"):
         parts.append(f"exit: {cell['exit']}")
+    left_running = [k for k in cell.get("killed") or [] if k.get("role") != "script"]
+    if left_running:
+        pids = ", ".join(f"PID {k['pid']}" for k in left_running)
+        parts.append(f"left running, killed by the harness: {pids}")
     if cell.get("runtime_cost"):
         parts.append(f"runtime: {human_bytes(cell['runtime_cost'])}")
     elif cell.get("blind_labels"):

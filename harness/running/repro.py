@@ -64,6 +64,17 @@ def _env_line(record: dict[str, Any]) -> str:
             f"{gpu}; {env.get('backend')} {where}".rstrip() + built)
 
 
+def killed_clause(record: dict[str, Any]) -> str:
+    """``, once the harness had killed ...``: processes the cell left running, named, or ``""``."""
+    killed = record.get("killed") or []
+    if not killed:
+        return ""
+    named = "; ".join(f"PID {k['pid']} ({k['role']}) `{k['command'][:80]}`, RSS {human_bytes(k.get('rss'))}"
+                      + (f", GPU {human_bytes(k['gpu'])}" if k.get("gpu") is not None else "") for k in killed)
+    what = "process" if len(killed) == 1 else "processes"
+    return f", once the harness had killed {len(killed)} {what} still running as the cell ended: {named}"
+
+
 def peaks_between(record: dict[str, Any]) -> dict[int, dict[str, Any]]:
     """Peaks the 100 Hz timeline saw between checkpoints (and after the last) that exceed both
     ends by more than the meter's smallest judged change: checkpoint index -> the peak before it
@@ -187,7 +198,7 @@ def markdown(records: list[dict[str, Any]], script: Path) -> str:
         if status != "ok":
             last = (error.get("traceback") or error.get("message") or "").strip().splitlines()[-1:] or [""]
             lines.append(f"\nStatus: **{status}**: `{last[0][:200]}`")
-        lines.append(f"\nAfter exit: {exit_verdict or 'n/a'}.\n")
+        lines.append(f"\nAfter exit: {exit_verdict or 'n/a'}{killed_clause(record)}.\n")
     lines.append(f"Measured from outside the process with NVML (per-process and device) and /proc (RSS) by "
                  f"gpu-cleanup-matrix {__version__}; {TOLERANCES['text']}.")
     return "\n".join(lines) + "\n"
