@@ -7,7 +7,7 @@ from typing import Any
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
-from harness.cli.shared import build_options, command_line_envs, nothing_ran, show_matrix
+from harness.cli.shared import build_options, command_line_envs, nothing_ran, show_matrix, warn_unreadable
 from harness.common.errors import UsageError
 from harness.measurement.nvml import Nvml
 from harness.reporting import render
@@ -62,6 +62,7 @@ def main(args: argparse.Namespace, err: Console, out: Console) -> int:
         progress.stop()
         nvml.close()
     show_matrix(run.matrix, args.json, out)
+    warn_unreadable(run.matrix, err)
     err.print(render.matrix_summary(run.matrix))
     bad = [r for r in run.records if r["status"] not in ("ok", "unsupported")]
     where = run.run_dir / "matrix.md"

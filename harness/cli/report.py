@@ -5,7 +5,7 @@ import argparse
 
 from rich.console import Console
 
-from harness.cli.shared import show_matrix
+from harness.cli.shared import show_matrix, warn_unreadable
 from harness.common.errors import UsageError
 from harness.reporting import aggregate, render
 
@@ -18,5 +18,6 @@ def main(args: argparse.Namespace, err: Console, out: Console) -> int:
             raise UsageError(f"{folder} holds no results (give a run folder such as results/<run-id>)")
     matrix = aggregate.write_reports(args.run_dir, compare_with=args.compare)
     show_matrix(matrix, args.json, out)
+    warn_unreadable(matrix, err)
     err.print(f"{render.matrix_summary(matrix)}; written: matrix.md, matrix.json, report.html in {args.run_dir}")
     return 0

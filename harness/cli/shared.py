@@ -44,6 +44,13 @@ def nothing_ran(records: list[dict[str, Any]], err: Console) -> int:
     return 3
 
 
+def warn_unreadable(matrix: dict[str, Any], err: Console) -> None:
+    """A line per record file that could not be read: its cell shows ``unreadable``, not a result."""
+    for entry in matrix.get("unreadable") or []:
+        err.print(f"warning: unreadable record {entry['path']} ({entry['reason'][:120]}); its cell shows 'unreadable'",
+                  markup=False, soft_wrap=True)
+
+
 def show_matrix(matrix: dict[str, Any], as_json: bool, out: Console) -> None:
     if as_json:
         print(json.dumps(matrix, indent=1, sort_keys=True))

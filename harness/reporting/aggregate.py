@@ -118,6 +118,14 @@ def matrix_from(records: list[dict[str, Any]], broken: list[tuple[Path, str]], r
         ran.add((record["env"]["name"], name))
         if env not in envs:
             envs.append(env)
+    folders = {env.replace("/", "_"): env for env, _ in planned or []}
+    for path, why in broken:  # a truncated or foreign file: its cell says so, never "missing"
+        env, name = folders.get(path.parent.name, path.parent.name), path.stem.replace("__", "/")
+        cells.setdefault(name, {})[env] = {"status": "unreadable", "steps": [], "exit": None,
+                                           "error": f"unreadable record {path.name}: {why}"[:200]}
+        ran.add((env, name))
+        if env not in envs:
+            envs.append(env)
     for env, name in planned or []:
         if (env, name) not in ran:
             cells.setdefault(name, {}).setdefault(env, {"status": "missing", "steps": [], "exit": None})

@@ -13,7 +13,7 @@ STYLES = {
     "released": "green", "returned": "green", "ok": "green",
     "cached": "yellow", "partial": "yellow", "no-signal": "dim", "unmeasured": "dim",
     "held": "red", "not-returned": "red", "error": "red", "crashed": "red", "timeout": "red", "harness-error": "red",
-    "unsupported": "magenta", "skipped": "dim", "interrupted": "dim",
+    "unsupported": "magenta", "skipped": "dim", "interrupted": "dim", "unreadable": "red",
 }
 
 
@@ -64,7 +64,7 @@ def tolerance_line() -> str:
 GLYPHS = {
     "released": "✓", "returned": "✓", "ok": "✓", "cached": "◐", "partial": "◑", "held": "✗", "not-returned": "✗",
     "error": "!", "crashed": "!", "harness-error": "!", "timeout": "⏱", "unsupported": "–", "skipped": "–",
-    "missing": "?", "interrupted": "?", "no-signal": "·",
+    "missing": "?", "interrupted": "?", "unreadable": "!", "no-signal": "·",
 }
 
 

@@ -75,3 +75,21 @@ def test_a_corrupt_record_is_reported_not_fatal(run_dir: Path, tmp_path: Path) -
     (broken / "local" / "bad.json").write_text("{not json")
     matrix = aggregate.write_reports(broken)
     assert matrix["unreadable"][0]["path"].endswith("bad.json")
+
+
+def test_a_truncated_record_is_named_and_its_cell_says_unreadable(run_dir: Path, tmp_path: Path) -> None:
+    """A record cut short (a full disk, a copy interrupted) was shown as '? missing' without a word."""
+    import shutil
+
+    copy = tmp_path / "run-t"
+    shutil.copytree(run_dir, copy)
+    record = next(copy.glob("local/*.json"))
+    name = json.loads(record.read_text())["scenario"]["name"]
+    record.write_text(record.read_text()[:200])
+    result = harness_cli("report", str(copy))
+    assert result.returncode == 0, result.stderr
+    assert f"warning: unreadable record {record}" in result.stderr.replace("\n", "")
+    assert "Traceback" not in result.stderr
+    matrix = json.loads((copy / "matrix.json").read_text())
+    assert matrix["cells"][name]["local"]["status"] == "unreadable"
+    assert "unreadable record" in matrix["cells"][name]["local"]["error"]
