@@ -47,12 +47,14 @@ def test_bad_input_is_one_line_naming_the_cause(tmp_path: Path) -> None:
 
 def test_setenv_reaches_the_cell_and_inherited_memory_variables_are_recorded(tmp_path: Path) -> None:
     result = harness_cli("run", str(SCENARIOS / "alloc_free.py"), "--json", "--param", "mib=16",
-                         "--setenv", "CUDA_CACHE_MAXSIZE=123456", "--results", str(tmp_path),
-                         env={"XLA_PYTHON_CLIENT_PREALLOCATE": "false"})
+                         "--setenv", "CUDA_CACHE_MAXSIZE=123456", "--setenv", "MY_OWN_FLAG=1", "--results", str(tmp_path),
+                         env={"XLA_PYTHON_CLIENT_PREALLOCATE": "false", "TF_CLI_CONFIG_FILE": "/root/.terraformrc"})
     assert result.returncode == 0, result.stderr
     record = json.loads(result.stdout)
-    assert record["setenv"] == {"CUDA_CACHE_MAXSIZE": "123456"}
+    assert record["setenv"] == {"CUDA_CACHE_MAXSIZE": "123456", "MY_OWN_FLAG": "1"}
     # reported by the agent from inside the cell: what the script really saw
     assert record["env_seen"]["CUDA_CACHE_MAXSIZE"] == "123456"
     assert record["env_seen"]["XLA_PYTHON_CLIENT_PREALLOCATE"] == "false"  # from the shell, never hidden
+    assert record["env_seen"]["MY_OWN_FLAG"] == "1"  # whatever --setenv names is reported back
+    assert "TF_CLI_CONFIG_FILE" not in record["env_seen"]  # Terraform's, not TensorFlow's: not listed
     _one_line_error(harness_cli("run", str(SCENARIOS / "alloc_free.py"), "--setenv", "no-equals-sign"), "--setenv")
