@@ -8,7 +8,7 @@ from rich.console import Console
 from harness.cli.shared import build_options, command_line_envs, nothing_ran, plain_events
 from harness.environments import config
 from harness.measurement.nvml import Nvml
-from harness.reporting import render
+from harness.reporting import render, results
 from harness.running import catalogue, repro
 from harness.running.matrix import MatrixOptions, run_matrix
 
@@ -18,7 +18,7 @@ HELP = "a bug report's script, unmodified, in each environment, measured"
 def main(args: argparse.Namespace, err: Console, out: Console) -> int:
     named = bool(args.with_pins or args.interpreter or args.image or args.env)
     item = repro.script_scenario(args.script, args.timeout, plain=named, setenv=dict(args.setenv))
-    extra = command_line_envs(args, args.family or [f for f in item.families if f != "any"])
+    extra = command_line_envs(args, args.family or list(item.families))
     names = args.env
     if names is None and not extra and not args.with_pins:
         names = [env.name for env in config.select(config.load_environments(), None) if catalogue.applies(env, item)]
@@ -35,7 +35,10 @@ def main(args: argparse.Namespace, err: Console, out: Console) -> int:
     for record in records:
         out.print(render.checkpoint_table(record))
     block = repro.markdown(records, args.script)
-    (run.run_dir / "repro.md").write_text(block, encoding="utf-8")
+    try:
+        (run.run_dir / "repro.md").write_text(block, encoding="utf-8")
+    except OSError as exc:
+        raise results.unwritable(run.run_dir, exc) from exc
     print(block, end="")
     err.print(f"written: {run.run_dir / 'repro.md'}, and report.html (a timeline per environment)")
     return nothing_ran(records, err)

@@ -34,6 +34,7 @@ def main(args: argparse.Namespace, err: Console, out: Console) -> int:
         env_name = args.env_name or Path(backend.python).name
     if not nvml.available:
         err.print(f"[yellow]NVML unavailable:[/] {nvml.reason}; GPU readings are recorded as null, RSS only")
+    results.check_writable(args.results)
     run_id = results.new_run_id()
     run_dir = args.results / run_id
     options = CellOptions(
@@ -52,9 +53,12 @@ def main(args: argparse.Namespace, err: Console, out: Console) -> int:
         record = run_cell(backend, spec, options, nvml, progress)
     finally:
         nvml.close()
-    path = results.write_record(run_dir, record)
-    results.write_manifest(run_dir, {"run_id": run_id, "tool_version": __version__, "argv": sys.argv[1:],
-                                     "cells": [str(path.relative_to(run_dir))]})
+    try:
+        path = results.write_record(run_dir, record)
+        results.write_manifest(run_dir, {"run_id": run_id, "tool_version": __version__, "argv": sys.argv[1:],
+                                         "cells": [str(path.relative_to(run_dir))]})
+    except OSError as exc:
+        raise results.unwritable(run_dir, exc) from exc
     if args.json:
         print(json.dumps(record, indent=1, sort_keys=True, default=str))
     else:

@@ -29,6 +29,12 @@ class EnvironmentNotFound(HarnessError):
     exit_code = 3
 
 
+class ResultsUnwritable(HarnessError):
+    """The results folder cannot take what a run writes: read-only, full, or not a folder."""
+
+    exit_code = 5
+
+
 class BuildError(HarnessError):
     """An environment image could not be built."""
 

@@ -9,15 +9,50 @@ file is reported as such, never a crash.
 from __future__ import annotations
 
 import datetime as dt
+import errno
 import json
 import os
+import shutil
 import tempfile
 import uuid
 from pathlib import Path
 from typing import Any
 
+from harness.common.errors import ResultsUnwritable
+from harness.common.units import human_bytes
+
 SCHEMA_VERSION = 1
 TIMELINE_COLUMNS = ["t", "rss", "nvml_device", "nvml_process"]  # a record's timeline sample, in this order
+
+
+MIN_FREE_BYTES = 64 * 1024 * 1024  # a run's records, logs (capped per cell) and reports fit easily
+
+
+def check_writable(folder: Path) -> None:
+    """Fail now, in one line, where results cannot be written, rather than after cells ran."""
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+        fd, probe = tempfile.mkstemp(prefix=".harness-probe-", dir=folder)
+        try:
+            os.write(fd, b"\0" * 4096)
+        finally:
+            os.close(fd)
+            os.unlink(probe)
+        free = shutil.disk_usage(folder).free
+    except OSError as exc:
+        raise unwritable(folder, exc) from exc
+    if free < MIN_FREE_BYTES:
+        raise ResultsUnwritable(f"cannot write results to {folder}: only {human_bytes(free)} free there (a run needs "
+                                f"{human_bytes(MIN_FREE_BYTES)}); free some space or give --results a folder on another disk")
+
+
+def unwritable(folder: Path, exc: OSError) -> ResultsUnwritable:
+    """The one-line error for a write that failed under ``folder``."""
+    cause = exc.strerror or str(exc)
+    fix = {errno.ENOSPC: "free some space or give --results a folder on another disk",
+           errno.EROFS: "give --results a folder on a writable filesystem",
+           errno.EACCES: "give --results a folder you can write to"}.get(exc.errno or 0, "give --results another folder")
+    return ResultsUnwritable(f"cannot write results to {folder}: {cause}; {fix}")
 
 
 def new_run_id() -> str:

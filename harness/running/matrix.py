@@ -10,8 +10,8 @@ measured.
 """
 from __future__ import annotations
 
-import json
 import os
+import sys
 import threading
 import time
 from dataclasses import dataclass, field, replace
@@ -22,13 +22,12 @@ from harness import __version__
 from harness.common.errors import UsageError
 from harness.common.events import Event
 from harness.environments import adhoc, config, images, pkgindex, prepare
-from harness.judgement import verdicts
 from harness.measurement import gpu_access
 from harness.measurement.nvml import Nvml
 from harness.measurement.runner import CellOptions, run_cell, skipped_record
 from harness.measurement.scenario import Scenario
 from harness.reporting import aggregate, results
-from harness.running import catalogue
+from harness.running import catalogue, interruption
 from harness.running.slots import run_on_slots, slots_for
 
 
@@ -92,6 +91,7 @@ def _environments(options: MatrixOptions, variant: str, items: list[Scenario]) -
 
 def run_matrix(options: MatrixOptions, nvml: Nvml, emit: Event) -> MatrixRun:
     started = time.monotonic()
+    results.check_writable(options.results_root)
     chosen = options.items if options.items is not None else catalogue.select(catalogue.discover(), options.scenarios)
     variant, why = choose_variant(options.variant, nvml)
     envs = _environments(options, variant, chosen)
@@ -134,19 +134,26 @@ def run_matrix(options: MatrixOptions, nvml: Nvml, emit: Event) -> MatrixRun:
         emit("cell-start", {"env": env.name, "scenario": item.name, "slot": slot})
         record = run_cell(backend, item, cell_options, nvml)
         if interrupted.is_set() and record["status"] in ("crashed", "harness-error", "timeout"):
-            mark_interrupted(record, run.run_dir)  # cut by the user's Ctrl-C, not its own result
-        results.write_record(run.run_dir, record)
+            interruption.mark(record, run.run_dir)  # cut by the user's Ctrl-C, not its own result
+        try:
+            results.write_record(run.run_dir, record)
+        except OSError as exc:  # the disk filled or went read-only mid-run: stop, saying where and why
+            raise results.unwritable(run.run_dir, exc) from exc
         emit("cell-done", record)
         return record
 
     try:
         run.records = run_on_slots(runnable, slots, one, interrupted)
     except KeyboardInterrupt as exc:
-        raise RunInterrupted(run.run_dir) from exc
+        raise interruption.RunInterrupted(run.run_dir) from exc
     finally:
         note = (f"Variant `{variant}` ({why}); backend {ready.kind} ({ready.reason}); "
                 f"GPU access: {ready.access.mode} ({ready.access.reason}).")
-        run.matrix = aggregate.write_reports(run.run_dir, planned, note=note)
+        try:
+            run.matrix = aggregate.write_reports(run.run_dir, planned, note=note)
+        except OSError as exc:
+            if sys.exc_info()[1] is None:  # else the error already on its way says it
+                raise results.unwritable(run.run_dir, exc) from exc
         run.wall_s = round(time.monotonic() - started, 2)
     return run
 
@@ -168,31 +175,7 @@ def _todo(cells: list[tuple[config.EnvDef, Scenario]], run_dir: Path,
     """The cells to run: all, or with --resume those without a record in the run folder yet."""
     if not options.resume:
         return cells
-    return [(env, item) for env, item in cells if not _finished(results.cell_path(run_dir, env.name, item.name))]
-
-
-def _finished(path: Path) -> bool:
-    """A readable record of a cell that was not cut by the user: --resume leaves it alone."""
-    try:
-        return bool(json.loads(path.read_text(encoding="utf-8")).get("status") != "interrupted")
-    except (OSError, ValueError, AttributeError):
-        return False
-
-
-class RunInterrupted(KeyboardInterrupt):
-    """Ctrl-C or SIGTERM during a run: names the run folder that keeps what finished."""
-
-    def __init__(self, run_dir: Path) -> None:
-        super().__init__(str(run_dir))
-        self.run_dir = run_dir
-
-
-def mark_interrupted(record: dict[str, Any], run_dir: Path) -> None:
-    """A cell the user stopped: a harness status, never the scenario's; --resume runs it again."""
-    record["status"] = "interrupted"
-    record["error"] = {"type": "Interrupted", "message": "stopped by Ctrl-C or SIGTERM before it ended; nothing follows "
-                       f"about the scenario: `nox -s matrix -- --resume {run_dir}` runs it again"}
-    record["verdicts"] = verdicts.judge(record)
+    return [(env, item) for env, item in cells if not interruption.finished(results.cell_path(run_dir, env.name, item.name))]
 
 
 def request_of(options: MatrixOptions) -> dict[str, Any]:

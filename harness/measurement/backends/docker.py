@@ -22,6 +22,7 @@ from typing import Any
 
 from harness.measurement import procs
 from harness.measurement.backends.base import AGENT_DIR, AGENT_SCRIPT, STDERR_TAIL_BYTES, CellSpec
+from harness.measurement.backends.capped_log import CappedLog
 from harness.measurement.gpu_access import GpuAccess
 from harness.measurement.protocol import split_lines
 
@@ -98,13 +99,15 @@ class DockerCell:
     def _save_stderr(self) -> None:
         if self._stderr is not None:
             return
-        try:
-            data = self.container.logs(stdout=False, stderr=True)
+        log, last = CappedLog(self.spec.log_path), bytearray()
+        try:  # streamed: a script that printed gigabytes costs neither memory nor disk
+            for chunk in self.container.logs(stdout=False, stderr=True, stream=True):
+                log.write(chunk)
+                last = (last + chunk)[-STDERR_TAIL_BYTES:]
         except Exception:
-            data = b""
-        self.spec.log_path.parent.mkdir(parents=True, exist_ok=True)
-        self.spec.log_path.write_bytes(data)
-        self._stderr = data[-STDERR_TAIL_BYTES:].decode("utf-8", "replace")
+            pass
+        log.close()
+        self._stderr = bytes(last).decode("utf-8", "replace")
 
     def stderr_tail(self) -> str:
         self._save_stderr()

@@ -12,11 +12,12 @@ import subprocess
 import threading
 from collections.abc import Iterable
 from dataclasses import dataclass, field
-from typing import IO, Any
+from typing import Any
 
 from harness.common.errors import EnvironmentNotFound
 from harness.measurement import subproc
 from harness.measurement.backends.base import AGENT_DIR, AGENT_SCRIPT, CellSpec, tail
+from harness.measurement.backends.capped_log import CappedLog, pump
 from harness.measurement.protocol import split_lines
 
 _live: set[ProcessCell] = set()
@@ -43,7 +44,7 @@ def resolve_python(python: str) -> str:
 class ProcessCell:
     proc: subprocess.Popen[bytes]
     spec: CellSpec
-    log: IO[bytes]
+    log_pump: threading.Thread  # the scenario's output into its capped log
     facts: dict[str, Any] = field(default_factory=dict)
 
     def lines(self) -> Iterable[str]:
@@ -64,7 +65,7 @@ class ProcessCell:
         subproc.stop(self.proc, extra_pids=extra_pids - {self.proc.pid})
         if self.proc.stdout is not None:
             self.proc.stdout.close()
-        self.log.close()
+        self.log_pump.join(5.0)  # the whole group is gone: its stderr has ended
         with _live_lock:
             _live.discard(self)
 
@@ -92,19 +93,19 @@ class ProcessBackend:
             # NVML numbers GPUs in PCI order; make CUDA agree so both name the same GPU.
             env["CUDA_DEVICE_ORDER"] = "PCI_BUS_ID"
             env["CUDA_VISIBLE_DEVICES"] = str(spec.gpu_index)
-        spec.log_path.parent.mkdir(parents=True, exist_ok=True)
-        log = open(spec.log_path, "wb")
+        log = CappedLog(spec.log_path)
         try:
             proc = subproc.start(
                 [self.python, "-B", "-u", str(AGENT_DIR / AGENT_SCRIPT), json.dumps(agent_spec)],
                 env=env,
                 stdout=subprocess.PIPE,
-                stderr=log,
+                stderr=subprocess.PIPE,
             )
         except BaseException:
             log.close()
             raise
-        cell = ProcessCell(proc, spec, log, facts=self.describe())
+        assert proc.stderr is not None
+        cell = ProcessCell(proc, spec, pump(proc.stderr, log), facts=self.describe())
         with _live_lock:
             _live.add(cell)
         return cell

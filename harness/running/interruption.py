@@ -1,0 +1,32 @@
+"""Ctrl-C or SIGTERM in a run: the cells it cut are the user's doing, and --resume runs them again."""
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from harness.judgement import verdicts
+
+
+def finished(path: Path) -> bool:
+    """A readable record of a cell that was not cut by the user: --resume leaves it alone."""
+    try:
+        return bool(json.loads(path.read_text(encoding="utf-8")).get("status") != "interrupted")
+    except (OSError, ValueError, AttributeError):
+        return False
+
+
+class RunInterrupted(KeyboardInterrupt):
+    """Ctrl-C or SIGTERM during a run: names the run folder that keeps what finished."""
+
+    def __init__(self, run_dir: Path) -> None:
+        super().__init__(str(run_dir))
+        self.run_dir = run_dir
+
+
+def mark(record: dict[str, Any], run_dir: Path) -> None:
+    """A cell the user stopped: a harness status, never the scenario's; --resume runs it again."""
+    record["status"] = "interrupted"
+    record["error"] = {"type": "Interrupted", "message": "stopped by Ctrl-C or SIGTERM before it ended; nothing follows "
+                       f"about the scenario: `nox -s matrix -- --resume {run_dir}` runs it again"}
+    record["verdicts"] = verdicts.judge(record)
