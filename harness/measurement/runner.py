@@ -68,6 +68,7 @@ def scenario_facts(scenario: Scenario, params: dict[str, Any]) -> dict[str, Any]
         "cleanup": list(scenario.cleanup) if scenario.cleanup is not None else None,
         "meter": scenario.meter,
         "mode": scenario.mode,
+        **({"notes": list(scenario.notes)} if scenario.notes else {}),
     }
 
 

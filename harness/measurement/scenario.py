@@ -56,6 +56,7 @@ class Scenario:
     meter: str | None = None  # judge on this meter (e.g. "rss" for pinned host memory)
     mode: str = "scenario"  # "repro": a user's unmodified script, checkpoints added by the agent
     preinit: tuple[str, ...] = ()  # repro: frameworks whose device runtime starts before "start"
+    notes: tuple[str, ...] = ()  # repro: what a reader must know about how the script ran (stdin, ...)
 
     def applies_to(self, family: str) -> bool:
         return "any" in self.families or family in self.families

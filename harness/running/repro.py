@@ -20,6 +20,8 @@ from harness.reporting.results import TIMELINE_COLUMNS
 from harness.running import script_imports
 
 REPRO_TIMEOUT_S = 600.0
+STDIN_NOTE = ("the script reads standard input, which is not connected: its reads got end-of-file "
+              "(/dev/null); put its input in a file the script opens")
 
 
 def families_of(frameworks: tuple[str, ...]) -> tuple[str, ...]:
@@ -47,7 +49,9 @@ def script_scenario(path: Path, timeout: float | None = None, plain: bool = Fals
         raise UsageError(f"{path} imports none of tensorflow, torch, jax, cupy, directly, through its own modules or "
                          "a library known to load one: name the environment (--env, --interpreter, --image) or "
                          "what it needs (--with PKG==VER)")
+    notes = (STDIN_NOTE,) if script_imports.reads_stdin(path.read_text(encoding="utf-8", errors="replace")) else ()
     return Scenario(name=f"repro/{path.stem}", path=path.resolve(), families=families, technique="a user's script",
+                    notes=notes,
                     title=f"{path.name}, unmodified", mode="repro", timeout=timeout or REPRO_TIMEOUT_S,
                     preinit=tuple(name for name in ("torch", "cupy") if name in families))
 
@@ -199,6 +203,7 @@ def markdown(records: list[dict[str, Any]], script: Path) -> str:
             last = (error.get("traceback") or error.get("message") or "").strip().splitlines()[-1:] or [""]
             lines.append(f"\nStatus: **{status}**: `{last[0][:200]}`")
         lines.append(f"\nAfter exit: {exit_verdict or 'n/a'}{killed_clause(record)}.\n")
+        lines += [f"Note: {note}.\n" for note in (record.get("scenario") or {}).get("notes") or []]
     lines.append(f"Measured from outside the process with NVML (per-process and device) and /proc (RSS) by "
                  f"gpu-cleanup-matrix {__version__}; {TOLERANCES['text']}.")
     return "\n".join(lines) + "\n"

@@ -116,3 +116,11 @@ def _local_files(module: str, folder: Path, here: Path) -> list[Path]:
         if target.is_dir() and (depth > 1 or (target / "__init__.py").is_file() or any(target.glob("*.py"))):
             return sorted(target.rglob("*.py"))[:MAX_LOCAL_FILES]
     return []
+
+
+_STDIN = re.compile(r"\bsys\.stdin\b|(?<![\w.])(?:raw_)?input\s*\(|\bfileinput\b")
+
+
+def reads_stdin(source: str) -> bool:
+    """Whether the script reads standard input (cells run with stdin at end-of-file)."""
+    return bool(_STDIN.search(source))

@@ -51,3 +51,13 @@ def test_the_timeout_fires_and_kills_the_script_and_what_it_detached(tmp_path: P
     assert record["status"] == "timeout"
     assert {k["role"] for k in record["killed"]} == {"script", "started by the script"}
     assert not procs.alive(_child(record)["pid"])
+
+
+def test_a_script_reading_stdin_gets_end_of_file_and_the_report_says_so(tmp_path: Path) -> None:
+    script = tmp_path / "detach.py"
+    script.write_text("import sys\ndata = sys.stdin.read()\nprint('read', len(data))\n")
+    item = repro.script_scenario(script, 30, plain=True)
+    options = CellOptions(run_id="r", run_dir=tmp_path, env_name="local", env_facts={}, params={}, timeout=30)
+    record = run_cell(ProcessBackend(python=sys.executable), item, options, Nvml(False, "not needed"))
+    assert record["status"] == "ok" and "read 0" in record["stderr_tail"]  # never blocks waiting for input
+    assert "reads standard input, which is not connected" in repro.markdown([record], script)
