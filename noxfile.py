@@ -45,6 +45,13 @@ def tests(session: nox.Session) -> None:
 
 
 @nox.session
+def faults(session: nox.Session) -> None:
+    """Fault injection: detached children, Ctrl-C, concurrent runs, full disks, bad files; a table of what happened."""
+    session.install("-q", "-e", ".[test]")
+    session.run("python", "tests/faults/run_faults.py", *session.posargs)
+
+
+@nox.session
 def lint(session: nox.Session) -> None:
     """ruff and mypy on the host code; vermin proves the agent runs on Python 2.7 and 3.5+."""
     session.install("-q", "-e", ".[lint]")

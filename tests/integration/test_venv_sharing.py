@@ -18,7 +18,7 @@ from helpers import ROOT
 from harness.environments import venvs
 from harness.environments.config import EnvDef, VariantDef
 
-VERSION = "%d.%d" % sys.version_info[:2]
+VERSION = f"{sys.version_info[0]}.{sys.version_info[1]}"
 ENSURE = """
 import json, sys
 from pathlib import Path
