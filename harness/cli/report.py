@@ -2,12 +2,14 @@
 from __future__ import annotations
 
 import argparse
+from pathlib import Path
 
 from rich.console import Console
 
 from harness.cli.shared import show_matrix, warn_unreadable
 from harness.common.errors import UsageError
 from harness.reporting import aggregate, render
+from harness.running import repro
 
 HELP = "re-render a saved run: terminal table, matrix.md, matrix.json, report.html"
 
@@ -17,6 +19,10 @@ def main(args: argparse.Namespace, err: Console, out: Console) -> int:
         if folder is not None and not (folder / "manifest.json").is_file() and not list(folder.glob("*/*.json")):
             raise UsageError(f"{folder} holds no results (give a run folder such as results/<run-id>)")
     matrix = aggregate.write_reports(args.run_dir, compare_with=args.compare)
+    if (args.run_dir / "repro.md").is_file():  # a repro run: its Markdown block re-judged too
+        records, _ = aggregate.read_judged(args.run_dir)
+        script = Path(records[0]["scenario"]["path"]) if records else args.run_dir
+        (args.run_dir / "repro.md").write_text(repro.markdown(records, script), encoding="utf-8")
     show_matrix(matrix, args.json, out)
     warn_unreadable(matrix, err)
     err.print(f"{render.matrix_summary(matrix)}; written: matrix.md, matrix.json, report.html in {args.run_dir}")

@@ -39,7 +39,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from harness.common.units import human_bytes
+from harness.judgement import attribution, sentences
 from harness.judgement.gpu_use import framework_without_gpu
 from harness.judgement.tolerances import (
     ABS_TOL,
@@ -155,32 +155,9 @@ def driver_floor(record: dict[str, Any], before_peak: list[dict[str, Any]], peak
                        first_touch=first["label"])
 
 
-def _framework_names(cp: dict[str, Any]) -> str:
-    return "/".join(sorted(cp.get("view") or {})) or "the framework"
-
-
-def _detail(verdict: str, left: int, fw_now: int | None, floor: DriverFloor | None, cp: dict[str, Any]) -> str:
-    """The step's answer in words: where the memory is, with the figures."""
-    who = _framework_names(cp)
-    notes = []
-    if floor is not None and floor.premapped:
-        notes.append("with the CUDA context and libraries: the pool was mapped at the first touch")
-    if fw_now is not None:
-        notes.append(f"{who} in use: {human_bytes(fw_now)}")
-    why = f" ({'; '.join(notes)})" if notes else ""
-    if verdict == "released":
-        kept = f"; the runtime keeps {human_bytes(floor.runtime_cost)} until exit" if floor and floor.runtime_cost else ""
-        return f"back to the driver{kept}"
-    if verdict == "cached":
-        return f"{human_bytes(left)} still held by {who}'s allocator{why}"
-    if verdict in ("held", "partial"):
-        return f"{human_bytes(left)} not back to the driver{why}"
-    return ""
-
-
 def judge_step(
     floor_cp: dict[str, Any], peak_cp: dict[str, Any], cp: dict[str, Any], prefer: str | None = None,
-    floors: dict[str, DriverFloor] | None = None,
+    floors: dict[str, DriverFloor] | None = None, script_pid: int | None = None,
 ) -> dict[str, Any]:
     meter = primary_meter([floor_cp, peak_cp, cp], prefer)
     floor = (floors or {}).get(meter or "")
@@ -191,6 +168,8 @@ def judge_step(
     base = floor.value if floor is not None else (_reading(floor_cp, meter) or 0)
     peak, value = (_reading(x, meter) or 0 for x in (peak_cp, cp))
     grown, left = peak - base, value - base
+    elsewhere, others = attribution.others_left(floor_cp, cp, script_pid) if meter == "nvml_process" else (0, [])
+    grown, left = max(0, grown - elsewhere), left - elsewhere  # the script's own; its other processes' named apart
     tol = tolerance(grown, meter)
     result: dict[str, Any] = {"label": cp["label"], "meter": meter, "grown": grown, "left": left, "tol": int(tol)}
     fw_floor, fw_peak, fw_now = _in_use(floor_cp) or 0, _in_use(peak_cp), _in_use(cp)
@@ -199,12 +178,16 @@ def judge_step(
     fw_tol = max(FRAMEWORK_RULE.abs_tol, REL_TOL * (fw_grown or 0))
     result.update(framework_left=fw_left, framework_grown=fw_grown)
     fw_signal = fw_grown is not None and fw_grown >= FRAMEWORK_RULE.min_signal
+    gpu_pool = _unused_pool(cp) if meter in NVML_METERS else None  # the framework's pool is GPU memory
     if grown < METER_RULES[meter].min_signal and not fw_signal:
         verdict = "no-signal"
     elif left <= tol:
         verdict = "released"
     elif fw_left is not None and fw_left <= fw_tol:
-        verdict = "cached"
+        pool = gpu_pool  # where the framework says: nothing in its pool means runtime growth
+        verdict = "released" if pool is not None and pool <= tol else "cached"
+    elif fw_grown is None and fw_left is not None and (gpu_pool or 0) > fw_left:
+        verdict = "cached"  # a script's peak has no framework view: the pool outweighs the live bytes
     elif fw_left is not None and fw_grown is not None and fw_grown > fw_tol:
         verdict = "held" if fw_left >= fw_grown - fw_tol else "partial"
     elif left >= grown - tol:
@@ -212,7 +195,12 @@ def judge_step(
     else:
         verdict = "partial"
     result["verdict"] = verdict
-    result["detail"] = _detail(verdict, left, fw_now, floor, cp)
+    parts = attribution.split_own(left, gpu_pool, fw_left) if left > tol else None
+    if parts:
+        result.update(parts)
+    if elsewhere > tol:
+        result.update(elsewhere=elsewhere, elsewhere_processes=others)
+    result["detail"] = sentences.detail(verdict, left, fw_now, floor, cp, parts, result.get("elsewhere_processes"))
     return result
 
 
@@ -232,6 +220,7 @@ def judge_exit(record: dict[str, Any]) -> dict[str, Any]:
 
 
 TIMELINE_PEAK = "peak (timeline)"
+RULES_VERSION = 2  # 2: runtime growth, pool and other processes told apart (attribution.py)
 
 
 def timeline_peak(record: dict[str, Any], checkpoints: list[dict[str, Any]]) -> dict[str, Any] | None:
@@ -271,10 +260,12 @@ def judge(record: dict[str, Any]) -> dict[str, Any]:
         before_peak = checkpoints if peak_cp.get("label") == TIMELINE_PEAK or peak is None else checkpoints[:peak]
         floors = {meter: driver_floor(record, before_peak, peak_cp, checkpoints[floor], meter)
                   for meter in NVML_METERS if primary_meter([checkpoints[floor], peak_cp], meter) == meter}
-        judged = [judge_step(checkpoints[floor], peak_cp, checkpoints[i], prefer, floors) for i in steps]
+        judged = [judge_step(checkpoints[floor], peak_cp, checkpoints[i], prefer, floors, record.get("script_pid"))
+                  for i in steps]
     meters = [s["meter"] for s in judged if s.get("meter") in floors]
     no_gpu = framework_without_gpu(record) if record.get("status") == "ok" else None
     return {
+        "rules_version": RULES_VERSION,
         "status": "unsupported" if no_gpu else record.get("status"),
         **({"unsupported_reason": no_gpu} if no_gpu else {}),
         "floor": checkpoints[floor]["label"] if floor is not None else None,

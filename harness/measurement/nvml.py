@@ -87,6 +87,21 @@ class Nvml:
         except Exception:
             return None
 
+    def processes(self, index: int) -> dict[int, int] | None:
+        """Every compute process on GPU ``index`` and its memory (host PIDs), or None when NVML cannot say."""
+        if not self.available:
+            return None
+        try:
+            running = self._lib.nvmlDeviceGetComputeRunningProcesses(self._handles[index])
+        except Exception:
+            return None
+        found: dict[int, int] = {}
+        for proc in running:
+            if proc.usedGpuMemory is None:
+                return None
+            found[int(proc.pid)] = found.get(int(proc.pid), 0) + int(proc.usedGpuMemory)
+        return found
+
     def process_used(self, index: int, pids: Iterable[int]) -> int | None:
         """Summed GPU memory of ``pids`` on GPU ``index``.
 

@@ -77,3 +77,19 @@ def command_line(pid: int, limit: int = 200) -> str:
     except OSError:
         return "?"
     return text[:limit] + ("..." if len(text) > limit else "")
+
+
+def host_pid(candidates: Iterable[int], namespace_pid: int) -> int | None:
+    """The host PID, among ``candidates``, of the process that calls itself ``namespace_pid`` in its
+    own PID namespace (a container's); on the host both are the same."""
+    for pid in candidates:
+        try:
+            with open(f"/proc/{pid}/status", "rb") as handle:
+                for line in handle:
+                    if line.startswith(b"NSpid:"):
+                        if int(line.split()[-1]) == namespace_pid:
+                            return pid
+                        break
+        except (OSError, ValueError):
+            continue
+    return None

@@ -192,6 +192,7 @@ def _converse(
             return  # stdout closed without ``end``: status stays "crashed"
         if event.kind == "hello":
             record["agent"] = {k: event.data.get(k) for k in ("pid", "python", "executable")}
+            record["script_pid"] = procs.host_pid(tracker.current(force=True), int(event.data.get("pid") or 0))
             record["env_seen"] = event.data.get("env") or {}  # memory-relevant variables, as the cell saw them
             record["facts"] = {"python": event.data.get("python"), "frameworks": {}}
         elif event.kind == "frameworks":  # imported so far: kept even if the cell never ends
@@ -202,6 +203,9 @@ def _converse(
                 "seq": event.data["seq"], "label": event.data["label"], "t": event.data["t"],
                 "readings": readings, "settle": settle, "view": event.data.get("view") or {},
             }
+            on_gpu = meters.nvml.processes(meters.gpu_index)
+            if on_gpu is not None:  # who holds what: the script, its children, anyone else on the GPU
+                checkpoint["gpu_processes"] = _gpu_processes(on_gpu, tracker.current())
             if event.data.get("skipped"):
                 checkpoint["skipped"] = event.data["skipped"]
             if event.data.get("baseline"):
@@ -217,6 +221,11 @@ def _converse(
             if event.data.get("loops"):
                 record["loops"] = event.data["loops"]  # looped checkpoint site -> iterations run
             return
+
+
+def _gpu_processes(on_gpu: dict[int, int], cell: set[int]) -> list[dict[str, Any]]:
+    return [{"pid": pid, "bytes": used, "in_cell": pid in cell, "command": procs.command_line(pid, 120)}
+            for pid, used in sorted(on_gpu.items())]
 
 
 def _still_running(meters: Meters, tracker: PidTracker, root: int | None) -> list[dict[str, Any]]:

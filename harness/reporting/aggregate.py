@@ -13,7 +13,7 @@ from typing import Any
 from harness.common.units import human_bytes
 from harness.judgement import claims, tolerances, verdicts
 from harness.reporting import machines
-from harness.reporting.results import SCHEMA_VERSION, read_records, write_json
+from harness.reporting.results import SCHEMA_VERSION, read_records, write_json, write_record
 
 MATRIX_SCHEMA_VERSION = 1
 
@@ -83,18 +83,27 @@ def cell_summary(record: dict[str, Any]) -> dict[str, Any]:
     }
 
 
-def read_judged(run_dir: Path) -> tuple[list[dict[str, Any]], list[tuple[Path, str]]]:
-    """The run's records, each re-judged once by today's rules: a record keeps readings; the
-    verdicts it was saved with are the rules of the version that wrote it."""
+def read_judged(run_dir: Path, rewrite: bool = False) -> tuple[list[dict[str, Any]], list[tuple[Path, str]]]:
+    """The run's records, each re-judged once by today's rules (a record keeps readings). With
+    ``rewrite``, a record whose stored verdicts differ is written back with today's, so a record
+    never disagrees with the matrix rendered from it."""
     records, broken = read_records(run_dir)
     for record in records:
-        record["verdicts"] = verdicts.judge(record)
+        judged = verdicts.judge(record)
+        stale = record.get("verdicts") != json.loads(json.dumps(judged, default=str))
+        record["verdicts"] = judged
+        if stale and rewrite:
+            try:
+                write_record(run_dir, record)
+            except OSError:
+                pass  # a read-only copy of a run still renders; its records keep their old verdicts
     return records, broken
 
 
 def build_matrix(run_dir: Path, planned: list[tuple[str, str]] | None = None, note: str = "") -> dict[str, Any]:
     records, broken = read_judged(run_dir)
-    return matrix_from(records, broken, run_dir.name, planned if planned is not None else planned_cells(run_dir), note)
+    return matrix_from(records, broken, run_name(run_dir, records), planned if planned is not None else planned_cells(run_dir),
+                       note)
 
 
 def planned_cells(run_dir: Path) -> list[tuple[str, str]]:
@@ -104,6 +113,12 @@ def planned_cells(run_dir: Path) -> list[tuple[str, str]]:
         return [(str(env), str(name)) for env, name in manifest.get("planned", [])]
     except (OSError, ValueError):
         return []
+
+
+def run_name(run_dir: Path, records: list[dict[str, Any]]) -> str:
+    """The run's id as its records say (a folder may have been renamed), else the folder's name."""
+    ids = {r.get("run_id") for r in records if r.get("run_id")}
+    return str(ids.pop()) if len(ids) == 1 else run_dir.name
 
 
 def matrix_from(records: list[dict[str, Any]], broken: list[tuple[Path, str]], run: str,
@@ -230,7 +245,7 @@ def write_reports(run_dir: Path, planned: list[tuple[str, str]] | None = None, n
     """matrix.json, matrix.md and report.html for ``run_dir`` (each written atomically)."""
     from harness.reporting import report_html
 
-    records, broken = read_judged(run_dir)
+    records, broken = read_judged(run_dir, rewrite=True)
     if planned is None:
         planned = planned_cells(run_dir)
     if not note:
@@ -238,7 +253,7 @@ def write_reports(run_dir: Path, planned: list[tuple[str, str]] | None = None, n
             note = json.loads((run_dir / "matrix.json").read_text(encoding="utf-8")).get("note", "")
         except (OSError, ValueError):
             note = ""
-    matrix = matrix_from(records, broken, run_dir.name, planned, note)
+    matrix = matrix_from(records, broken, run_name(run_dir, records), planned, note)
     if compare_with is not None:
         matrix["compare"] = compare(matrix, build_matrix(compare_with))
     write_json(run_dir / "matrix.json", matrix)

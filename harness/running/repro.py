@@ -190,6 +190,8 @@ def markdown(records: list[dict[str, Any]], script: Path) -> str:
             verdict = step.get("verdict", "")
             if step.get("left") is not None and verdict not in ("skipped", ""):
                 verdict += f" ({human_bytes(step['left'])} left)"
+            if step.get("detail") and verdict:
+                verdict += ": " + str(step["detail"]).replace("|", "\\|")
             label = cp["label"].replace("|", "\\|")
             lines.append(f"| `{label}` | {human_bytes(r.get('nvml_process'))} | {human_bytes(r.get('nvml_device'))} | "
                          f"{human_bytes(r.get('rss'))} | {fw or '-'} | {verdict} |")

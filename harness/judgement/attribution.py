@@ -1,0 +1,45 @@
+"""What holds the memory left at a step: the script's allocator pool, its live objects, the CUDA
+runtime's own growth, or another process.
+
+NVML's per-process reading of a cell sums every process of it. What the framework reports
+(its live bytes and its allocator's reservation) covers only the script's own process; what
+its other processes hold (a helper it started, a detached worker) is theirs, named from the
+process list recorded at each checkpoint. What is left of the script's own memory beyond its
+pool and its live bytes is runtime growth since the first touch (kernels and library handles
+loaded on first use): no cleanup call returns it before exit, so it is stated, never counted
+as a cleanup failure.
+"""
+from __future__ import annotations
+
+from typing import Any
+
+from harness.common.units import human_bytes
+
+
+def other_processes(cp: dict[str, Any], script_pid: int | None) -> tuple[int, list[dict[str, Any]]]:
+    """GPU memory of the cell's processes other than the script's own at ``cp``, and who they are."""
+    if script_pid is None:
+        return 0, []
+    others = [p for p in cp.get("gpu_processes") or [] if p.get("in_cell") and p.get("pid") != script_pid]
+    return sum(int(p.get("bytes") or 0) for p in others), others
+
+
+def others_left(floor_cp: dict[str, Any], cp: dict[str, Any], script_pid: int | None) -> tuple[int, list[dict[str, Any]]]:
+    """What the script's other processes hold at ``cp`` beyond what they held at the floor."""
+    now, who = other_processes(cp, script_pid)
+    before, _ = other_processes(floor_cp, script_pid)
+    return max(0, now - before), [p for p in who if p.get("bytes")]
+
+
+def named(processes: list[dict[str, Any]]) -> str:
+    return ", ".join(f"PID {p['pid']} `{str(p.get('command') or '?')[:60]}` ({human_bytes(p.get('bytes'))})"
+                     for p in processes)
+
+
+def split_own(left: int, pool: int | None, live: int | None) -> dict[str, int] | None:
+    """The script's own ``left`` as pool / live / runtime growth, where the framework reports its pool."""
+    if pool is None:
+        return None
+    live = max(0, live or 0)
+    pool = max(0, min(pool, left - live))  # the floor may already hold part of it (a first touch mid-script)
+    return {"pool": pool, "live": live, "runtime_growth": max(0, left - pool - live)}

@@ -1,0 +1,40 @@
+"""Each step's verdict in words: where the memory is, with the figures (judged in verdicts.py)."""
+from __future__ import annotations
+
+from typing import Any
+
+from harness.common.units import human_bytes
+from harness.judgement import attribution
+
+
+def _framework_names(cp: dict[str, Any]) -> str:
+    return "/".join(sorted(cp.get("view") or {})) or "the framework"
+
+
+def detail(verdict: str, left: int, fw_now: int | None, floor: Any, cp: dict[str, Any],
+            parts: dict[str, int] | None = None, others: list[dict[str, Any]] | None = None) -> str:
+    """The step's answer in words: where the memory is, with the figures."""
+    who = _framework_names(cp)
+    notes = []
+    if floor is not None and floor.premapped:
+        notes.append("with the CUDA context and libraries: the pool was mapped at the first touch")
+    if fw_now is not None and not parts:
+        notes.append(f"{who} in use: {human_bytes(fw_now)}")
+    why = f" ({'; '.join(notes)})" if notes else ""
+    growth = (f"; {human_bytes(parts['runtime_growth'])} more than at the first touch is the CUDA runtime's own "
+              "(kernels and library handles loaded on first use), returned only at exit"
+              if parts and parts["runtime_growth"] else "")
+    elsewhere = f"; held by another process the script started: {attribution.named(others)}" if others else ""
+    if verdict == "released":
+        kept = f"; the runtime keeps {human_bytes(floor.runtime_cost)} until exit" if floor and floor.runtime_cost else ""
+        whose = f"everything {who} allocated is back to the driver" if parts else "back to the driver"
+        return f"{whose}{kept}{growth}{elsewhere}"
+    if parts:
+        counted = [f"{human_bytes(parts['pool'])} cached in {who}'s allocator pool" if parts["pool"] else "",
+                   f"{human_bytes(parts['live'])} still live in {who}" if parts["live"] else ""]
+        return "; ".join(c for c in counted if c) + growth + elsewhere
+    if verdict == "cached":
+        return f"{human_bytes(left)} still held by {who}'s allocator{why}{elsewhere}"
+    if verdict in ("held", "partial"):
+        return f"{human_bytes(left)} not back to the driver{why}{elsewhere}"
+    return elsewhere.lstrip("; ")

@@ -1,0 +1,55 @@
+"""What measuring costs: a ~5 s torch script run bare, and through `harness repro` (process backend).
+
+Prints the median wall time of each over --runs runs and the difference. On a GPU host the script
+works on the GPU; elsewhere on the CPU. Usage: python tests/benchmarks/bench_repro_overhead.py [--runs N]
+"""
+from __future__ import annotations
+
+import argparse
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+SCRIPT = """import time, torch
+device = "cuda" if torch.cuda.is_available() else "cpu"
+x = torch.randn(2048, 2048, device=device)
+end = time.time() + 5
+while time.time() < end:
+    y = x @ x
+    if device == "cuda":
+        torch.cuda.synchronize()
+del x, y
+"""
+
+
+def timed(argv: list[str]) -> float:
+    started = time.perf_counter()
+    subprocess.run(argv, check=True, capture_output=True, cwd=ROOT,
+                   env=dict(os.environ, PYTHONPATH=os.pathsep.join(filter(None, [os.environ.get("PYTHONPATH"), str(ROOT)]))))
+    return time.perf_counter() - started
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--runs", type=int, default=5)
+    args = parser.parse_args()
+    with tempfile.TemporaryDirectory() as tmp:
+        script = Path(tmp) / "five_seconds.py"
+        script.write_text(SCRIPT)
+        python = sys.executable
+        bare = [timed([python, str(script)]) for _ in range(args.runs)]
+        repro = [timed([python, "-m", "harness", "repro", str(script), "--interpreter", python, "--results", tmp])
+                 for _ in range(args.runs)]
+    b, r = statistics.median(bare), statistics.median(repro)
+    print(f"bare script:   median {b:.2f} s of {args.runs} ({', '.join(f'{x:.2f}' for x in bare)})")
+    print(f"harness repro: median {r:.2f} s of {args.runs} ({', '.join(f'{x:.2f}' for x in repro)})")
+    print(f"repro costs {r - b:+.2f} s ({(r - b) / b:+.0%})")
+
+
+if __name__ == "__main__":
+    main()
