@@ -44,6 +44,8 @@ def main(args: argparse.Namespace, err: Console, out: Console) -> int:
             err.print(f"backend: [bold]{data['backend']}[/] ({data['reason']})")
         elif kind == "skipped":
             err.print(f"[yellow]skipped[/] {data['env']}: {data['reason']}")
+        elif kind == "failed":
+            err.print(f"[red]failed[/] {data['env']}: {data['reason']}", markup=True, soft_wrap=True)
         elif kind == "venv":
             err.print(f"{data['env']}: virtualenv {'reused' if data['reused'] else 'made'} ({data['python']})")
         elif kind == "detected":

@@ -35,8 +35,14 @@ def command_line_envs(args: argparse.Namespace, families: list[str]) -> list[con
 
 
 def nothing_ran(records: list[dict[str, Any]], err: Console) -> int:
-    """Exit 3 when no environment ran what was asked (every cell skipped or failed by the harness)."""
+    """Exit 3 when no environment ran what was asked (every cell skipped or failed by the harness);
+    4 when some ran but an environment could not be built or started (its cells say why)."""
+    failed = sorted({r["env"]["name"] for r in records if (r.get("error") or {}).get("type") == "EnvironmentFailed"})
     if any(r["status"] in RAN for r in records):
+        if failed:
+            err.print(f"[red]not every environment ran[/]: {', '.join(failed)} could not be built or started "
+                      "(its cells are harness-error records with the cause)")
+            return 4
         return 0
     reasons = sorted({f"{r['status']}: {str((r.get('error') or {}).get('message', '')).splitlines()[0][:120]}"
                       for r in records} or {"no cell was planned"})
@@ -64,6 +70,6 @@ def plain_events(err: Console) -> Any:
     def emit(kind: str, data: dict[str, Any]) -> None:
         if kind == "cell-done":
             err.print(render.summary_line(data))
-        elif kind in ("backend", "skipped", "build"):
+        elif kind in ("backend", "skipped", "failed", "build"):
             err.print(f"{kind}: " + ", ".join(str(v) for v in data.values()), markup=False)
     return emit

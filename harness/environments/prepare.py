@@ -12,7 +12,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from harness.common.errors import DockerUnavailable, UsageError
+from harness.common.errors import BuildError, DockerUnavailable, UsageError
 from harness.common.events import Event
 from harness.environments import config, images, venvs
 from harness.measurement import gpu_access
@@ -30,6 +30,7 @@ class Prepared:
     access: gpu_access.GpuAccess = field(default_factory=lambda: gpu_access.GpuAccess("none", "no container in this run"))
     backends: dict[str, Backend] = field(default_factory=dict)
     skipped: dict[str, str] = field(default_factory=dict)
+    failed: dict[str, str] = field(default_factory=dict)  # could not be built or started: its cells' result
 
 
 def choose_backend(requested: str, envs: list[config.EnvDef]) -> tuple[str, str, Any]:
@@ -57,17 +58,21 @@ def prepare(envs: list[config.EnvDef], variant: str, requested: str, gpu_mode: s
     emit("backend", {"backend": kind, "reason": reason})
     if client is not None:
         prepared.access = gpu_access.for_run(client.info(), variant, nvml.available, gpu_mode)
-        prepared.envs = [_probe(client, env, variant, build, emit) for env in envs]
-    for env in prepared.envs:
+    for index, env in enumerate(prepared.envs):
         if env.unavailable:
             prepared.skipped[env.name] = env.unavailable
             emit("skipped", {"env": env.name, "reason": env.unavailable})
             continue
-        try:
+        try:  # one environment's failure is its own result: the others still run
+            if client is not None:
+                env = prepared.envs[index] = _probe(client, env, variant, build, emit)
             prepared.backends[env.name] = backend_for(env, kind, variant, client, prepared.access, build, venv_root, emit)
         except venvs.EnvSkipped as exc:
             prepared.skipped[env.name] = str(exc)
             emit("skipped", {"env": env.name, "reason": str(exc)})
+        except (BuildError, UsageError) as exc:
+            prepared.failed[env.name] = exc.message + (f"\n{exc.detail}" if exc.detail else "")
+            emit("failed", {"env": env.name, "reason": exc.message})
     return prepared
 
 

@@ -79,9 +79,10 @@ def run_bisect(options: BisectOptions, nvml: Nvml, emit: Event) -> BisectRun:
         planned.extend(run.planned)
         records.extend(run.records)
         walls[version] = run.wall_s
-        if run.records:
-            return run.records[0], ""
-        return None, next(iter(run.skipped.values()), "did not run")
+        ran = [r for r in run.records if r["status"] != "skipped" and r["env"]["name"] not in run.failed]
+        if ran:
+            return ran[0], ""
+        return None, next(iter({**run.skipped, **run.failed}.values()), "did not run").splitlines()[0]
 
     outcome = bisection.search(versions, options.criterion, one)
     summary = {

@@ -65,6 +65,7 @@ class MatrixRun:
     backend: str = "docker"
     records: list[dict[str, Any]] = field(default_factory=list)
     skipped: dict[str, str] = field(default_factory=dict)  # environment -> why it could not run here
+    failed: dict[str, str] = field(default_factory=dict)  # environment -> why its build or start failed
     planned: list[tuple[str, str]] = field(default_factory=list)
     matrix: dict[str, Any] = field(default_factory=dict)
     wall_s: float = 0.0
@@ -105,9 +106,9 @@ def run_matrix(options: MatrixOptions, nvml: Nvml, emit: Event) -> MatrixRun:
     run_id = options.run_id or results.new_run_id()
     run = MatrixRun(run_id, options.results_root / run_id, variant, why, ready.access, ready.kind)
     planned = [(env.name, item.name) for env, item in cells]
-    run.skipped, run.planned = dict(ready.skipped), planned
+    run.skipped, run.failed, run.planned = dict(ready.skipped), dict(ready.failed), planned
     todo = _todo(cells, run.run_dir, options)
-    runnable = [(env, item) for env, item in todo if env.name not in ready.skipped]
+    runnable = [(env, item) for env, item in todo if env.name not in ready.skipped and env.name not in ready.failed]
     slots = slots_for(options.gpu_indices, nvml) or [None] * (options.jobs or max(1, min(2, os.cpu_count() or 1)))
     emit("plan", {"variant": variant, "reason": why, "cells": len(runnable), "envs": [e.name for e in ready.envs],
                   "gpu_mode": ready.access.mode, "gpu_note": ready.access.reason, "run_dir": str(run.run_dir),
@@ -119,7 +120,7 @@ def run_matrix(options: MatrixOptions, nvml: Nvml, emit: Event) -> MatrixRun:
         "environments": {env.name: _env_manifest(env, variant) for env in ready.envs},
         "host": _host(nvml), "request": request_of(options),
     })
-    _write_skipped(run, todo)
+    not_run = _write_skipped(run, todo)
 
     interrupted = threading.Event()
 
@@ -143,7 +144,7 @@ def run_matrix(options: MatrixOptions, nvml: Nvml, emit: Event) -> MatrixRun:
         return record
 
     try:
-        run.records = run_on_slots(runnable, slots, one, interrupted)
+        run.records = not_run + run_on_slots(runnable, slots, one, interrupted)
     except KeyboardInterrupt as exc:
         raise interruption.RunInterrupted(run.run_dir) from exc
     finally:
@@ -163,11 +164,24 @@ def _host(nvml: Nvml) -> dict[str, Any]:
             "nvml_reason": nvml.reason or None}
 
 
-def _write_skipped(run: MatrixRun, todo: list[tuple[config.EnvDef, Scenario]]) -> None:
-    """A record for each planned cell whose environment cannot run here, with the reason."""
+ENVIRONMENT_FAILED = "EnvironmentFailed"
+
+
+def _write_skipped(run: MatrixRun, todo: list[tuple[config.EnvDef, Scenario]]) -> list[dict[str, Any]]:
+    """A record for each planned cell whose environment cannot run here (skipped) or could not be
+    built or started (harness-error), with the reason; the records written."""
+    written = []
     for env, item in todo:
         if env.name in run.skipped:
-            results.write_record(run.run_dir, skipped_record(run.run_id, env.name, run.backend, item, run.skipped[env.name]))
+            record = skipped_record(run.run_id, env.name, run.backend, item, run.skipped[env.name])
+        elif env.name in run.failed:  # its build or start failed: that is this environment's result
+            record = skipped_record(run.run_id, env.name, run.backend, item, run.failed[env.name], status="harness-error")
+            record["error"]["type"] = ENVIRONMENT_FAILED
+        else:
+            continue
+        results.write_record(run.run_dir, record)
+        written.append(record)
+    return written
 
 
 def _todo(cells: list[tuple[config.EnvDef, Scenario]], run_dir: Path,

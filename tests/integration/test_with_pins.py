@@ -47,6 +47,24 @@ def test_repro_with_two_jax_pins_runs_the_script_in_both(docker_client: Any, tmp
     assert "(jax==0.10.2, jaxlib==0.10.2 on python:3.11-slim-bookworm)" in block
 
 
+def test_an_environment_that_cannot_be_built_is_its_own_result(docker_client: Any, tmp_path: Path) -> None:
+    """jax 0.4.30 needs jaxlib >= 0.4.27: pip refuses the pair inside the build. The other
+    environment still runs, the broken one's cell says why, and the exit code says not all ran."""
+    broken = "jax==0.4.30,jaxlib==0.4.20"
+    result = _harness("repro", str(SNIPPETS / "jax_del_clear_caches.py"), "--with", broken, "--with", "jax==0.10.2",
+                      "--backend", "docker", "--variant", "cpu", "--setenv", "JAX_PLATFORMS=cpu", "--results", str(tmp_path))
+    assert result.returncode == 4, result.stderr[-3000:]
+    assert "Traceback" not in result.stderr
+    assert f"not every environment ran: {broken} could not be built or started" in result.stderr.replace("\n", "")
+    run_dir = _run_dir(tmp_path)
+    failed = _record(run_dir, broken, "jax_del_clear_caches")
+    assert failed["status"] == "harness-error" and failed["error"]["type"] == "EnvironmentFailed"
+    assert "failed" in failed["error"]["message"] and "jaxlib" in failed["error"]["message"]  # the cause and the log's tail
+    assert _record(run_dir, "jax==0.10.2", "jax_del_clear_caches")["status"] == "ok"
+    matrix = json.loads((run_dir / "matrix.json").read_text())
+    assert matrix["cells"]["repro/jax_del_clear_caches"][broken]["status"] == "harness-error"
+
+
 def test_a_release_without_a_wheel_is_skipped_with_the_reason(docker_client: Any, tmp_path: Path) -> None:
     result = _harness("repro", str(SNIPPETS / "jax_del_clear_caches.py"), "--with", "jax==0.1.56", "--backend", "docker",
                       "--variant", "cpu", "--results", str(tmp_path))
