@@ -3,10 +3,20 @@
 The agent labels a checkpoint that runs more than once ``file:line: source#n`` (iteration n)
 and measures iterations 1-10, then every 10th up to 100, every 100th up to 1,000, and so on;
 the record's ``loops`` says how many iterations each site really ran.
+
+A site grows only when its slope stands clear of the readings' own jitter (more than three
+standard errors of the fitted slope) and adds up, over the iterations run, to more than the
+meter's smallest judged change; else it is flat, with the noise it was judged against. One rule
+for repro's loop lines and bisect's growth criterion.
 """
 from __future__ import annotations
 
+import math
+from dataclasses import dataclass
 from typing import Any
+
+from harness.common.units import human_bytes
+from harness.judgement.tolerances import METER_RULES
 
 Points = list[tuple[int, int]]
 
@@ -35,3 +45,39 @@ def slope(points: Points) -> float:
     mean_y = sum(y for _, y in points) / n
     var = sum((x - mean_x) ** 2 for x, _ in points)
     return sum((x - mean_x) * (y - mean_y) for x, y in points) / var if var else 0.0
+
+
+SIGMAS = 3.0
+
+
+@dataclass(frozen=True)
+class Trend:
+    slope: float  # bytes per iteration, least squares
+    noise: float  # bytes per iteration the slope cannot be told from (SIGMAS standard errors)
+    growing: bool
+
+    def text(self) -> str:
+        if self.growing:
+            return f"grows {human_bytes(int(self.slope))} per iteration (noise ±{human_bytes(int(self.noise))})"
+        return f"flat (slope {_signed(self.slope)} per iteration, within noise ±{human_bytes(int(self.noise))})"
+
+
+def trend(points: Points, meter: str, iterations: int | None = None) -> Trend:
+    """The growth per iteration of ``points`` and whether it stands clear of their jitter."""
+    rate = slope(points)
+    n = len(points)
+    mean_x = sum(x for x, _ in points) / n
+    spread = sum((x - mean_x) ** 2 for x, _ in points)
+    # never finer than the meter's own resolution spread over the iterations measured
+    noise = METER_RULES[meter].abs_tol / max(1.0, float(points[-1][0] - points[0][0]))
+    if n > 2 and spread:
+        intercept = sum(y for _, y in points) / n - rate * mean_x
+        residual = sum((y - (intercept + rate * x)) ** 2 for x, y in points) / (n - 2)
+        noise = max(noise, SIGMAS * math.sqrt(residual / spread))
+    span = float((iterations or points[-1][0]) - points[0][0] + 1)
+    growing = rate > noise and rate * span > METER_RULES[meter].min_signal
+    return Trend(rate, noise, growing)
+
+
+def _signed(value: float) -> str:
+    return ("-" if value < 0 else "+") + human_bytes(int(abs(value)))

@@ -85,7 +85,10 @@ def measure(record: dict[str, Any], criterion: Criterion) -> Measure:
         if not sites:
             return Measure(None, meter, "no checkpoint inside a loop")
         site, points = max(sites.items(), key=lambda item: loops.slope(item[1]))
-        return Measure(int(loops.slope(points)), meter, f"{site} over {len(points)} iterations")
+        found = loops.trend(points, meter, (record.get("loops") or {}).get(site))
+        # a slope inside the readings' jitter is no growth: the same rule as repro's loop lines
+        return Measure(int(found.slope) if found.growing else 0, meter,
+                       f"{site} over {len(points)} iterations: {found.text()}")
     if criterion.name == "peak":
         column = TIMELINE_COLUMNS.index(meter)
         samples = [s[column] for s in ((record.get("timeline") or {}).get("samples") or []) if s[column] is not None]

@@ -135,8 +135,8 @@ def loop_lines(record: dict[str, Any]) -> list[str]:
         total = ran.get(site, points[-1][0])
         sampled = "" if len(points) == total else f", measured at {len(points)} of them (1-10, then every 10th, 100th, ...)"
         lines.append(f"- `{site}` ran {total} times{sampled}: {human_bytes(points[0][1])} at #{points[0][0]}, "
-                     f"{human_bytes(points[-1][1])} at #{points[-1][0]}; growth {human_bytes(int(loops.slope(points)))} "
-                     f"per iteration ({meter.replace('_', ' ')})")
+                     f"{human_bytes(points[-1][1])} at #{points[-1][0]}; {loops.trend(points, meter, total).text()} "
+                     f"({meter.replace('_', ' ')})")
     return lines
 
 

@@ -29,7 +29,7 @@ def test_loops_are_summarised_per_site() -> None:
     record = _load(next((REFERENCE / "h100-580.159.04-repro" / "torch_model_loop" / "host-python3").glob("*.json")))
     text = repro.markdown([record], Path("torch_model_loop.py"))
     assert ("`torch_model_loop.py:10: del model` ran 30 times, measured at 12 of them (1-10, then every 10th, 100th, ...): "
-            "656.00 MiB at #1, 1.21 GiB at #30; growth 20.00 MiB per iteration") in text
+            "656.00 MiB at #1, 1.21 GiB at #30; grows 20.00 MiB per iteration (noise ±282.48 KiB)") in text
 
 
 def test_libraries_loaded_later_are_named_not_hidden() -> None:
@@ -45,3 +45,19 @@ def test_a_script_that_timed_out_still_names_its_versions() -> None:
                 error={"type": "Timeout", "message": "no end after 600s"})
     line = repro.markdown([hung], Path("x.py")).splitlines()[2]
     assert "torch 2.11.0+cu130; Python 3.12.3" in line
+
+
+def test_a_slope_inside_the_jitter_is_flat_and_a_real_one_grows() -> None:
+    """A Keras fit loop on host RSS: readings jitter by tens of MiB around a flat line (independent
+    runs measured -0.26..+0.37 MiB per round); a leak of 20 MiB per iteration stands clear."""
+    import random
+
+    from harness.judgement import loops
+
+    rng = random.Random(7)
+    MiB = 1024 * 1024
+    jitter = [(i, 430 * MiB + int(rng.uniform(-30, 30) * MiB)) for i in range(1, 21)]
+    flat = loops.trend(jitter, "rss")
+    assert not flat.growing and flat.text().startswith("flat (slope ") and "within noise ±" in flat.text()
+    leak = loops.trend([(i, 430 * MiB + 20 * MiB * i + int(rng.uniform(-30, 30) * MiB)) for i in range(1, 21)], "rss")
+    assert leak.growing and leak.text().startswith("grows ") and abs(leak.slope - 20 * MiB) < 3 * MiB
