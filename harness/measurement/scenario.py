@@ -57,6 +57,7 @@ class Scenario:
     mode: str = "scenario"  # "repro": a user's unmodified script, checkpoints added by the agent
     preinit: tuple[str, ...] = ()  # repro: frameworks whose device runtime starts before "start"
     notes: tuple[str, ...] = ()  # repro: what a reader must know about how the script ran (stdin, ...)
+    companions: tuple[str, ...] = ()  # repro: the script's own modules it imports, relative to its folder
 
     def applies_to(self, family: str) -> bool:
         return "any" in self.families or family in self.families

@@ -44,14 +44,15 @@ def script_scenario(path: Path, timeout: float | None = None, plain: bool = Fals
         raise UsageError(f"{path} is a directory: give the .py file")
     if not path.is_file():
         raise UsageError(f"script not found: {path} (give the path to the bug report's .py file)")
-    families = families_of(script_imports.script_needs(path, setenv).frameworks) or (("any",) if plain else ())
+    needs = script_imports.script_needs(path, setenv)
+    families = families_of(needs.frameworks) or (("any",) if plain else ())
     if not families:
         raise UsageError(f"{path} imports none of tensorflow, torch, jax, cupy, directly, through its own modules or "
                          "a library known to load one: name the environment (--env, --interpreter, --image) or "
                          "what it needs (--with PKG==VER)")
     notes = (STDIN_NOTE,) if script_imports.reads_stdin(path.read_text(encoding="utf-8", errors="replace")) else ()
     return Scenario(name=f"repro/{path.stem}", path=path.resolve(), families=families, technique="a user's script",
-                    notes=notes,
+                    notes=notes, companions=tuple(str(f.relative_to(path.resolve().parent)) for f in needs.local_files),
                     title=f"{path.name}, unmodified", mode="repro", timeout=timeout or REPRO_TIMEOUT_S,
                     preinit=tuple(name for name in ("torch", "cupy") if name in families))
 

@@ -36,6 +36,7 @@ class ScriptNeeds:
     frameworks: tuple[str, ...]  # in FRAMEWORKS order
     why: dict[str, str] = field(default_factory=dict)  # framework -> how the script reaches it
     local_modules: tuple[str, ...] = ()  # the script's own modules that were read
+    local_files: tuple[Path, ...] = ()  # and their files, to travel with the script
 
 
 def imported_modules(source: str) -> set[str]:
@@ -84,7 +85,8 @@ def script_needs(path: Path, setenv: dict[str, str] | None = None) -> ScriptNeed
                 why.setdefault(framework, (f"{where} imports {module}" if where else f"imports {module}")
                                + ("" if top == framework else f" ({top} loads {framework})"))
     return ScriptNeeds(frameworks=tuple(f for f in FRAMEWORKS if f in why), why=why,
-                       local_modules=tuple(dict.fromkeys(local)))
+                       local_modules=tuple(dict.fromkeys(local)),
+                       local_files=tuple(sorted(p for p in seen if p != path.resolve())))
 
 
 def frameworks_of(top: str, keras_backend: str | None) -> tuple[str, ...]:

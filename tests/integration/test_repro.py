@@ -100,3 +100,24 @@ def test_a_script_only_its_owner_can_read_runs_in_the_container(cpu_image, tmp_p
     assert result.returncode == 0, result.stderr[-3000:]
     labels = _labels(run_dir, "torch", "bug")
     assert labels[0] == "start" and "bug.py:16: del model, optimizer" in labels
+
+
+def test_a_script_reaching_torch_only_through_its_own_module_runs_in_the_torch_environment(
+        cpu_image, tmp_path: Path) -> None:
+    """`from model import Net` where model.py imports torch: refused before; now the torch
+    environment applies, and the module travels with the script even from a private folder."""
+    cpu_image("torch")
+    project = tmp_path / "project"
+    (project / "nets").mkdir(parents=True, mode=0o700)
+    project.chmod(0o700)
+    (project / "nets" / "__init__.py").write_text("")
+    (project / "nets" / "model.py").write_text("import torch\n\n\ndef make():\n    return torch.ones(1 << 20)\n")
+    script = project / "train.py"
+    script.write_text("from nets.model import make\n\nx = make()\ndel x\nprint('done')\n")
+    result, run_dir = _repro(script, [], tmp_path / "results")
+    assert result.returncode == 0, result.stderr[-3000:]
+    record = json.loads((run_dir / "torch" / "repro__train.json").read_text())
+    assert record["status"] == "ok", (record["error"], record["stderr_tail"][-1500:])
+    assert "torch" in record["facts"]["frameworks"]  # what it really imported, reported from inside
+    assert [cp["label"] for cp in record["checkpoints"]] == ["start", "train.py:4: del x", "end"]
+    assert {p.name for p in run_dir.iterdir() if p.is_dir()} >= {"torch"}

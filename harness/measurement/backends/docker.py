@@ -118,19 +118,21 @@ def _others_can(path: Path, bits: int) -> bool:
     return (path.stat().st_mode & bits) == bits
 
 
-def _readable_scenario_dir(path: Path, staging: Path) -> Path:
+def _readable_scenario_dir(path: Path, staging: Path, companions: tuple[str, ...] = ()) -> Path:
     """The folder to mount for ``path``: its own, or, when the container's user could not read it
-    (a ``mktemp -d`` folder or a home of mode 0700), a world-readable copy of the file alone in
-    the cell's own folder, which is removed with the cell. Without this the script's
-    PermissionError would pass for the script's own failure."""
+    (a ``mktemp -d`` folder or a home of mode 0700), a world-readable copy of the file (and of the
+    script's own modules it imports) in the cell's own folder, which is removed with the cell.
+    Without this the script's PermissionError would pass for the script's own failure."""
     folder = path.parent
     if _others_can(folder, stat.S_IROTH | stat.S_IXOTH) and _others_can(path, stat.S_IROTH):
         return folder
     staged = staging / "scenario"
     staged.mkdir(mode=0o755, exist_ok=True)
-    target = staged / path.name
-    shutil.copyfile(path, target)
-    target.chmod(0o644)
+    for name in (path.name, *companions):
+        target = staged / name
+        target.parent.mkdir(mode=0o755, parents=True, exist_ok=True)
+        shutil.copyfile(folder / name, target)
+        target.chmod(0o644)
     return staged
 
 
@@ -190,7 +192,7 @@ class DockerBackend:
     def start(self, spec: CellSpec) -> DockerCell:
         from docker.types import Mount
 
-        scenario_dir = _readable_scenario_dir(spec.scenario.path, spec.ack_dir)
+        scenario_dir = _readable_scenario_dir(spec.scenario.path, spec.ack_dir, spec.scenario.companions)
         agent_spec = spec.agent_spec(scenario_path=f"{MOUNT_SCENARIO}/{spec.scenario.path.name}", ack_dir=MOUNT_ACK)
         environment = {"PYTHONUNBUFFERED": "1", "HOME": "/tmp", **self._gpu_environment(), **spec.env_vars}
         if self.gpus and spec.gpu_index is not None:
