@@ -20,7 +20,7 @@ from packaging.version import Version
 
 from harness.common.errors import EnvironmentNotFound, UsageError
 from harness.environments import pkgindex
-from harness.environments.config import FAMILY_MODULES, EnvDef, VariantDef
+from harness.environments.config import FAMILY_MODULES, LIBRARY_FRAMEWORKS, EnvDef, VariantDef
 
 DOCKERFILE = "images/adhoc"
 PREFERRED_PYTHON = "3.11"  # the pinned environments' Python: where a release allows it, keep to it
@@ -169,8 +169,9 @@ def gpu_plan(main: Requirement, version: Version, pythons: tuple[str, ...], pack
 
 def plan(reqs: list[Requirement], variant: str, index_url: str = pkgindex.DEFAULT_INDEX) -> Plan:
     """What the pins of one ``--with`` build for ``variant``; Unavailable when it cannot be built here."""
-    main, version = reqs[0], pinned(reqs[0])
-    kind = kind_of(main.name)
+    main = next((r for r in reqs if kind_of(r.name)), reqs[0])  # the framework, wherever it was written
+    reqs = [main, *(r for r in reqs if r is not main)]
+    version, kind = pinned(main), kind_of(main.name)
     if kind == "torch" and version.local:  # torch==1.7.1+cu110: PyTorch's own index for that CUDA
         index_url = TORCH_INDEX.format(local=version.local)
         try:
@@ -213,6 +214,14 @@ def environment(text: str, variant: str, fallback_families: tuple[str, ...] = ()
     families: tuple[str, ...] = ()
     for req in reqs:
         families = families or families_of(req.name, pinned(req))
+    if not families:  # no framework pinned: one the pinned library or the script needs must be
+        loads = next((LIBRARY_FRAMEWORKS[n][0] for n in (str(canonicalize_name(r.name)).replace("-", "_") for r in reqs)
+                      if n in LIBRARY_FRAMEWORKS), None)
+        needed = loads or next((FAMILY_MODULES[f] for f in fallback_families if f in FAMILY_MODULES), None)
+        if needed:
+            raise UsageError(f"--with {text!r}: {reqs[0].name} {'loads' if loads else 'is not'} {needed}"
+                             f"{'' if loads else ', which the script imports'}; pin that release too "
+                             f"(--with '{text},{needed}==VERSION')")
     families = families or fallback_families
     if not families:
         raise UsageError(f"--with {text!r}: {reqs[0].name} is none of tensorflow, torch, jax, cupy; "

@@ -37,6 +37,17 @@ class VariantDef:
     pip_options: tuple[str, ...] = ()
 
 
+_TF, _TORCH, _JAX, _CUPY = ("tensorflow",), ("torch",), ("jax",), ("cupy",)
+LIBRARY_FRAMEWORKS: dict[str, tuple[str, ...]] = {  # an import name -> the framework it loads (repro, --with)
+    "tf_keras": _TF, "tensorflow_hub": _TF, "tensorflow_datasets": _TF, "tensorflow_probability": _TF,
+    "tensorflow_text": _TF, "tf2onnx": _TF,
+    "transformers": _TORCH, "accelerate": _TORCH, "lightning": _TORCH, "pytorch_lightning": _TORCH,
+    "diffusers": _TORCH, "ultralytics": _TORCH, "timm": _TORCH, "sentence_transformers": _TORCH,
+    "torchvision": _TORCH, "torchaudio": _TORCH, "peft": _TORCH, "trl": _TORCH, "deepspeed": _TORCH,
+    "bitsandbytes": _TORCH, "xformers": _TORCH, "vllm": _TORCH, "detectron2": _TORCH, "mmcv": _TORCH,
+    "flax": _JAX, "optax": _JAX, "haiku": _JAX, "equinox": _JAX, "jaxlib": _JAX, "orbax": _JAX,
+    "cupyx": _CUPY,
+}
 FAMILY_MODULES = {"tf1": "tensorflow", "tf2": "tensorflow", "torch": "torch", "jax": "jax", "cupy": "cupy"}
 
 

@@ -13,18 +13,9 @@ import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from harness.environments.config import LIBRARY_FRAMEWORKS
+
 FRAMEWORKS = ("tensorflow", "torch", "jax", "cupy")
-_TF, _TORCH, _JAX, _CUPY = ("tensorflow",), ("torch",), ("jax",), ("cupy",)
-LIBRARIES: dict[str, tuple[str, ...]] = {  # a library -> the framework it loads when imported
-    "tf_keras": _TF, "tensorflow_hub": _TF, "tensorflow_datasets": _TF, "tensorflow_probability": _TF,
-    "tensorflow_text": _TF, "tf2onnx": _TF,
-    "transformers": _TORCH, "accelerate": _TORCH, "lightning": _TORCH, "pytorch_lightning": _TORCH,
-    "diffusers": _TORCH, "ultralytics": _TORCH, "timm": _TORCH, "sentence_transformers": _TORCH,
-    "torchvision": _TORCH, "torchaudio": _TORCH, "peft": _TORCH, "trl": _TORCH, "deepspeed": _TORCH,
-    "bitsandbytes": _TORCH, "xformers": _TORCH, "vllm": _TORCH, "detectron2": _TORCH, "mmcv": _TORCH,
-    "flax": _JAX, "optax": _JAX, "haiku": _JAX, "equinox": _JAX, "jaxlib": _JAX, "orbax": _JAX,
-    "cupyx": _CUPY,
-}
 _KERAS_BACKEND = re.compile(r"""KERAS_BACKEND['"]\s*(?:\]\s*=|,)\s*['"](tensorflow|jax|torch)['"]""")
 _IMPORT_LINE = re.compile(r"^\s*import\s+([\w., \t]+)", re.MULTILINE)
 _FROM_LINE = re.compile(r"^\s*from\s+(\.*[\w.]*)\s+import\b", re.MULTILINE)
@@ -94,7 +85,7 @@ def frameworks_of(top: str, keras_backend: str | None) -> tuple[str, ...]:
         return (top,)
     if top == "keras":
         return (keras_backend or "tensorflow",)
-    return LIBRARIES.get(top, ())
+    return LIBRARY_FRAMEWORKS.get(top, ())
 
 
 def keras_backend(source: str) -> str | None:

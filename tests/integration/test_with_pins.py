@@ -65,6 +65,26 @@ def test_an_environment_that_cannot_be_built_is_its_own_result(docker_client: An
     assert matrix["cells"]["repro/jax_del_clear_caches"][broken]["status"] == "harness-error"
 
 
+def test_a_script_importing_transformers_runs_with_the_torch_it_needs(docker_client: Any, tmp_path: Path) -> None:
+    """`from transformers import ...`: the library's pin and the framework's make one environment
+    (torch's CPU build from the wheelhouse CI hands over; transformers and its needs from PyPI)."""
+    wheelhouse = os.environ.get("HARNESS_WHEELHOUSE")
+    extra = ["--wheelhouse", wheelhouse] if wheelhouse and Path(wheelhouse).is_dir() else []
+    pins = "transformers==4.57.1,torch==2.13.0"
+    result = _harness("repro", str(SNIPPETS / "transformers_tiny.py"), "--with", pins, "--backend", "docker",
+                      "--variant", "cpu", "--results", str(tmp_path), *extra)
+    assert result.returncode == 0, result.stderr[-3000:]
+    record = _record(_run_dir(tmp_path), pins, "transformers_tiny")
+    assert record["status"] == "ok", (record["error"], record["stderr_tail"][-1500:])
+    assert record["facts"]["frameworks"]["torch"].startswith("2.13.0")
+    assert record["scenario"]["families"] == ["torch"]  # found through the import of transformers
+    labels = [cp["label"] for cp in record["checkpoints"]]
+    assert "transformers_tiny.py:11: del model, out" in labels and "transformers_tiny.py:12: gc.collect()" in labels
+    alone = _harness("repro", str(SNIPPETS / "transformers_tiny.py"), "--with", "transformers==4.57.1", "--variant", "cpu",
+                     "--results", str(tmp_path / "alone"))
+    assert alone.returncode == 2 and "transformers loads torch; pin that release too" in alone.stderr
+
+
 def test_a_release_without_a_wheel_is_skipped_with_the_reason(docker_client: Any, tmp_path: Path) -> None:
     result = _harness("repro", str(SNIPPETS / "jax_del_clear_caches.py"), "--with", "jax==0.1.56", "--backend", "docker",
                       "--variant", "cpu", "--results", str(tmp_path))
