@@ -12,7 +12,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from harness.common.errors import BuildError, DockerUnavailable, UsageError
+from harness.common.errors import BuildError, DockerUnavailable, HarnessError, UsageError
 from harness.common.events import Event
 from harness.environments import config, images, venvs
 from harness.measurement import gpu_access
@@ -31,6 +31,7 @@ class Prepared:
     backends: dict[str, Backend] = field(default_factory=dict)
     skipped: dict[str, str] = field(default_factory=dict)
     failed: dict[str, str] = field(default_factory=dict)  # could not be built or started: its cells' result
+    errors: dict[str, HarnessError] = field(default_factory=dict)  # the failures themselves
 
 
 def choose_backend(requested: str, envs: list[config.EnvDef]) -> tuple[str, str, Any]:
@@ -72,7 +73,7 @@ def prepare(envs: list[config.EnvDef], variant: str, requested: str, gpu_mode: s
             emit("skipped", {"env": env.name, "reason": str(exc)})
         except (BuildError, UsageError) as exc:
             prepared.failed[env.name] = exc.message + (f"\n{exc.detail}" if exc.detail else "")
-            emit("failed", {"env": env.name, "reason": exc.message})
+            prepared.errors[env.name] = exc
     return prepared
 
 

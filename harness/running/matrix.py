@@ -102,6 +102,10 @@ def run_matrix(options: MatrixOptions, nvml: Nvml, emit: Event) -> MatrixRun:
     if options.cluster:
         return _run_on_cluster(options, nvml, emit, envs, chosen, variant, why, started)
     ready = prepare.prepare(envs, variant, options.backend, options.gpu_mode, options.build, options.venv_root, nvml, emit)
+    if ready.errors and not ready.backends:  # nothing can run: the failure itself is the answer, in one line
+        raise next(iter(ready.errors.values()))
+    for name, error in ready.errors.items():
+        emit("failed", {"env": name, "reason": error.message})
     cells = catalogue.plan(ready.envs, chosen)
     run_id = options.run_id or results.new_run_id()
     run = MatrixRun(run_id, options.results_root / run_id, variant, why, ready.access, ready.kind)
