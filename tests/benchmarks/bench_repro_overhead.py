@@ -45,10 +45,27 @@ def main() -> None:
         bare = [timed([python, str(script)]) for _ in range(args.runs)]
         repro = [timed([python, "-m", "harness", "repro", str(script), "--interpreter", python, "--results", tmp])
                  for _ in range(args.runs)]
+        phases = [_phases(path, wall) for path, wall in zip(sorted(Path(tmp).glob("*/*/repro__five_seconds.json")), repro)]
     b, r = statistics.median(bare), statistics.median(repro)
     print(f"bare script:   median {b:.2f} s of {args.runs} ({', '.join(f'{x:.2f}' for x in bare)})")
     print(f"harness repro: median {r:.2f} s of {args.runs} ({', '.join(f'{x:.2f}' for x in repro)})")
     print(f"repro costs {r - b:+.2f} s ({(r - b) / b:+.0%})")
+    print("where a repro's time goes (median s): " + ", ".join(
+        f"{name} {statistics.median(p[name] for p in phases):.2f}" for name in phases[0]))
+
+
+def _phases(path: Path, wall: float) -> dict[str, float]:
+    """A repro run's wall time by phase, from its record's timestamps."""
+    import datetime as dt
+    import json
+
+    record = json.loads(path.read_text())
+    began = dt.datetime.fromisoformat(record["started_at"]).timestamp()
+    cps = record["checkpoints"]
+    pre, start, end = record["pre_gpu"]["t"], cps[0]["t"], cps[-1]["t"]
+    return {"cli outside the cell (start-up, render)": wall - record["duration_s"], "agent start to pre_gpu": pre - began,
+            "pre_gpu to start (imports, CUDA init)": start - pre, "script": end - start,
+            "end to cell done (exit, teardown)": began + record["duration_s"] - end}
 
 
 if __name__ == "__main__":
