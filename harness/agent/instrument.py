@@ -2,8 +2,9 @@
 
 Runs inside the environment (stdlib only, Python 2.7 and 3.5+). The script's syntax tree gets a
 call to the checkpoint function after each ``del``, each ``x = None``, each call to a known
-cleanup function (gc.collect, clear_session, reset_default_graph, close, empty_cache, ...), and
-after each ``with`` block that opens a TF session; the label is ``file:line: source``. A
+cleanup function (gc.collect, clear_session, reset_default_graph, close, empty_cache, ...),
+after each ``with`` block that opens a TF session, and after each top-level import of a framework
+(the host-memory floor: what the import costs is not the script's to give back); the label is ``file:line: source``. A
 checkpoint inside a loop or a function may run many times: its call says so (``repeat``), and
 the agent numbers its iterations. The script's own lines keep their numbers, so tracebacks still
 point at the user's code.
@@ -41,6 +42,21 @@ def _opens_session(stmt):
     items = getattr(stmt, "items", None)
     exprs = [item.context_expr for item in items] if items is not None else [getattr(stmt, "context_expr", None)]
     return any(_call_name(expr) in SESSION_NAMES for expr in exprs)
+
+
+FRAMEWORKS = ("tensorflow", "torch", "jax", "cupy", "keras")
+
+
+def is_framework_import(stmt):
+    """``import torch`` / ``from tensorflow import keras``: after it, host memory holds the
+    framework itself, a floor for what the script's cleanups give back, not a leak."""
+    if isinstance(stmt, ast.Import):
+        names = [alias.name for alias in stmt.names]
+    elif isinstance(stmt, ast.ImportFrom) and not stmt.level:
+        names = [stmt.module or ""]
+    else:
+        return False
+    return any(name.split(".")[0] in FRAMEWORKS for name in names)
 
 
 def is_cleanup(stmt):
@@ -81,7 +97,7 @@ def _instrument_body(stmts, filename, lines, count, repeat=False):
         for handler in getattr(stmt, "handlers", None) or []:
             handler.body = _instrument_body(handler.body, filename, lines, count, inner)
         out.append(stmt)
-        if is_cleanup(stmt):
+        if is_cleanup(stmt) or (not repeat and is_framework_import(stmt)):
             out.append(_mark(_label(filename, lines, stmt), stmt, repeat))
             count[0] += 1
     return out

@@ -12,9 +12,10 @@ def _framework_names(cp: dict[str, Any]) -> str:
 
 
 def detail(verdict: str, left: int, fw_now: int | None, floor: Any, cp: dict[str, Any],
-            parts: dict[str, int] | None = None, others: list[dict[str, Any]] | None = None) -> str:
-    """The step's answer in words: where the memory is, with the figures."""
+            parts: dict[str, int] | None = None, others: list[dict[str, Any]] | None = None, meter: str = "") -> str:
+    """The step's answer in words: where the memory is, with the figures (host memory in host words)."""
     who = _framework_names(cp)
+    back = "back to the OS" if meter == "rss" else "back to the driver"
     notes = []
     if floor is not None and floor.premapped:
         notes.append("with the CUDA context and libraries: the pool was mapped at the first touch")
@@ -27,7 +28,7 @@ def detail(verdict: str, left: int, fw_now: int | None, floor: Any, cp: dict[str
     elsewhere = f"; held by another process the script started: {attribution.named(others)}" if others else ""
     if verdict == "released":
         kept = f"; the runtime keeps {human_bytes(floor.runtime_cost)} until exit" if floor and floor.runtime_cost else ""
-        whose = f"everything {who} allocated is back to the driver" if parts else "back to the driver"
+        whose = f"everything {who} allocated is {back}" if parts else back
         return f"{whose}{kept}{growth}{elsewhere}"
     if parts:
         counted = [f"{human_bytes(parts['pool'])} cached in {who}'s allocator pool" if parts["pool"] else "",
@@ -36,5 +37,5 @@ def detail(verdict: str, left: int, fw_now: int | None, floor: Any, cp: dict[str
     if verdict == "cached":
         return f"{human_bytes(left)} still held by {who}'s allocator{why}{elsewhere}"
     if verdict in ("held", "partial"):
-        return f"{human_bytes(left)} not back to the driver{why}{elsewhere}"
+        return f"{human_bytes(left)} not {back}{why}{elsewhere}"
     return elsewhere.lstrip("; ")

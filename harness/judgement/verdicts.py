@@ -36,6 +36,7 @@ its reading before the cell started (NVML), or when no process of the cell is le
 """
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from typing import Any
 
@@ -200,7 +201,7 @@ def judge_step(
         result.update(parts)
     if elsewhere > tol:
         result.update(elsewhere=elsewhere, elsewhere_processes=others)
-    result["detail"] = sentences.detail(verdict, left, fw_now, floor, cp, parts, result.get("elsewhere_processes"))
+    result["detail"] = sentences.detail(verdict, left, fw_now, floor, cp, parts, result.get("elsewhere_processes"), meter)
     return result
 
 
@@ -220,7 +221,8 @@ def judge_exit(record: dict[str, Any]) -> dict[str, Any]:
 
 
 TIMELINE_PEAK = "peak (timeline)"
-RULES_VERSION = 2  # 2: runtime growth, pool and other processes told apart (attribution.py)
+IMPORT_LABEL = re.compile(r"^[^:]+:\d+: (?:import|from) ")  # agent/instrument.py: after a framework import
+RULES_VERSION = 3  # 2: runtime growth, pool, other processes told apart (attribution.py); 3: import floor, host words
 
 
 def timeline_peak(record: dict[str, Any], checkpoints: list[dict[str, Any]]) -> dict[str, Any] | None:
@@ -251,8 +253,12 @@ def judge(record: dict[str, Any]) -> dict[str, Any]:
     peak_cp = checkpoints[peak] if peak is not None else None
     if scenario.get("mode") == "repro" and checkpoints:
         # A user's script: every checkpoint after `start` is a cleanup step, judged against the
-        # highest memory the timeline saw.
-        floor, steps, peak_cp = 0, list(range(1, len(checkpoints))), timeline_peak(record, checkpoints) or peak_cp
+        # highest memory the timeline saw; its framework imports set the floor (host memory holds
+        # the framework from then on: not the script's to give back).
+        imports = [i for i, cp in enumerate(checkpoints) if IMPORT_LABEL.match(cp["label"])]
+        steps = [i for i in range(1, len(checkpoints)) if i not in imports]
+        floor = max([i for i in imports if not steps or i < steps[0]], default=0)
+        peak_cp = timeline_peak(record, checkpoints) or peak_cp
     floors: dict[str, DriverFloor] = {}
     if floor is not None and peak_cp is not None:
         prefer = scenario.get("meter")

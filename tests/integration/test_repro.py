@@ -35,6 +35,7 @@ def test_torch_snippet(cpu_image, tmp_path: Path) -> None:
     assert result.returncode == 0, result.stderr[-3000:]
     assert _labels(run_dir, "torch", "torch_del_empty_cache") == [
         "start",
+        "torch_del_empty_cache.py:4: import torch",  # the host-memory floor: the framework is loaded
         "torch_del_empty_cache.py:16: del model, optimizer",
         "torch_del_empty_cache.py:17: gc.collect()",
         "torch_del_empty_cache.py:18: torch.cuda.empty_cache()",
@@ -55,6 +56,7 @@ def test_tf1_session_snippet(env: str, cpu_image, tmp_path: Path) -> None:
     assert result.returncode == 0, result.stderr[-3000:]
     assert _labels(run_dir, env, "tf1_session") == [
         "start",
+        "tf1_session.py:3: import tensorflow as tf",
         "tf1_session.py:12: end of: with tf.Session() as sess:",
         "tf1_session.py:17: sess.close()",
         "tf1_session.py:18: tf.reset_default_graph()",
@@ -71,8 +73,16 @@ def test_tf2_keras_loop_snippet(cpu_image, tmp_path: Path) -> None:
                  "tf2_keras_loop.py:14: gc.collect()"]
     trials = [f"{label}#{n}" for n in (1, 2) for label in per_trial]  # inside the loop: numbered per iteration
     for env in ("tf2.7", "tf-current"):
-        assert _labels(run_dir, env, "tf2_keras_loop") == ["start", *trials, "end"]
+        assert _labels(run_dir, env, "tf2_keras_loop") == ["start", "tf2_keras_loop.py:5: import tensorflow as tf",
+                                                           *trials, "end"]
         record = json.loads((run_dir / env / "repro__tf2_keras_loop.json").read_text())
+        # host memory is judged over the import: TensorFlow's own ~hundreds of MiB are the floor, not held
+        assert record["verdicts"]["floor"] == "tf2_keras_loop.py:5: import tensorflow as tf"
+        readings = {cp["label"]: cp["readings"]["rss"] for cp in record["checkpoints"]}
+        imported = readings["tf2_keras_loop.py:5: import tensorflow as tf"] - readings["start"]
+        assert record["verdicts"]["steps"][-1]["left"] < imported / 2, (imported, record["verdicts"]["steps"][-1])
+        last = record["verdicts"]["steps"][-1]
+        assert "driver" not in last["detail"] and (last["verdict"] == "no-signal" or "back to the OS" in last["detail"])
         assert record["loops"] == {label: 2 for label in per_trial}
     assert "`tf2_keras_loop.py:12: del model` ran 2 times" in (run_dir / "repro.md").read_text()
 
