@@ -45,7 +45,8 @@ def main() -> None:
         bare = [timed([python, str(script)]) for _ in range(args.runs)]
         repro = [timed([python, "-m", "harness", "repro", str(script), "--interpreter", python, "--results", tmp])
                  for _ in range(args.runs)]
-        phases = [_phases(path, wall) for path, wall in zip(sorted(Path(tmp).glob("*/*/repro__five_seconds.json")), repro)]
+        records = sorted(Path(tmp).glob("*/*/repro__five_seconds.json"))  # run ids sort by start time
+        phases = [_phases(path, wall) for path, wall in zip(records, repro, strict=True)]
     b, r = statistics.median(bare), statistics.median(repro)
     print(f"bare script:   median {b:.2f} s of {args.runs} ({', '.join(f'{x:.2f}' for x in bare)})")
     print(f"harness repro: median {r:.2f} s of {args.runs} ({', '.join(f'{x:.2f}' for x in repro)})")
