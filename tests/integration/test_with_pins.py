@@ -40,7 +40,9 @@ def test_repro_with_two_jax_pins_runs_the_script_in_both(docker_client: Any, tmp
         assert record["env"]["pin"] == f"jax=={version}" and f"jaxlib=={version}" in record["env"]["packages"]
         assert record["env"]["image"] == f"gpu-cleanup-matrix/jax-{version}:cpu"
         assert record["env_seen"]["JAX_PLATFORMS"] == "cpu"  # --setenv reached the container
-        assert [cp["label"] for cp in record["checkpoints"]][1:3] == ["jax_del_clear_caches.py:10: del x, y",
+        assert [cp["label"] for cp in record["checkpoints"]][1:5] == ["jax_del_clear_caches.py:4: import jax",
+                                                                      "jax_del_clear_caches.py:5: import jax.numpy as jnp",
+                                                                      "jax_del_clear_caches.py:10: del x, y",
                                                                       "jax_del_clear_caches.py:11: gc.collect()"]
     block = (run_dir / "repro.md").read_text()
     assert "**jax==0.9.2**: jax 0.9.2, jaxlib 0.9.2" in block and "**jax==0.10.2**: jax 0.10.2, jaxlib 0.10.2" in block
