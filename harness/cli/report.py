@@ -23,6 +23,9 @@ def main(args: argparse.Namespace, err: Console, out: Console) -> int:
         records, _ = aggregate.read_judged(args.run_dir)
         script = Path(records[0]["scenario"]["path"]) if records else args.run_dir
         (args.run_dir / "repro.md").write_text(repro.markdown(records, script), encoding="utf-8")
+    for pair in (matrix.get("compare") or {}).get("pairs", []):
+        err.print(f"compared {pair['env']} with {pair['other_env']} of {matrix['compare']['other']} ({pair['by']})",
+                  markup=False)
     show_matrix(matrix, args.json, out)
     warn_unreadable(matrix, err)
     err.print(f"{render.matrix_summary(matrix)}; written: matrix.md, matrix.json, report.html in {args.run_dir}")

@@ -12,7 +12,7 @@ from typing import Any
 
 from harness.common.units import human_bytes
 from harness.judgement import claims, tolerances, verdicts
-from harness.reporting import machines
+from harness.reporting import machines, pairing
 from harness.reporting.results import SCHEMA_VERSION, read_records, write_json, write_record
 
 MATRIX_SCHEMA_VERSION = 1
@@ -172,14 +172,17 @@ def outcome(cell: dict[str, Any]) -> str:
 
 
 def compare(matrix: dict[str, Any], other: dict[str, Any]) -> dict[str, Any]:
-    """Cells whose status or verdicts differ between two runs (a driver upgrade, two versions)."""
+    """Cells whose status or verdicts differ between two runs (a driver upgrade, two versions),
+    columns paired by name, else by framework (pairing.py); a UsageError when nothing pairs."""
+    pairs = pairing.pair_columns(matrix, other)
     changed = []
-    for name, row in matrix["cells"].items():
-        for env, cell in row.items():
-            before = other["cells"].get(name, {}).get(env)
-            if before is not None and outcome(before) != outcome(cell):
-                changed.append({"scenario": name, "env": env, "before": outcome(before), "after": outcome(cell)})
-    return {"other": other["run"], "changed": changed}
+    for pair in pairs:
+        for name, row in matrix["cells"].items():
+            cell, before = row.get(pair["env"]), other["cells"].get(name, {}).get(pair["other_env"])
+            if cell is not None and before is not None and outcome(before) != outcome(cell):
+                changed.append({"scenario": name, "env": pair["env"], "other_env": pair["other_env"],
+                                "before": outcome(before), "after": outcome(cell)})
+    return {"other": other["run"], "pairs": pairs, "changed": changed}
 
 
 def cell_text(cell: dict[str, Any]) -> str:
@@ -234,7 +237,10 @@ def to_markdown(matrix: dict[str, Any]) -> str:
     if matrix.get("compare"):
         diff = matrix["compare"]
         lines += ["", f"### Changed since {diff['other']}", ""]
-        changes = [f"- `{c['scenario']}` @ {c['env']}: {c['before']} -> **{c['after']}**" for c in diff["changed"]]
+        lines += [f"Compared {p['env']} with {p['other_env']} ({p['by']})." for p in diff.get("pairs", [])] + [""]
+        changes = [f"- `{c['scenario']}` @ {c['env']}"
+                   + (f" (vs {c['other_env']})" if c.get("other_env", c["env"]) != c["env"] else "")
+                   + f": {c['before']} -> **{c['after']}**" for c in diff["changed"]]
         lines += changes or ["- nothing"]
     lines += ["", f"Tolerances: {matrix['tolerances']['text']}. n/a: the scenario does not apply to that env."]
     return "\n".join(lines) + "\n"

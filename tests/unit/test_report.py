@@ -57,8 +57,8 @@ def test_compare_highlights_a_changed_verdict(run_dir: Path, tmp_path: Path) -> 
     result = harness_cli("report", str(run_dir), "--compare", str(other))
     assert result.returncode == 0, result.stderr
     matrix = json.loads((run_dir / "matrix.json").read_text())
-    assert matrix["compare"]["changed"] == [{"scenario": "alloc_free", "env": "local", "before": "no-signal",
-                                             "after": "released"}]
+    assert matrix["compare"]["changed"] == [{"scenario": "alloc_free", "env": "local", "other_env": "local",
+                                             "before": "no-signal", "after": "released"}]
     assert "Δ" in result.stdout and "1 changed since run-b" in result.stderr
     assert "### Changed since run-b" in (run_dir / "matrix.md").read_text()
 
@@ -93,3 +93,26 @@ def test_a_truncated_record_is_named_and_its_cell_says_unreadable(run_dir: Path,
     matrix = json.loads((copy / "matrix.json").read_text())
     assert matrix["cells"][name]["local"]["status"] == "unreadable"
     assert "unreadable record" in matrix["cells"][name]["local"]["error"]
+
+
+def test_compare_pairs_two_releases_of_a_framework_and_refuses_two_frameworks(tmp_path: Path) -> None:
+    """TF 2.7.4 vs TF 2.21.0 on the same H100: columns host-tf-2.7.4 and host-tf-2.21.0 share no
+    name; they pair by framework, and the cells whose verdicts differ are listed."""
+    import shutil
+
+    reference = ROOT / "matrix" / "reference"
+    new, old = tmp_path / "tf221", tmp_path / "tf27"
+    shutil.copytree(reference / "h100-580.159.04-tf", new)
+    shutil.copytree(reference / "h100-580.159.04-tf27", old)
+    result = harness_cli("report", str(new), "--compare", str(old))
+    assert result.returncode == 0, result.stderr
+    said = result.stderr.replace("\n", " ")
+    assert "compared host-tf-2.21.0 with host-tf-2.7.4 of" in said and "(the same framework (tensorflow))" in said
+    changed = json.loads((new / "matrix.json").read_text())["compare"]["changed"]
+    assert any(c["scenario"] == "tf2/tf_function_training" for c in changed), changed
+    assert all(c["env"] == "host-tf-2.21.0" and c["other_env"] == "host-tf-2.7.4" for c in changed)
+    assert "changed since" in said and "nothing" not in (new / "matrix.md").read_text().split("### Changed since")[1]
+    torch = tmp_path / "torch"
+    shutil.copytree(reference / "h100-580.159.04-docker-gpu" / "torch", torch)
+    refused = harness_cli("report", str(torch), "--compare", str(old))
+    assert refused.returncode == 2 and refused.stderr.count("\n") == 1 and "nothing to compare" in refused.stderr
