@@ -13,8 +13,6 @@ from harness.running import bisection
 from harness.running.bisect_run import BisectOptions, run_bisect
 from harness.running.matrix import MatrixOptions
 
-HELP = "the first release where a script's memory behaviour turns, in few runs"
-
 
 def main(args: argparse.Namespace, err: Console, out: Console) -> int:
     if args.backend == "process":

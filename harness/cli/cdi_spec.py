@@ -8,8 +8,6 @@ from rich.console import Console
 
 from harness.environments import cdi
 
-HELP = "write a CDI spec (nvidia.com/gpu) for this host's driver: GPUs in containers on Docker >= 25 without the toolkit"
-
 
 def main(args: argparse.Namespace, err: Console, out: Console) -> int:
     spec = cdi.host_spec()

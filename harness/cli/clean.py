@@ -8,8 +8,6 @@ from rich.console import Console
 from harness.environments.docker_client import connect
 from harness.measurement.backends.docker import remove_labelled
 
-HELP = "remove every container this tool labelled"
-
 
 def main(args: argparse.Namespace, err: Console, out: Console) -> int:
     err.print(f"removed {remove_labelled(connect())} container(s) labelled by this tool")

@@ -8,8 +8,6 @@ from rich.console import Console
 from harness.environments.doctor import Check, run_checks
 from harness.measurement.nvml import Nvml
 
-HELP = "what this host can run: engine, driver, container GPU support, images"
-
 
 def main(args: argparse.Namespace, err: Console, out: Console) -> int:
     if args.cluster:

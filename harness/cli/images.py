@@ -14,8 +14,6 @@ from harness.environments.docker_client import connect
 from harness.measurement.nvml import Nvml
 from harness.running.matrix import choose_variant
 
-HELP = "build the environment images (layer-cached)"
-
 
 def main(args: argparse.Namespace, err: Console, out: Console) -> int:
     envs = config.select(config.load_environments(), args.env)

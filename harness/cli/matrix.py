@@ -13,8 +13,6 @@ from harness.measurement.nvml import Nvml
 from harness.reporting import render
 from harness.running.matrix import MatrixOptions, resume_options, run_matrix
 
-HELP = "every scenario in every applicable environment, in containers"
-
 
 def main(args: argparse.Namespace, err: Console, out: Console) -> int:
     if args.interpreter and not args.family:

@@ -11,8 +11,6 @@ from harness.common.errors import UsageError
 from harness.reporting import aggregate, render
 from harness.running import repro
 
-HELP = "re-render a saved run: terminal table, matrix.md, matrix.json, report.html"
-
 
 def main(args: argparse.Namespace, err: Console, out: Console) -> int:
     for folder in (args.run_dir, args.compare):

@@ -12,8 +12,6 @@ from harness.reporting import render, results
 from harness.running import catalogue, repro
 from harness.running.matrix import MatrixOptions, run_matrix
 
-HELP = "a bug report's script, unmodified, in each environment, measured"
-
 
 def main(args: argparse.Namespace, err: Console, out: Console) -> int:
     named = bool(args.with_pins or args.interpreter or args.image or args.env)

@@ -16,8 +16,6 @@ from harness.measurement import scenario
 from harness.measurement.nvml import Nvml
 from harness.reporting import render, results
 
-HELP = "run one scenario in one environment and show its checkpoints"
-
 
 def main(args: argparse.Namespace, err: Console, out: Console) -> int:
     from harness.measurement.backends.process import ProcessBackend

@@ -8,8 +8,6 @@ from rich.console import Console
 from harness.environments import config
 from harness.running import catalogue
 
-HELP = "the catalogue as a Markdown table: scenario, technique, seed, envs"
-
 
 def main(args: argparse.Namespace, err: Console, out: Console) -> int:
     envs = list(config.load_environments().values())

@@ -10,9 +10,6 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from jsonschema import Draft202012Validator
-from jsonschema.exceptions import ValidationError
-
 from harness.common.errors import suggest
 
 FAMILIES = ["tf1", "tf2", "torch", "jax", "cupy", "any"]
@@ -43,6 +40,8 @@ _ASSIGN = re.compile(r"^\s*([A-Za-z0-9_\-.\"' ]+?)\s*=")
 
 def problems(data: dict[str, Any], text: str) -> list[str]:
     """Every way ``data`` (parsed from ``text``) breaks the schema: ``line N: where: what``."""
+    from jsonschema import Draft202012Validator  # here, not at import: every command's start-up counts
+
     found = []
     for error in Draft202012Validator(SCHEMA).iter_errors(data):
         path = [str(p) for p in error.absolute_path]
@@ -51,7 +50,7 @@ def problems(data: dict[str, Any], text: str) -> list[str]:
     return [f"line {line}: {what}" for line, what in sorted(found)]
 
 
-def _described(error: ValidationError) -> tuple[str, str]:
+def _described(error: Any) -> tuple[str, str]:
     """(the key the problem is about, when it is a key; a sentence a user can act on)."""
     schema = error.schema if isinstance(error.schema, dict) else {}
     known = sorted(schema.get("properties", {}))
