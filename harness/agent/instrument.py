@@ -3,9 +3,9 @@
 Runs inside the environment (stdlib only, Python 2.7 and 3.5+). The script's syntax tree gets a
 call to the checkpoint function after each ``del``, each ``x = None``, each call to a known
 cleanup function (gc.collect, clear_session, reset_default_graph, close, empty_cache, ...),
-after each ``with`` block that opens a TF session, and after each top-level import of a framework
-(the host-memory floor: what the import costs is not the script's to give back); the label is ``file:line: source``. A
-checkpoint inside a loop or a function may run many times: its call says so (``repeat``), and
+after each ``with`` block that opens a TF session, and after each top-level import of a
+framework (the host-memory floor: what the import costs is not the script's to give back); the
+label is ``file:line: source``. A checkpoint inside a loop or a function may run many times: its call says so (``repeat``), and
 the agent numbers its iterations. The script's own lines keep their numbers, so tracebacks still
 point at the user's code.
 """

@@ -16,9 +16,10 @@ def main(args: argparse.Namespace, err: Console, out: Console) -> int:
     for folder in (args.run_dir, args.compare):
         if folder is not None and not (folder / "manifest.json").is_file() and not list(folder.glob("*/*.json")):
             raise UsageError(f"{folder} holds no results (give a run folder such as results/<run-id>)")
-    matrix = aggregate.write_reports(args.run_dir, compare_with=args.compare)
+    judged = aggregate.read_judged(args.run_dir, rewrite=True)
+    matrix = aggregate.write_reports(args.run_dir, compare_with=args.compare, judged=judged)
     if (args.run_dir / "repro.md").is_file():  # a repro run: its Markdown block re-judged too
-        records, _ = aggregate.read_judged(args.run_dir)
+        records = judged[0]
         script = Path(records[0]["scenario"]["path"]) if records else args.run_dir
         (args.run_dir / "repro.md").write_text(repro.markdown(records, script), encoding="utf-8")
     for pair in (matrix.get("compare") or {}).get("pairs", []):

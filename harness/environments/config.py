@@ -37,7 +37,8 @@ class VariantDef:
     pip_options: tuple[str, ...] = ()
 
 
-_TF, _TORCH, _JAX, _CUPY = ("tensorflow",), ("torch",), ("jax",), ("cupy",)
+FRAMEWORKS = ("tensorflow", "torch", "jax", "cupy")  # the import names this tool measures
+_TF, _TORCH, _JAX, _CUPY = ((name,) for name in FRAMEWORKS)
 LIBRARY_FRAMEWORKS: dict[str, tuple[str, ...]] = {  # an import name -> the framework it loads (repro, --with)
     "tf_keras": _TF, "tensorflow_hub": _TF, "tensorflow_datasets": _TF, "tensorflow_probability": _TF,
     "tensorflow_text": _TF, "tf2onnx": _TF,

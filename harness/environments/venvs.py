@@ -8,13 +8,15 @@ definition hash once the install has succeeded, so a half-made one is never take
 
 Several runs may share the folder: a lock per environment (filelock: a well-kept, cross-process
 lock whose file outlives no process holding it) serialises their builds, and a new virtualenv is
-built beside the old one and renamed into place, so a run never sees a half-built environment and
-a working one is never removed before its replacement has built. The key is the interpreter's
+built in a folder of its own; the environment's path is a symbolic link, pointed at it by one
+atomic rename, so a run never sees a half-built environment and a working one is never removed
+before its replacement has built. The key is the interpreter's
 implementation and version, not the path of whichever ``pythonX.Y`` came first on PATH (nox's
 and the shell's differ).
 """
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
 import os
@@ -45,6 +47,7 @@ _IDENTITY = ("import platform, sys; "
              "print('%s %d.%d' % (platform.python_implementation(), sys.version_info[0], sys.version_info[1]))")
 
 
+@functools.cache  # find_python and definition_hash ask about the same interpreter: one subprocess
 def interpreter_identity(path: str) -> str | None:
     """``"CPython 3.11"``: what a virtualenv made with ``path`` runs, whatever the path; None when it does not run."""
     try:

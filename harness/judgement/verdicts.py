@@ -19,15 +19,20 @@ the first one with a value at the floor, the peak and that checkpoint):
 
   grown = peak - floor;  left = reading - floor;  tol = max(abs_tol[meter], REL_TOL * grown)
   no-signal  grown < min_signal[meter] and the framework's own growth too
-  released   left <= tol
+  released   left <= tol; or the framework's live bytes are back to its floor and its pool
+             (where it reports one) is empty: what is left is the runtime's growth since the
+             first touch (attribution.py), stated beside the verdict
   cached     left > tol, and the framework's live bytes are back to its floor
-             (its allocator keeps what the framework calls free)
+             (its allocator keeps what the framework calls free); on a script's timeline peak,
+             where the framework says nothing, a pool outweighing the live bytes
   held       the framework still counts it, or (when it cannot say) left >= grown - tol
   partial    anything in between
   skipped    the scenario said the step means nothing here (a GPU-only step without a GPU)
 
-The smallest change judged is set per meter (METER_RULES): NVML's per-process reading is exact
-to a few MiB, the device reading includes other processes, RSS moves with the interpreter.
+On per-process NVML, what the script's other processes hold (a helper it started) is taken out
+of ``left`` and named apart (attribution.py). The smallest change judged is set per meter
+(METER_RULES): NVML's per-process reading is exact to a few MiB, the device reading includes
+other processes, RSS moves with the interpreter.
 A cell that ended in error / unsupported / timeout / crashed carries that status; the
 checkpoints it reached are still judged. A cell that had the GPU but whose framework registered
 no GPU device (gpu_use.py) is judged unsupported, with the reason: its GPU readings are not the
@@ -185,8 +190,8 @@ def judge_step(
     elif left <= tol:
         verdict = "released"
     elif fw_left is not None and fw_left <= fw_tol:
-        pool = gpu_pool  # where the framework says: nothing in its pool means runtime growth
-        verdict = "released" if pool is not None and pool <= tol else "cached"
+        # where the framework reports its pool: nothing in it means what is left is runtime growth
+        verdict = "released" if gpu_pool is not None and gpu_pool <= tol else "cached"
     elif fw_grown is None and fw_left is not None and (gpu_pool or 0) > fw_left:
         verdict = "cached"  # a script's peak has no framework view: the pool outweighs the live bytes
     elif fw_left is not None and fw_grown is not None and fw_grown > fw_tol:

@@ -87,19 +87,24 @@ class Nvml:
         except Exception:
             return None
 
-    def processes(self, index: int) -> dict[int, int] | None:
-        """Every compute process on GPU ``index`` and its memory (host PIDs), or None when NVML cannot say."""
+    def _running(self, index: int) -> list[tuple[int, int | None]] | None:
+        """NVML's compute processes on GPU ``index``: (host PID, memory or None where N/A); None when the query fails."""
         if not self.available:
             return None
         try:
             running = self._lib.nvmlDeviceGetComputeRunningProcesses(self._handles[index])
         except Exception:
             return None
+        return [(int(proc.pid), None if proc.usedGpuMemory is None else int(proc.usedGpuMemory)) for proc in running]
+
+    def processes(self, index: int) -> dict[int, int] | None:
+        """Every compute process on GPU ``index`` and its memory (host PIDs), or None when NVML cannot say."""
+        running = self._running(index)
+        if running is None or any(used is None for _, used in running):
+            return None
         found: dict[int, int] = {}
-        for proc in running:
-            if proc.usedGpuMemory is None:
-                return None
-            found[int(proc.pid)] = found.get(int(proc.pid), 0) + int(proc.usedGpuMemory)
+        for pid, used in running:
+            found[pid] = found.get(pid, 0) + int(used or 0)
         return found
 
     def process_used(self, index: int, pids: Iterable[int]) -> int | None:
@@ -108,20 +113,12 @@ class Nvml:
         0 when NVML lists none of them (they hold no context there yet); None when NVML
         cannot say (query failed, or per-process memory is N/A, as on MIG and some drivers).
         """
-        if not self.available:
+        running = self._running(index)
+        if running is None:
             return None
         wanted = set(pids)
-        try:
-            running = self._lib.nvmlDeviceGetComputeRunningProcesses(self._handles[index])
-        except Exception:
-            return None
-        total = 0
-        for proc in running:
-            if proc.pid in wanted:
-                if proc.usedGpuMemory is None:
-                    return None
-                total += int(proc.usedGpuMemory)
-        return total
+        mine = [used for pid, used in running if pid in wanted]
+        return None if any(used is None for used in mine) else sum(int(used or 0) for used in mine)
 
     def close(self) -> None:
         if self.available:

@@ -232,12 +232,11 @@ def _still_running(meters: Meters, tracker: PidTracker, root: int | None) -> lis
     """What the harness is about to kill as the cell ends: the script's own process when it did not
     end (timeout), and any process it started that outlived it (a detached child, a daemon), each
     named with its PID, command line and memory, so a report never hides them."""
-    found = []
-    for pid in sorted(p for p in tracker.seen if procs.alive(p)):
-        found.append({"pid": pid, "role": "script" if pid == root else "started by the script",
-                      "command": procs.command_line(pid), "rss": procs.rss_bytes([pid]),
-                      "gpu": meters.nvml.process_used(meters.gpu_index, [pid])})
-    return found
+    alive = sorted(p for p in tracker.seen if procs.alive(p))
+    on_gpu = meters.nvml.processes(meters.gpu_index) if alive else None  # one NVML query for them all
+    return [{"pid": pid, "role": "script" if pid == root else "started by the script",
+             "command": procs.command_line(pid), "rss": procs.rss_bytes([pid]),
+             "gpu": None if on_gpu is None else on_gpu.get(pid, 0)} for pid in alive]
 
 
 def _after_exit(meters: Meters, tracker: PidTracker) -> dict[str, Any]:

@@ -246,12 +246,16 @@ def to_markdown(matrix: dict[str, Any]) -> str:
     return "\n".join(lines) + "\n"
 
 
+Judged = tuple[list[dict[str, Any]], list[tuple[Path, str]]]
+
+
 def write_reports(run_dir: Path, planned: list[tuple[str, str]] | None = None, note: str = "",
-                  compare_with: Path | None = None) -> dict[str, Any]:
-    """matrix.json, matrix.md and report.html for ``run_dir`` (each written atomically)."""
+                  compare_with: Path | None = None, judged: Judged | None = None) -> dict[str, Any]:
+    """matrix.json, matrix.md and report.html for ``run_dir`` (each written atomically), from its
+    records as ``read_judged(run_dir, rewrite=True)`` gives them (read here unless given)."""
     from harness.reporting import report_html
 
-    records, broken = read_judged(run_dir, rewrite=True)
+    records, broken = judged if judged is not None else read_judged(run_dir, rewrite=True)
     if planned is None:
         planned = planned_cells(run_dir)
     if not note:

@@ -10,8 +10,7 @@ from __future__ import annotations
 from typing import Any
 
 from harness.common.errors import UsageError
-
-FRAMEWORKS = ("tensorflow", "torch", "jax", "cupy")
+from harness.environments.config import FRAMEWORKS
 
 
 def column_frameworks(matrix: dict[str, Any], env: str) -> frozenset[str]:
@@ -32,13 +31,14 @@ def pair_columns(matrix: dict[str, Any], other: dict[str, Any]) -> list[dict[str
              if e in other["environments"]]
     mine = [e for e in matrix["environments"] if e not in {p["env"] for p in pairs}]
     theirs = [e for e in other["environments"] if e not in {p["other_env"] for p in pairs}]
+    their_frameworks = {o: column_frameworks(other, o) for o in theirs}
     for env in mine:  # the other column sharing the most frameworks (TF 2.21 with keras 3 imports JAX too)
         family = column_frameworks(matrix, env)
-        scored = sorted(((len(family & column_frameworks(other, o)), -i, o) for i, o in enumerate(theirs)), reverse=True)
+        scored = sorted(((len(family & their_frameworks[o]), -i, o) for i, o in enumerate(theirs)), reverse=True)
         if scored and scored[0][0]:
             match = scored[0][2]
             theirs.remove(match)
-            common = ", ".join(sorted(family & column_frameworks(other, match)))
+            common = ", ".join(sorted(family & their_frameworks[match]))
             pairs.append({"env": env, "other_env": match, "by": f"the same framework ({common})"})
     shared = set(matrix["cells"]) & set(other["cells"])
     if not pairs or not shared:

@@ -50,7 +50,7 @@ def script_scenario(path: Path, timeout: float | None = None, plain: bool = Fals
         raise UsageError(f"{path} imports none of tensorflow, torch, jax, cupy, directly, through its own modules or "
                          "a library known to load one: name the environment (--env, --interpreter, --image) or "
                          "what it needs (--with PKG==VER)")
-    notes = (STDIN_NOTE,) if script_imports.reads_stdin(path.read_text(encoding="utf-8", errors="replace")) else ()
+    notes = (STDIN_NOTE,) if needs.reads_stdin else ()
     return Scenario(name=f"repro/{path.stem}", path=path.resolve(), families=families, technique="a user's script",
                     notes=notes, companions=tuple(str(f.relative_to(path.resolve().parent)) for f in needs.local_files),
                     title=f"{path.name}, unmodified", mode="repro", timeout=timeout or REPRO_TIMEOUT_S,

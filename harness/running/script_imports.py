@@ -13,9 +13,8 @@ import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from harness.environments.config import LIBRARY_FRAMEWORKS
+from harness.environments.config import FRAMEWORKS, LIBRARY_FRAMEWORKS
 
-FRAMEWORKS = ("tensorflow", "torch", "jax", "cupy")
 _KERAS_BACKEND = re.compile(r"""KERAS_BACKEND['"]\s*(?:\]\s*=|,)\s*['"](tensorflow|jax|torch)['"]""")
 _IMPORT_LINE = re.compile(r"^\s*import\s+([\w., \t]+)", re.MULTILINE)
 _FROM_LINE = re.compile(r"^\s*from\s+(\.*[\w.]*)\s+import\b", re.MULTILINE)
@@ -28,6 +27,7 @@ class ScriptNeeds:
     why: dict[str, str] = field(default_factory=dict)  # framework -> how the script reaches it
     local_modules: tuple[str, ...] = ()  # the script's own modules that were read
     local_files: tuple[Path, ...] = ()  # and their files, to travel with the script
+    reads_stdin: bool = False  # the script itself reads standard input (not connected in a cell)
 
 
 def imported_modules(source: str) -> set[str]:
@@ -57,12 +57,14 @@ def script_needs(path: Path, setenv: dict[str, str] | None = None) -> ScriptNeed
     seen: set[Path] = set()
     local: list[str] = []
     backend = (setenv or {}).get("KERAS_BACKEND")
+    stdin = False
     while todo and len(seen) < MAX_LOCAL_FILES:
         current = todo.pop()
         if current in seen:
             continue
         seen.add(current)
         source = current.read_text(encoding="utf-8", errors="replace")
+        stdin = stdin if current != path.resolve() else reads_stdin(source)
         backend = backend or keras_backend(source)
         where = current.name if current != path.resolve() else ""
         for module in sorted(imported_modules(source)):
@@ -77,7 +79,7 @@ def script_needs(path: Path, setenv: dict[str, str] | None = None) -> ScriptNeed
                                + ("" if top == framework else f" ({top} loads {framework})"))
     return ScriptNeeds(frameworks=tuple(f for f in FRAMEWORKS if f in why), why=why,
                        local_modules=tuple(dict.fromkeys(local)),
-                       local_files=tuple(sorted(p for p in seen if p != path.resolve())))
+                       local_files=tuple(sorted(p for p in seen if p != path.resolve())), reads_stdin=stdin)
 
 
 def frameworks_of(top: str, keras_backend: str | None) -> tuple[str, ...]:
