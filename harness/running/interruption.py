@@ -2,10 +2,13 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
 from harness.judgement import verdicts
+from harness.measurement.backends import docker as docker_backend
+from harness.measurement.backends.base import Backend
 
 
 def finished(path: Path) -> bool:
@@ -30,3 +33,13 @@ def mark(record: dict[str, Any], run_dir: Path) -> None:
     record["error"] = {"type": "Interrupted", "message": "stopped by Ctrl-C or SIGTERM before it ended; nothing follows "
                        f"about the scenario: `nox -s matrix -- --resume {run_dir}` runs it again"}
     record["verdicts"] = verdicts.judge(record)
+
+
+def sweep_containers(backends: Iterable[Backend], run_id: str) -> None:
+    """No container of a stopped run outlives it, whatever race its last start was in."""
+    for backend in backends:
+        if isinstance(backend, docker_backend.DockerBackend):
+            try:
+                docker_backend.remove_labelled(backend.client, run_id)
+            except Exception:
+                pass  # the engine went away: `harness clean` removes them later

@@ -150,6 +150,7 @@ def run_matrix(options: MatrixOptions, nvml: Nvml, emit: Event) -> MatrixRun:
     try:
         run.records = not_run + run_on_slots(runnable, slots, one, interrupted)
     except KeyboardInterrupt as exc:
+        interruption.sweep_containers(ready.backends.values(), run_id)
         raise interruption.RunInterrupted(run.run_dir) from exc
     finally:
         note = (f"Variant `{variant}` ({why}); backend {ready.kind} ({ready.reason}); "

@@ -34,6 +34,7 @@ def run_on_slots(
     interrupted: threading.Event | None = None,
 ) -> list[dict[str, Any]]:
     """Each slot (a GPU, or a CPU job) runs one cell at a time from a shared queue."""
+    from harness.measurement.backends.base import closing
     from harness.measurement.backends.docker import remove_live_containers
     from harness.measurement.backends.process import stop_live_processes
 
@@ -69,10 +70,16 @@ def run_on_slots(
         if interrupted is not None:
             interrupted.set()
         stop.set()
-        remove_live_containers()
-        stop_live_processes()
-        for thread in threads:
-            thread.join(10)
+        closing.set()  # a start already in flight ends itself (see backends.base)
+        try:
+            remove_live_containers()
+            stop_live_processes()
+            for thread in threads:
+                thread.join(10)
+            remove_live_containers()  # any whose start was in flight above
+            stop_live_processes()
+        finally:
+            closing.clear()
         raise
     if failures:
         raise failures[0]

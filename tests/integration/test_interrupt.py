@@ -81,3 +81,45 @@ def test_resume_finishes_an_interrupted_matrix(cpu_image, docker_client, tmp_pat
     matrix = json.loads((run_dir / "matrix.json").read_text())
     assert {c["status"] for row in matrix["cells"].values() for c in row.values()} == {"ok"}
     assert not _labelled(docker_client)
+
+
+def _stop_while_starting(backend, tmp_path: Path) -> None:
+    """Ctrl-C lands while a worker is starting its next cell, the race a fast cell opens: the
+    start that was in flight must end its own container or process, never outlive the run."""
+    import _thread
+
+    from harness.measurement import scenario
+    from harness.measurement.backends.base import closing
+    from harness.measurement.nvml import Nvml
+    from harness.measurement.runner import CellOptions, run_cell
+    from harness.running.slots import run_on_slots
+
+    item = scenario.load(SCENARIOS / "hangs.py")
+    options = CellOptions(run_id="stop-while-starting", run_dir=tmp_path, env_name="torch", env_facts={}, params={},
+                          timeout=120)
+
+    def one(env, scenario_item, slot) -> dict:
+        _thread.interrupt_main()
+        assert closing.wait(10), "the run never began stopping"
+        return run_cell(backend, scenario_item, options, Nvml(False, "not needed"))
+
+    with pytest.raises(KeyboardInterrupt):
+        run_on_slots([(None, item)], [None], one, None)
+    assert not closing.is_set()  # the next run in this process starts cells again
+
+
+def test_a_container_being_created_as_the_run_stops_is_removed(cpu_image, docker_client, tmp_path: Path) -> None:
+    from harness.measurement.backends.docker import DockerBackend
+
+    _stop_while_starting(DockerBackend(client=docker_client, image=cpu_image("torch")), tmp_path)
+    assert not _labelled(docker_client)
+
+
+def test_a_process_being_started_as_the_run_stops_is_ended(tmp_path: Path) -> None:
+    from helpers import processes_with
+
+    from harness.measurement.backends.process import ProcessBackend
+
+    _stop_while_starting(ProcessBackend(python=sys.executable), tmp_path)
+    time.sleep(0.5)
+    assert not processes_with(str(SCENARIOS / "hangs.py"))

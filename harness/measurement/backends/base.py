@@ -1,6 +1,7 @@
 """The contract between orchestration and a backend."""
 from __future__ import annotations
 
+import threading
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -11,6 +12,14 @@ from harness.measurement.scenario import Scenario
 AGENT_DIR = Path(__file__).resolve().parents[2] / "agent"
 AGENT_SCRIPT = "agent.py"
 STDERR_TAIL_BYTES = 8192
+
+# Set while a run is being stopped (Ctrl-C, SIGTERM): a cell whose start was already in flight
+# (a container being created, a process being spawned) ends itself at once instead of outliving it.
+closing = threading.Event()
+
+
+class CellRefused(KeyboardInterrupt):
+    """A cell that would have started while its run is being stopped."""
 
 
 @dataclass(frozen=True, kw_only=True)

@@ -14,6 +14,7 @@ import json
 import shutil
 import stat
 import threading
+import time
 import uuid
 from collections.abc import Iterable
 from dataclasses import dataclass, field
@@ -21,7 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from harness.measurement import procs
-from harness.measurement.backends.base import AGENT_DIR, AGENT_SCRIPT, STDERR_TAIL_BYTES, CellSpec
+from harness.measurement.backends.base import AGENT_DIR, AGENT_SCRIPT, STDERR_TAIL_BYTES, CellRefused, CellSpec, closing
 from harness.measurement.backends.capped_log import CappedLog
 from harness.measurement.gpu_access import GpuAccess
 from harness.measurement.protocol import split_lines
@@ -37,11 +38,21 @@ _live: dict[str, Any] = {}
 _live_lock = threading.Lock()
 
 
+REMOVE_PATIENCE_S = 15.0
+
+
 def remove_container(container: Any) -> None:
-    try:
-        container.remove(force=True)
-    except Exception:
-        pass  # already gone
+    """Force-remove until the engine says it is gone: while a start or another removal of the same
+    container is in flight the engine answers 409, and giving up there can leave it behind."""
+    deadline = time.monotonic() + REMOVE_PATIENCE_S
+    while True:
+        try:
+            container.remove(force=True)
+            break
+        except Exception as exc:
+            if getattr(exc, "status_code", None) == 404 or time.monotonic() > deadline:
+                break  # gone (or the engine itself is gone: nothing more to do from here)
+            time.sleep(0.2)
     with _live_lock:
         _live.pop(container.id, None)
 
@@ -53,9 +64,10 @@ def remove_live_containers() -> None:
         remove_container(container)
 
 
-def remove_labelled(client: Any) -> int:
-    """Remove every container this tool ever labelled (``harness clean``); returns how many."""
-    containers = client.containers.list(all=True, filters={"label": LABEL_RUN})
+def remove_labelled(client: Any, run_id: str | None = None) -> int:
+    """Remove every container this tool ever labelled (``harness clean``), or those of one run (the
+    last sweep of a stopped run: a start in flight may have finished after the cells were ended)."""
+    containers = client.containers.list(all=True, filters={"label": f"{LABEL_RUN}={run_id}" if run_id else LABEL_RUN})
     for container in containers:
         remove_container(container)
     return len(containers)
@@ -225,6 +237,8 @@ class DockerBackend:
         with _live_lock:
             _live[container.id] = container
         try:
+            if closing.is_set():  # the run was stopped while this container was being created
+                raise CellRefused
             container.start()
         except BaseException:
             remove_container(container)

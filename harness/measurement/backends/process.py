@@ -16,7 +16,7 @@ from typing import Any
 
 from harness.common.errors import EnvironmentNotFound
 from harness.measurement import subproc
-from harness.measurement.backends.base import AGENT_DIR, AGENT_SCRIPT, CellSpec, tail
+from harness.measurement.backends.base import AGENT_DIR, AGENT_SCRIPT, CellRefused, CellSpec, closing, tail
 from harness.measurement.backends.capped_log import CappedLog, pump
 from harness.measurement.protocol import split_lines
 
@@ -108,4 +108,7 @@ class ProcessBackend:
         cell = ProcessCell(proc, spec, pump(proc.stderr, log), facts=self.describe())
         with _live_lock:
             _live.add(cell)
+        if closing.is_set():  # the run was stopped while this process was being started
+            cell.stop(set())
+            raise CellRefused
         return cell
