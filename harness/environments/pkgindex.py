@@ -10,8 +10,6 @@ import functools
 import html
 import json
 import re
-import urllib.error
-import urllib.request
 from dataclasses import dataclass
 
 from packaging.specifiers import InvalidSpecifier, SpecifierSet
@@ -86,6 +84,9 @@ def releases(package: str, index_url: str = DEFAULT_INDEX, timeout: float = 30.0
     url = f"{index_url.rstrip('/')}/{canonicalize_name(package)}/"
     if url.startswith("file:"):
         url += "index.html"  # a folder index: each project page is a file
+    import urllib.error  # here: urllib.request costs every command ~25 ms at start-up
+    import urllib.request
+
     request = urllib.request.Request(url, headers={"Accept": ACCEPT})
     try:
         with urllib.request.urlopen(request, timeout=timeout) as response:

@@ -25,8 +25,7 @@ import subprocess
 from collections.abc import Callable
 from dataclasses import asdict
 from pathlib import Path
-
-from filelock import FileLock
+from typing import Any
 
 from harness.environments.config import EnvDef
 from harness.environments.images import BuildOptions, index_reachable
@@ -91,6 +90,8 @@ def ensure(env: EnvDef, variant: str, root: Path, options: BuildOptions, note: N
     folder = root / f"{env.name}-{variant}"
     wanted = definition_hash(env, variant, python)
     root.mkdir(parents=True, exist_ok=True)
+    from filelock import FileLock  # here: it imports asyncio, ~0.1 s of every command's start-up
+
     lock = FileLock(str(root / f".{folder.name}.lock"))
     if _held(lock):
         note(f"{env.name}: another run is building {folder}; waiting for it")
@@ -112,7 +113,7 @@ def ensure(env: EnvDef, variant: str, root: Path, options: BuildOptions, note: N
     return str(venv_python(folder)), False
 
 
-def _held(lock: FileLock) -> bool:
+def _held(lock: Any) -> bool:
     """Whether another process holds ``lock`` now (a zero-timeout try)."""
     try:
         lock.acquire(timeout=0)

@@ -137,6 +137,8 @@ def standing_for(claim: Claim, env: str, cell: dict[str, Any] | None) -> str | N
     if claim.envs is None or env in claim.envs:
         return env
     ran = {(name, str(version).split("+")[0]) for name, version in ((cell or {}).get("framework") or {}).items()}
+    if not ran:
+        return None  # (without reading environments.toml: a repro's report does not need it)
     return next((named for named in claim.envs if pinned_releases().get(named, frozenset()) & ran), None)
 
 
