@@ -61,7 +61,7 @@ def show_matrix(matrix: dict[str, Any], as_json: bool, out: Console) -> None:
     if as_json:
         print(json.dumps(matrix, indent=1, sort_keys=True))
         return
-    out.print(render.matrix_table(matrix))
+    out.print(render.matrix_table(matrix, out.width))
     out.print(render.tolerance_line())
 
 

@@ -12,7 +12,7 @@ from typing import Any
 
 from harness.common.units import human_bytes
 from harness.judgement import claims, tolerances, verdicts
-from harness.reporting import machines, pairing
+from harness.reporting import glance, machines, pairing
 from harness.reporting.results import SCHEMA_VERSION, read_records, write_json, write_record
 
 MATRIX_SCHEMA_VERSION = 1
@@ -58,11 +58,15 @@ def _blind_labels(record: dict[str, Any], judged: dict[str, Any]) -> list[str]:
     return labels[labels.index(first) + 1:] if first in labels else []
 
 
+STEP_KEYS = ("label", "verdict", "meter", "left", "grown", "tol", "reason", "framework_left", "detail", "pool", "live",
+             "runtime_growth", "elsewhere")
+
+
 def cell_summary(record: dict[str, Any]) -> dict[str, Any]:
     judged = record.get("verdicts") or verdicts.judge(record)
     error = record.get("error") or {}
     meter, levels = _levels(record)
-    return {
+    summary = {
         "status": judged.get("status") or record.get("status"),
         "meter": meter,
         "levels": levels,
@@ -71,8 +75,7 @@ def cell_summary(record: dict[str, Any]) -> dict[str, Any]:
         "runtime_cost": judged.get("runtime_cost"),
         "floor_basis": judged.get("floor_basis"),
         "exit_meter": (judged.get("exit") or {}).get("meter"),
-        "steps": [{k: s.get(k) for k in ("label", "verdict", "meter", "left", "grown", "reason", "framework_left", "detail")}
-                  for s in judged["steps"]],
+        "steps": [{k: s.get(k) for k in STEP_KEYS} for s in judged["steps"]],
         "exit": (judged.get("exit") or {}).get("verdict"),
         "error": judged.get("unsupported_reason") or (
             (error.get("type", "") + ": " + str(error.get("message", "")).splitlines()[0]) if error.get("message") else None),
@@ -81,6 +84,8 @@ def cell_summary(record: dict[str, Any]) -> dict[str, Any]:
         "killed": [{k: p.get(k) for k in ("pid", "role", "command", "rss", "gpu")} for p in record.get("killed") or []],
         "duration_s": record.get("duration_s"),
     }
+    summary["glance"] = glance.of_cell(summary)
+    return summary
 
 
 def read_judged(run_dir: Path, rewrite: bool = False) -> tuple[list[dict[str, Any]], list[tuple[Path, str]]]:
@@ -151,6 +156,9 @@ def matrix_from(records: list[dict[str, Any]], broken: list[tuple[Path, str]], r
         "run": run,
         "note": note,
         "environments": envs,
+        "machine": glance.machine(records),
+        "legend": glance.LEGEND,
+        "columns": glance.columns(records, column),
         "scenarios": sorted(cells),
         "cells": cells,
         "unreadable": [{"path": str(p), "reason": why} for p, why in broken],
@@ -220,6 +228,7 @@ def to_markdown(matrix: dict[str, Any]) -> str:
     lines = [f"## GPU memory cleanup matrix ({matrix['run']})", ""]
     if matrix.get("note"):
         lines += [matrix["note"], ""]
+    lines += [f"Measured on: {matrix.get('machine') or 'unknown machine'}.", ""]
     lines.append("| scenario | " + " | ".join(envs) + " |")
     lines.append("|---|" + "---|" * len(envs))
     for name in matrix["scenarios"]:

@@ -61,49 +61,62 @@ def tolerance_line() -> str:
     return f"tolerances: {TOLERANCES['text']}"
 
 
-GLYPHS = {
-    "released": "✓", "returned": "✓", "ok": "✓", "cached": "◐", "partial": "◑", "held": "✗", "not-returned": "✗",
-    "error": "!", "crashed": "!", "harness-error": "!", "timeout": "⏱", "unsupported": "–", "skipped": "–",
-    "missing": "?", "interrupted": "?", "unreadable": "!", "no-signal": "·",
-}
 
 
-def _cell_word(cell: dict[str, Any]) -> tuple[str, str]:
-    """The word that sums a cell up (its last judged step, or its status) and the text to show."""
-    if cell.get("status") != "ok":
-        return str(cell.get("status")), str(cell.get("status"))
-    judged = [s for s in cell.get("steps", []) if s["verdict"] != "skipped"]
-    if not judged:
-        return (cell.get("exit") or "ok"), f"exit: {cell.get('exit')}" if cell.get("exit") else "ok"
-    last = judged[-1]
-    left = last.get("left")
-    return last["verdict"], f"{last['verdict']}, {human_bytes(left)} left" if left is not None else last["verdict"]
+BACK_STYLES = {"all": "green", "part": "yellow", "none": "red", "n/a": "dim"}
+BACK_GLYPHS = {"all": "✓", "part": "◑", "none": "✗", "n/a": "·"}  # the answer without colour (NO_COLOR, a log)
+MIN_ENV_WIDTH = 16  # narrower than this, a verdict reads as a column of fragments: one row per cell instead
 
 
-def matrix_table(matrix: dict[str, Any]) -> Table:
-    """Scenario rows x environment columns: a glyph, the final verdict and what is left, claim marks."""
+def _cell_text(cell: dict[str, Any]) -> Text:
+    """The landing view's answer (glance.py): the colour says whether the driver got it back, the word why."""
+    g = cell.get("glance") or {"back": "n/a", "word": str(cell.get("status"))}
+    left = f", {human_bytes(g['left'])} left" if g.get("left") else ""
+    at = f" (at {g['label']})" if g.get("label") else ""
+    return Text(f"{BACK_GLYPHS.get(g['back'], '')} {g['word']}{left}{at}", style=BACK_STYLES.get(g["back"], ""))
+
+
+def _header(matrix: dict[str, Any], env: str) -> str:
+    """An environment's column header: its name, and the releases it ran (from its records)."""
+    facts = (matrix.get("columns") or {}).get(env) or {}
+    releases = " ".join(f"{name} {version}" for name, version in (facts.get("frameworks") or {}).items())
+    return f"{env}\n{releases}" if releases else env
+
+
+def matrix_table(matrix: dict[str, Any], width: int = 80) -> Table:
+    """Scenario rows x environment columns, each cell its answer and claim marks. The scenario name
+    is never cut: cells wrap, and where ``width`` leaves an environment fewer than MIN_ENV_WIDTH
+    characters the table turns to one row per cell (scenario, environment, answer)."""
+    envs = matrix["environments"]
+    longest = max([len("scenario"), *(len(s) for s in matrix["scenarios"])])
+    long_form = len(envs) > 1 and (width - longest - 3 * (len(envs) + 1)) // len(envs) < MIN_ENV_WIDTH
     table = Table(title=f"GPU memory cleanup matrix ({matrix['run']})", title_justify="left")
-    table.add_column("scenario")
-    for env in matrix["environments"]:
-        table.add_column(env)
+    table.add_column("scenario", no_wrap=True, min_width=longest)
+    for column in ["environment", "answer"] if long_form else envs:
+        table.add_column(column if long_form else _header(matrix, column), overflow="fold")
     symbols: dict[tuple[str, str], str] = {}
     for claim in matrix.get("claims", []):
         for env, result in claim["results"].items():
             symbol = {"confirmed": "✓", "contradicted": "✗"}.get(result["outcome"], "")
             symbols[(claim["scenario"], env)] = symbols.get((claim["scenario"], env), "") + symbol
-    marks = {key: f" [claims {value}]" for key, value in symbols.items() if value}
     changed = {(c["scenario"], c["env"]) for c in (matrix.get("compare") or {}).get("changed", [])}
+
+    def text(name: str, env: str) -> Text:
+        cell = matrix["cells"].get(name, {}).get(env)
+        if cell is None:
+            return Text("n/a", style="dim")
+        shown = _cell_text(cell)
+        shown.append(f" [claims {symbols[(name, env)]}]" if symbols.get((name, env)) else "")
+        shown.append(" Δ" if (name, env) in changed else "")
+        return shown
+
     for name in matrix["scenarios"]:
-        row: list[Text | str] = [name]
-        for env in matrix["environments"]:
-            cell = matrix["cells"].get(name, {}).get(env)
-            if cell is None:
-                row.append(Text("n/a", style="dim"))
-                continue
-            word, text = _cell_word(cell)
-            delta = " Δ" if (name, env) in changed else ""
-            row.append(Text(f"{GLYPHS.get(word, '')} {text}{marks.get((name, env), '')}{delta}", style=STYLES.get(word, "")))
-        table.add_row(*row)
+        if long_form:
+            for env in envs:
+                if env in matrix["cells"].get(name, {}):
+                    table.add_row(name, env, text(name, env))
+        else:
+            table.add_row(name, *(text(name, env) for env in envs))
     return table
 
 

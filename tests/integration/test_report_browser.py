@@ -1,12 +1,14 @@
 """report.html in a real browser (Debian's chromium, headless): the matrix and a drawn timeline, no errors."""
 from __future__ import annotations
 
+import json
 import os
 import shutil
 import subprocess
 from pathlib import Path
 
 import pytest
+from helpers import ROOT
 from reportkit import EVERY_OUTCOME, make_run
 
 FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking",
@@ -37,7 +39,9 @@ def test_report_renders_the_matrix_and_a_timeline(chromium: str, tmp_path: Path)
     assert 'data-ready="1"' in dom, result.stderr[-2000:]
     assert "data-errors" not in dom
     assert 'id="matrix-table"' in dom and dom.count('class="cell ') == 6
-    assert '<svg width="900" height="260" id="timeline" data-drawn="1">' in dom  # RSS only on this machine
+    assert '<svg viewBox="0 0 900 260" width="100%" id="timeline" data-drawn="1">' in dom  # RSS only on this machine
+    legend = dom[dom.index('<div class="legend">'):dom.index('<svg viewBox')]
+    assert "host RSS" in legend and "GPU" not in legend  # the legend names only what is drawn
     assert "<polyline" in dom and "after_del" in dom
     console = [line for line in result.stderr.splitlines() if "CONSOLE" in line]
     console_errors = [line for line in console if "Error" in line or "Uncaught" in line]
@@ -45,3 +49,54 @@ def test_report_renders_the_matrix_and_a_timeline(chromium: str, tmp_path: Path)
     shot = tmp_path / "report.png"
     _browse(chromium, url, tmp_path / "profile-shot", "--window-size=1400,1400", f"--screenshot={shot}")
     assert shot.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n" and shot.stat().st_size > 20_000
+
+
+# Measures the drawn page from inside: checkpoint labels' boxes, the page's own width against the
+# window's, and whether the value column's right edge is reachable (inside the scrolling box).
+PROBE = """<script>setTimeout(function () {
+  var boxes = [].map.call(document.querySelectorAll(".cp-label"), function (e) { return e.getBoundingClientRect(); }), hits = 0;
+  for (var i = 0; i < boxes.length; i++) for (var j = i + 1; j < boxes.length; j++) { var a = boxes[i], b = boxes[j];
+    if (a.left < b.right && b.left < a.right && a.top < b.bottom && b.top < a.bottom) hits++; }
+  var scroller = document.querySelector(".scroll"), last = document.querySelector("#matrix-table tr:nth-child(2) td:last-child");
+  document.body.dataset.probe = JSON.stringify({labels: boxes.length, overlaps: hits, page: document.documentElement.scrollWidth,
+    window: window.innerWidth, table: scroller.scrollWidth, scrolls: getComputedStyle(scroller).overflowX,
+    cell: Math.round(last.getBoundingClientRect().width)});
+}, 500);</script></body>"""
+
+
+def _probe(chromium: str, page: Path, tmp_path: Path, width: int, fragment: str) -> tuple[str, dict]:
+    probed = page.with_name("probed.html")
+    probed.write_text(page.read_text(encoding="utf-8").replace("</body>", PROBE, 1), encoding="utf-8")
+    result = _browse(chromium, probed.as_uri() + fragment, tmp_path / f"profile-{width}", f"--window-size={width},900",
+                     "--dump-dom")
+    dom = result.stdout
+    assert "data-errors" not in dom, result.stderr[-2000:]
+    start = dom.index('data-probe="') + len('data-probe="')
+    return dom, json.loads(dom[start:dom.index('"', start)].replace("&quot;", '"'))
+
+
+def test_a_gpu_reference_report_answers_at_a_glance(chromium: str, tmp_path: Path) -> None:
+    run = tmp_path / "tf27"
+    shutil.copytree(ROOT / "matrix" / "reference" / "h100-580.159.04-tf27", run)
+    page = run / "report.html"
+    dom, probe = _probe(chromium, page, tmp_path, 1400, "#cell=tf2%2Ftf_function_training%7Chost-tf-2.7.4")
+    assert "Measured on: NVIDIA H100 80GB HBM3; NVIDIA driver 580.159.04" in dom  # the GPU named at the top
+    assert "all back:" in dom and "none back:" in dom and "not applicable:" in dom  # the legend
+    assert "tensorflow 2.7.4" in dom and "CUDA 11.2" in dom  # the release in the column header
+    # colour answers the driver question: cached and held with the memory still mapped are both "none"
+    assert 'class="cell back-none" data-key="tf2/model_del|host-tf-2.7.4" data-verdict="cached"' in dom
+    assert 'class="cell back-none" data-key="tf1/session_close|host-tf-2.7.4" data-verdict="held"' in dom
+    assert 'class="axis-y">GiB</text>' in dom and 'class="axis-x"> s</text>' in dom  # both axes labelled
+    assert dom.count('class="ytick"') >= 3 and dom.count('class="xtick"') >= 3
+    assert probe["labels"] >= 1 and probe["overlaps"] == 0
+    _, phone = _probe(chromium, page, tmp_path, 390, "")
+    assert phone["page"] <= phone["window"]  # the page itself never scrolls sideways: the table does
+    assert phone["scrolls"] == "auto" and phone["cell"] >= 100  # and its value column keeps its width
+
+
+def test_checkpoint_labels_never_overlap_in_a_long_loop(chromium: str, tmp_path: Path) -> None:
+    run = tmp_path / "loop"  # 26 checkpoints, most within the last seconds of the run
+    shutil.copytree(ROOT / "matrix" / "reference" / "h100-580.159.04-repro" / "torch_model_loop", run)
+    dom, probe = _probe(chromium, run / "report.html", tmp_path, 1400, "")  # a one-cell report opens on its cell
+    assert 'id="timeline"' in dom and dom.count("<li>") >= 26  # every checkpoint listed by its number
+    assert probe["labels"] >= 2 and probe["overlaps"] == 0
