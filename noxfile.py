@@ -18,6 +18,8 @@ COMMANDS = {
     "cdi-spec": "Write a CDI spec for this host's NVIDIA driver (run as root): GPUs in containers without the toolkit.",
     "clean": "Remove every container this tool labelled (after a killed run).",
     "bisect": "First release where a script's memory turns: SCRIPT --package P --good V1 --bad V2 [--criterion ...].",
+    "sweep": "A package's releases as one matrix's columns: --package P --from V1 --to V2 [--every minor|patch] "
+             "[--scenario GLOB | --script S]; marks where each answer changes.",
     "report": "Re-render a saved run (RUN_DIR [--compare OTHER_RUN_DIR]): terminal table, matrix.md/json, report.html.",
     "repro": "A bug report's script, unmodified, in each environment (SCRIPT [--env NAME ...]); prints a Markdown block.",
 }

@@ -26,6 +26,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "images": ("images", "build the environment images (layer-cached)"),
     "repro": ("repro", "a bug report's script, unmodified, in each environment, measured"),
     "bisect": ("bisect", "the first release where a script's memory behaviour turns, in few runs"),
+    "sweep": ("sweep", "a package's releases as the columns of one matrix, with where each answer changes"),
     "report": ("report", "re-render a saved run: terminal table, matrix.md, matrix.json, report.html"),
     "scenarios": ("scenarios", "the catalogue as a Markdown table: scenario, technique, seed, envs"),
     "doctor": ("doctor", "what this host can run: engine, driver, container GPU support, images"),

@@ -17,8 +17,8 @@ from typing import Any
 from harness.environments.pkgindex import DEFAULT_INDEX
 from harness.running import bisection
 
-CELLS = ("matrix", "repro", "bisect")  # the commands that run cells through run_matrix
-BUILDS = ("matrix", "images", "repro", "bisect")  # the commands that may build environment images
+CELLS = ("matrix", "repro", "bisect", "sweep")  # the commands that run cells through run_matrix
+BUILDS = ("matrix", "images", "repro", "bisect", "sweep")  # the commands that may build environment images
 
 
 @dataclass(frozen=True)
@@ -77,7 +77,8 @@ OPTIONS: list[Option] = [
     Option(("--env",), "only this environment of matrix/environments.toml (repeatable; default: all that apply)",
            ("matrix", "images", "repro"), {"action": "append", "default": None}),
     Option(("--env",), "docker backend: the environment (matrix/environments.toml)", ("run",), {"default": None}),
-    Option(("--scenario",), "only scenarios matching this glob (repeatable)", ("matrix",), {"action": "append", "default": None}),
+    Option(("--scenario",), "only scenarios matching this glob (repeatable)", ("matrix", "sweep"),
+           {"action": "append", "default": None}),
     Option(("--variant",), "image variant (default: gpu with an NVIDIA GPU, else cpu)", ("run", *BUILDS),
            {"choices": ["cpu", "gpu"], "default": None}),
     Option(("--backend",), "docker when an engine answers, else virtualenvs (auto); process: each environment's Python "
@@ -113,9 +114,9 @@ OPTIONS: list[Option] = [
     Option(("--gpus",), "GPU indices to use, e.g. 0,1 (default: all)", ("matrix",), {"type": _indices, "default": None}),
     Option(("--gpu-mode",), "how containers get the GPU (default: chosen from the host; `nox -s doctor` says which)",
            ("run", *CELLS), {"choices": GPU_MODES, "default": None}),
-    Option(("--jobs",), "cells at once on the cpu variant (default 2)", ("matrix",), {"type": int, "default": None}),
+    Option(("--jobs",), "cells at once on the cpu variant (default 2)", ("matrix", "sweep"), {"type": int, "default": None}),
     # bisect
-    Option(("--package",), "the distribution whose releases are searched (tensorflow, jax, ...)", ("bisect",),
+    Option(("--package",), "the distribution whose releases are searched (tensorflow, jax, ...)", ("bisect", "sweep"),
            {"required": True}),
     Option(("--good",), "a release where the behaviour is fine", ("bisect",), {"required": True}),
     Option(("--bad",), "a release where it is not", ("bisect",), {"required": True}),
@@ -124,7 +125,14 @@ OPTIONS: list[Option] = [
     Option(("--threshold",), f"bad when the value exceeds the good release's by more than this many MiB (default: {_THRESHOLDS})",
            ("bisect",), {"type": float, "default": None, "metavar": "MIB"}),
     Option(("--label",), "--criterion label: part of the checkpoint label to read", ("bisect",), {"default": None}),
-    Option(("--pre",), "include pre-releases and dev releases", ("bisect",), {"action": "store_true"}),
+    Option(("--pre",), "include pre-releases and dev releases", ("bisect", "sweep"), {"action": "store_true"}),
+    # sweep
+    Option(("--from",), "the oldest release to sweep", ("sweep",), {"dest": "low", "required": True, "metavar": "VERSION"}),
+    Option(("--to",), "the newest release to sweep", ("sweep",), {"dest": "high", "required": True, "metavar": "VERSION"}),
+    Option(("--every",), "minor: each minor's newest patch (default); patch: every release", ("sweep",),
+           {"choices": ["minor", "patch"], "default": "minor"}),
+    Option(("--script",), "a script to run in every release (default: the catalogue's scenarios that apply)", ("sweep",),
+           {"type": Path, "default": None}),
     # building images
     Option(("--wheelhouse",), "a folder of wheels handed to every build", BUILDS, {"type": Path, "default": None}),
     Option(("--offline",), "air-gapped builds: the wheelhouse only, no index", BUILDS, {"action": "store_true"}),

@@ -259,7 +259,8 @@ Judged = tuple[list[dict[str, Any]], list[tuple[Path, str]]]
 
 
 def write_reports(run_dir: Path, planned: list[tuple[str, str]] | None = None, note: str = "",
-                  compare_with: Path | None = None, judged: Judged | None = None) -> dict[str, Any]:
+                  compare_with: Path | None = None, judged: Judged | None = None,
+                  extra: dict[str, Any] | None = None) -> dict[str, Any]:
     """matrix.json, matrix.md and report.html for ``run_dir`` (each written atomically), from its
     records as ``read_judged(run_dir, rewrite=True)`` gives them (read here unless given)."""
     from harness.reporting import report_html
@@ -275,10 +276,19 @@ def write_reports(run_dir: Path, planned: list[tuple[str, str]] | None = None, n
     matrix = matrix_from(records, broken, run_name(run_dir, records), planned, note)
     if compare_with is not None:
         matrix["compare"] = compare(matrix, build_matrix(compare_with))
+    matrix.update(extra or _kept(run_dir))  # a sweep's summary travels with its matrix
     write_json(run_dir / "matrix.json", matrix)
     _write_text(run_dir / "matrix.md", to_markdown(matrix))
     _write_text(run_dir / "report.html", report_html.render(matrix, records))
     return matrix
+
+
+def _kept(run_dir: Path) -> dict[str, Any]:
+    """What a re-render keeps from the run's own files: a sweep's summary."""
+    try:
+        return {"sweep": json.loads((run_dir / "sweep.json").read_text(encoding="utf-8"))}
+    except (OSError, ValueError):
+        return {}
 
 
 def _write_text(path: Path, text: str) -> None:

@@ -12,7 +12,7 @@ window.onerror = function (msg) { document.body.dataset.errors = (document.body.
   function cellText(c) { if (c.status !== "ok") return c.status; var s = (c.steps || []).filter(function (x) { return x.verdict !== "skipped"; });
     if (!s.length) return c.exit ? "exit: " + c.exit : "ok"; var last = s[s.length - 1];
     return last.verdict + (last.left !== null && last.left !== undefined ? ", " + bytes(last.left) + " left" : ""); }
-  var changed = {}; ((M.compare || {}).changed || []).forEach(function (c) { changed[c.scenario + "|" + c.env] = c; });
+  var changed = {}; ((M.compare || {}).changed || []).concat((M.sweep || {}).changes || []).forEach(function (c) { changed[c.scenario + "|" + c.env] = c; });
   var claimsFor = {}; (M.claims || []).forEach(function (cl) { for (var env in cl.results) {
     var key = cl.scenario + "|" + env; (claimsFor[key] = claimsFor[key] || []).push([cl, cl.results[env]]); } });
   document.getElementById("note").textContent = M.note || "";
@@ -57,6 +57,11 @@ window.onerror = function (msg) { document.body.dataset.errors = (document.body.
   (M.claims || []).forEach(function (c) { for (var e in c.results) cl[c.results[e].outcome]++; });
   document.getElementById("summary").textContent = Object.keys(counts).map(function (k) { return counts[k] + " " + k; }).join(", ") +
     " | claims: " + cl.confirmed + " confirmed, " + cl.contradicted + " contradicted, " + cl.untestable + " untestable";
+  if (M.sweep) { var sw = document.getElementById("changes"); sw.appendChild(el("h2", {}, "Changes across " + M.sweep.package + " releases"));
+    var sl = el("ul"); M.sweep.changes.forEach(function (c) { sl.appendChild(el("li", {}, c.scenario + " changed in " + c.release + ": " +
+      c.before_release + " " + c.before + " \u2192 " + c.release + " " + c.after)); });
+    for (var pin in M.sweep.skipped) sl.appendChild(el("li", {}, pin + ": not run (" + M.sweep.skipped[pin] + ")"));
+    if (!M.sweep.changes.length) sl.appendChild(el("li", {}, "no answer changed across these releases")); sw.appendChild(sl); }
   if (M.compare) { var ch = document.getElementById("changes"); ch.appendChild(el("h2", {}, "Changed since " + M.compare.other));
     var ul = el("ul"); M.compare.changed.forEach(function (c) { ul.appendChild(el("li", {}, c.scenario + " @ " + c.env + ": " + c.before + " \u2192 " + c.after)); });
     if (!M.compare.changed.length) ul.appendChild(el("li", {}, "nothing")); ch.appendChild(ul); }

@@ -1,0 +1,146 @@
+"""``sweep``: a package's releases as the columns of one matrix, and where each row's answer turns.
+
+Each release is an environment made from a pin (adhoc.py), exactly as ``--with`` makes one, and
+all of them run as one matrix run (cells in parallel as the matrix runs them), so the run folder
+is an ordinary one: records, matrix.md, matrix.json, report.html, plus sweep.md and sweep.json.
+A release that cannot be installed here is a skipped column with its reason, never an abort.
+A change is marked where a row's answer (glance.py: what the driver got back, and the verdict)
+differs from the nearest release to its left that measured something.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import Any
+
+from packaging.utils import canonicalize_name
+from packaging.version import InvalidVersion, Version
+
+from harness.common.errors import UsageError
+from harness.common.events import Event
+from harness.common.units import human_bytes
+from harness.environments import pkgindex
+from harness.measurement.nvml import Nvml
+from harness.reporting import aggregate, results
+from harness.reporting.glance import decisive_step
+from harness.running import repro
+from harness.running.matrix import MatrixOptions, run_matrix
+
+EVERY = ("minor", "patch")
+
+
+@dataclass(frozen=True, kw_only=True)
+class SweepOptions:
+    package: str
+    low: str
+    high: str
+    every: str = "minor"
+    pre: bool = False
+    script: Path | None = None  # else the catalogue's scenarios (matrix.scenarios filters them)
+    matrix: MatrixOptions = field(default_factory=MatrixOptions)
+
+
+@dataclass
+class SweepRun:
+    run_dir: Path
+    releases: list[str]
+    changes: list[dict[str, Any]]
+    records: list[dict[str, Any]]
+    skipped: dict[str, str]
+
+
+def _version(text: str, flag: str) -> Version:
+    try:
+        return Version(text)
+    except InvalidVersion as exc:
+        raise UsageError(f"{flag} {text!r} is not a version (like 2.9.2)") from exc
+
+
+def pick(found: dict[Version, pkgindex.Release], low: Version, high: Version, every: str, pre: bool) -> list[Version]:
+    """The releases from ``low`` to ``high``, oldest first: all, or each minor's newest (``every``)."""
+    if every not in EVERY:
+        raise UsageError(f"--every {every!r}: one of {', '.join(EVERY)}")
+    chosen = pkgindex.between(found, low, high, pre)
+    if every == "patch":
+        return chosen
+    newest: dict[tuple[int, int], Version] = {}
+    for version in chosen:
+        newest[(version.major, version.minor)] = version  # oldest first: the last of each minor wins
+    return sorted(newest.values())
+
+
+def releases_to_sweep(options: SweepOptions) -> list[Version]:
+    low, high = _version(options.low, "--from"), _version(options.high, "--to")
+    found = pkgindex.releases(options.package, options.matrix.index_url)
+    for version, flag in ((low, "--from"), (high, "--to")):
+        if version not in found:
+            raise UsageError(f"{flag} {version}: {options.package} has no such release on {options.matrix.index_url}")
+    return pick(found, min(low, high), max(low, high), options.every, options.pre)
+
+
+def _answer(cell: dict[str, Any] | None) -> tuple[str, str] | None:
+    """What a cell says, as compared along a row: None where it measured nothing (a skipped column)."""
+    if not cell or cell.get("status") != "ok":
+        return None
+    glance = cell.get("glance") or {}
+    if glance.get("back") in (None, "n/a"):
+        return None
+    step = decisive_step(cell.get("steps") or [])
+    return str(glance["back"]), str(step["verdict"] if step else cell.get("exit"))
+
+
+def _said(cell: dict[str, Any]) -> str:
+    glance = cell["glance"]
+    return str(glance["word"]) + (f", {human_bytes(glance['left'])} left" if glance.get("left") else "")
+
+
+def changes(matrix: dict[str, Any], columns: list[tuple[str, str]]) -> list[dict[str, Any]]:
+    """Each place where a row's answer turns between neighbouring releases that measured it."""
+    found = []
+    for scenario in matrix["scenarios"]:
+        row = matrix["cells"].get(scenario, {})
+        before: tuple[str, str, tuple[str, str]] | None = None  # (release, env, answer)
+        for release, env in columns:
+            answer = _answer(row.get(env))
+            if answer is None:
+                continue
+            if before is not None and answer != before[2]:
+                found.append({"scenario": scenario, "env": env, "release": release, "before_release": before[0],
+                              "before": _said(row[before[1]]), "after": _said(row[env])})
+            before = (release, env, answer)
+    return found
+
+
+def run_sweep(options: SweepOptions, nvml: Nvml, emit: Event) -> SweepRun:
+    versions = releases_to_sweep(options)
+    emit("releases", {"package": options.package, "versions": [str(v) for v in versions]})
+    name = canonicalize_name(options.package)
+    pins = [f"{name}=={v}" for v in versions]
+    items = [repro.script_scenario(options.script, options.matrix.timeout, plain=True)] if options.script else None
+    run = run_matrix(replace(options.matrix, items=items, with_pins=pins, envs=None), nvml, emit)
+    matrix = aggregate.build_matrix(run.run_dir)
+    columns = [(str(v), pin) for v, pin in zip(versions, pins, strict=True)]
+    found = changes(matrix, columns)
+    skipped = {pin: why for pin, why in {**run.skipped, **run.failed}.items()}
+    summary = {"package": options.package, "from": options.low, "to": options.high, "every": options.every,
+               "releases": [str(v) for v in versions], "columns": dict((pin, rel) for rel, pin in columns),
+               "skipped": skipped, "changes": found}
+    results.write_json(run.run_dir / "sweep.json", summary)
+    (run.run_dir / "sweep.md").write_text(markdown(summary), encoding="utf-8")
+    aggregate.write_reports(run.run_dir, run.planned, note=f"sweep of {options.package} {options.low}..{options.high} "
+                            f"(every {options.every}): {len(found)} change(s)", extra={"sweep": summary})
+    return SweepRun(run.run_dir, [str(v) for v in versions], found, run.records, skipped)
+
+
+def markdown(summary: dict[str, Any]) -> str:
+    lines = [f"### Sweep of {summary['package']} {summary['from']} .. {summary['to']} (every {summary['every']})", "",
+             f"{len(summary['releases'])} releases: {', '.join(summary['releases'])}.", ""]
+    for pin, why in summary["skipped"].items():
+        lines.append(f"- {pin}: not run ({why.splitlines()[0] if why else 'skipped'})")
+    lines += [""] if summary["skipped"] else []
+    for change in summary["changes"]:
+        lines.append(f"- `{change['scenario']}` changed in {change['release']}: {change['before_release']} "
+                     f"{change['before']} -> {change['release']} {change['after']}")
+    if not summary["changes"]:
+        lines.append("- no answer changed across these releases")
+    return "\n".join(lines) + "\n"

@@ -1,0 +1,94 @@
+"""`sweep` end to end over a planted package: real wheels in a folder index, one virtualenv per
+release, the real agent measuring each; a change planted at 1.2.0, a release that cannot be
+installed (a source archive only) as a skipped column."""
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import zipfile
+from pathlib import Path
+
+from helpers import ROOT
+
+from harness.environments import venvs
+
+PACKAGE, MODULE = "harness-planted", "harness_planted"
+WHEELS = ("1.0.0", "1.1.0", "1.1.1", "1.2.0", "1.3.0")
+SOURCE_ONLY = "1.4.0"
+CODE = '''_kept = []
+__version__ = "{version}"
+
+
+def work():
+    block = bytearray(192 << 20)
+    if {leaks}:
+        _kept.append(block)  # the planted regression: a module-level cache keeps every block
+    return block
+'''
+SCRIPT = '''import gc
+import harness_planted
+
+block = harness_planted.work()
+del block
+gc.collect()
+print("planted", harness_planted.__version__)
+'''
+
+
+def _wheel(folder: Path, version: str) -> str:
+    name = f"{MODULE}-{version}-py3-none-any.whl"
+    info = f"{MODULE}-{version}.dist-info"
+    files = {f"{MODULE}/__init__.py": CODE.format(version=version, leaks=version >= "1.2.0"),
+             f"{info}/METADATA": f"Metadata-Version: 2.1\nName: {PACKAGE}\nVersion: {version}\n",
+             f"{info}/WHEEL": "Wheel-Version: 1.0\nGenerator: test\nRoot-Is-Purelib: true\nTag: py3-none-any\n"}
+    files[f"{info}/RECORD"] = "".join(f"{path},,\n" for path in [*files, f"{info}/RECORD"])
+    with zipfile.ZipFile(folder / name, "w") as archive:
+        for path, text in files.items():
+            archive.writestr(path, text)
+    return name
+
+
+def _index(tmp_path: Path) -> tuple[Path, Path]:
+    wheels, index = tmp_path / "wheels", tmp_path / "index" / PACKAGE
+    wheels.mkdir()
+    index.mkdir(parents=True)
+    names = [_wheel(wheels, v) for v in WHEELS]
+    sdist = f"{MODULE}-{SOURCE_ONLY}.tar.gz"
+    (wheels / sdist).write_bytes(b"")
+    anchors = "".join(f'<a href="{(wheels / n).as_uri()}">{n}</a>\n' for n in [*names, sdist])
+    (index / "index.html").write_text(f"<html><body>\n{anchors}</body></html>\n")
+    return wheels, index.parent
+
+
+def test_a_sweep_marks_the_planted_change_and_skips_what_cannot_install(tmp_path: Path) -> None:
+    wheels, index = _index(tmp_path)
+    script = tmp_path / "planted.py"
+    script.write_text(SCRIPT)
+    results = tmp_path / "results"
+    argv = [sys.executable, "-m", "harness", "sweep", "--package", PACKAGE, "--from", "1.0.0", "--to", SOURCE_ONLY,
+            "--script", str(script), "--backend", "venv", "--venv-dir", str(tmp_path / "venvs"), "--index-url", index.as_uri(),
+            "--wheelhouse", str(wheels), "--results", str(results), "--variant", "cpu"]
+    result = subprocess.run(argv, cwd=ROOT, capture_output=True, text=True, timeout=1200,
+                            env=dict(os.environ, NO_COLOR="1", COLUMNS="200"))
+    assert "5 releases of harness-planted: 1.0.0, 1.1.1, 1.2.0, 1.3.0, 1.4.0" in result.stderr  # each minor's newest
+    (run_dir,) = [p for p in results.iterdir() if p.is_dir()]
+    summary = json.loads((run_dir / "sweep.json").read_text())
+    matrix = json.loads((run_dir / "matrix.json").read_text())
+    pins = [f"{PACKAGE}=={v}" for v in ("1.0.0", "1.1.1", "1.2.0", "1.3.0", SOURCE_ONLY)]
+    assert matrix["environments"] == pins and matrix["sweep"]["releases"] == summary["releases"]  # ordered by version
+    (row,) = matrix["cells"].values()
+    assert row[pins[-1]]["status"] == "skipped" and "only a source archive" in summary["skipped"][pins[-1]]
+    if venvs.find_python("3.11") is None:  # the plan picks 3.11 for a py3 wheel: absent here, every column skipped
+        assert {c["status"] for c in row.values()} == {"skipped"}
+        return
+    assert result.returncode == 0, result.stderr[-3000:]
+    assert [row[p]["glance"]["back"] for p in pins] == ["all", "all", "none", "none", "n/a"], [row[p]["glance"] for p in pins]
+    (change,) = summary["changes"]
+    assert (change["release"], change["before_release"]) == ("1.2.0", "1.1.1")
+    assert change["before"] == "released to the OS" and change["after"].startswith("held by the process, 192.")
+    assert "changed in 1.2.0: 1.1.1 released" in result.stdout
+    assert f"{pins[-1]}: not run" in (run_dir / "sweep.md").read_text()
+    html = (run_dir / "report.html").read_text()
+    assert '"changes":[{' in html  # the page marks the change too
