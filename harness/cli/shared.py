@@ -73,3 +73,28 @@ def plain_events(err: Console) -> Any:
         elif kind in ("backend", "skipped", "failed", "build"):
             err.print(f"{kind}: " + ", ".join(str(v) for v in data.values()), markup=False)
     return emit
+
+
+def per_release_matrix(args: Any, command: str, **extra: Any) -> Any:
+    """The matrix options of a command that makes an environment per release (bisect, sweep)."""
+    from harness.running.matrix import MatrixOptions
+
+    if args.backend == "process":
+        raise UsageError(f"{command} makes an environment per release: use --backend docker or venv, not process")
+    return MatrixOptions(variant=args.variant, results_root=args.results, timeout=args.timeout, build=build_options(args),
+                         gpu_mode=args.gpu_mode, backend=args.backend, venv_root=args.venv_dir, setenv=dict(args.setenv),
+                         index_url=args.index_url, cluster=args.cluster, **extra)
+
+
+def release_events(err: Console, package: str) -> Any:
+    """Progress of a command over releases: the releases chosen, each release as it starts, then the cells."""
+    events = plain_events(err)
+
+    def emit(kind: str, data: dict[str, Any]) -> None:
+        if kind == "releases":
+            err.print(f"{len(data['versions'])} releases of {data['package']}: {', '.join(data['versions'])}", markup=False)
+        elif kind == "version":
+            err.print(f"[bold]{package} {data['version']}[/]")
+        else:
+            events(kind, data)
+    return emit
