@@ -8,6 +8,7 @@ skipped with the reason and the fix; it never stops the others.
 """
 from __future__ import annotations
 
+import time
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
@@ -32,6 +33,7 @@ class Prepared:
     skipped: dict[str, str] = field(default_factory=dict)
     failed: dict[str, str] = field(default_factory=dict)  # could not be built or started: its cells' result
     errors: dict[str, HarnessError] = field(default_factory=dict)  # the failures themselves
+    seconds: dict[str, float] = field(default_factory=dict)  # making (or finding ready) each environment
 
 
 def choose_backend(requested: str, envs: list[config.EnvDef]) -> tuple[str, str, Any]:
@@ -64,10 +66,12 @@ def prepare(envs: list[config.EnvDef], variant: str, requested: str, gpu_mode: s
             prepared.skipped[env.name] = env.unavailable
             emit("skipped", {"env": env.name, "reason": env.unavailable})
             continue
+        began = time.monotonic()
         try:  # one environment's failure is its own result: the others still run
             if client is not None:
                 env = prepared.envs[index] = _probe(client, env, variant, build, emit)
             prepared.backends[env.name] = backend_for(env, kind, variant, client, prepared.access, build, venv_root, emit)
+            prepared.seconds[env.name] = round(time.monotonic() - began, 1)
         except venvs.EnvSkipped as exc:
             prepared.skipped[env.name] = str(exc)
             emit("skipped", {"env": env.name, "reason": str(exc)})

@@ -69,6 +69,7 @@ class MatrixRun:
     planned: list[tuple[str, str]] = field(default_factory=list)
     matrix: dict[str, Any] = field(default_factory=dict)
     wall_s: float = 0.0
+    prepare_s: dict[str, float] = field(default_factory=dict)  # environment -> seconds to make or find it ready
 
 
 def choose_variant(requested: str | None, nvml: Nvml) -> tuple[str, str]:
@@ -110,7 +111,7 @@ def run_matrix(options: MatrixOptions, nvml: Nvml, emit: Event) -> MatrixRun:
     run_id = options.run_id or results.new_run_id()
     run = MatrixRun(run_id, options.results_root / run_id, variant, why, ready.access, ready.kind)
     planned = [(env.name, item.name) for env, item in cells]
-    run.skipped, run.failed, run.planned = dict(ready.skipped), dict(ready.failed), planned
+    run.skipped, run.failed, run.planned, run.prepare_s = dict(ready.skipped), dict(ready.failed), planned, ready.seconds
     todo = _todo(cells, run.run_dir, options)
     runnable = [(env, item) for env, item in todo if env.name not in ready.skipped and env.name not in ready.failed]
     slots = slots_for(options.gpu_indices, nvml) or [None] * (options.jobs or max(1, min(2, os.cpu_count() or 1)))

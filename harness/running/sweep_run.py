@@ -124,7 +124,8 @@ def run_sweep(options: SweepOptions, nvml: Nvml, emit: Event) -> SweepRun:
     skipped = {pin: why for pin, why in {**run.skipped, **run.failed}.items()}
     summary = {"package": options.package, "from": options.low, "to": options.high, "every": options.every,
                "releases": [str(v) for v in versions], "columns": dict((pin, rel) for rel, pin in columns),
-               "skipped": skipped, "changes": found}
+               "skipped": skipped, "changes": found,
+               "prepare_s": {pin: run.prepare_s[pin] for _, pin in columns if pin in run.prepare_s}}
     results.write_json(run.run_dir / "sweep.json", summary)
     (run.run_dir / "sweep.md").write_text(markdown(summary), encoding="utf-8")
     aggregate.write_reports(run.run_dir, run.planned, note=f"sweep of {options.package} {options.low}..{options.high} "
@@ -135,6 +136,10 @@ def run_sweep(options: SweepOptions, nvml: Nvml, emit: Event) -> SweepRun:
 def markdown(summary: dict[str, Any]) -> str:
     lines = [f"### Sweep of {summary['package']} {summary['from']} .. {summary['to']} (every {summary['every']})", "",
              f"{len(summary['releases'])} releases: {', '.join(summary['releases'])}.", ""]
+    made = summary.get("prepare_s") or {}
+    if made:
+        each = ", ".join(f"{pin.split('==')[-1]} {seconds:.0f} s" for pin, seconds in made.items())
+        lines += [f"Environments made (or found ready): {each}.", ""]
     for pin, why in summary["skipped"].items():
         lines.append(f"- {pin}: not run ({why.splitlines()[0] if why else 'skipped'})")
     lines += [""] if summary["skipped"] else []
