@@ -3,7 +3,8 @@
 The matrix with a drill-down per cell: the memory timeline (device, process, host RSS and the
 framework's own view at each checkpoint) with checkpoint marks, the environment facts, the
 stderr tail, and the claims about that cell with their sources. Data travels as JSON inside the
-page; a small script (report_assets/report.js) draws the table and the SVG timelines. Timelines are reduced to at most
+page; a small script (report_assets/report.js) draws the table, and each timeline as a Vega
+spec (report_assets/vega-embed.js, inlined once) rendered to SVG. Timelines are reduced to at most
 ``TIMELINE_POINTS`` points per cell, keeping each bucket's maximum so peaks survive.
 """
 from __future__ import annotations
@@ -15,6 +16,7 @@ from typing import Any
 
 from harness.judgement import verdicts
 from harness.reporting import machines
+from harness.reporting.glance import decisive_step
 from harness.reporting.results import TIMELINE_COLUMNS
 
 ASSETS = Path(__file__).resolve().parent / "report_assets"
@@ -39,6 +41,7 @@ def _downsample(samples: list[list[Any]], points: int = TIMELINE_POINTS) -> list
 
 def cell_detail(record: dict[str, Any]) -> dict[str, Any]:
     timeline = record.get("timeline") or {}
+    judged = record.get("verdicts") or verdicts.judge(record)
     error = record.get("error") or {}
     return {
         "scenario": {k: (record.get("scenario") or {}).get(k) for k in ("name", "title", "technique", "seed", "params")},
@@ -53,9 +56,27 @@ def cell_detail(record: dict[str, Any]) -> dict[str, Any]:
         "timeline": {"columns": timeline.get("columns") or TIMELINE_COLUMNS,
                      "samples": _downsample(timeline.get("samples") or []), "rate_hz": timeline.get("rate_hz")},
         "stderr_tail": (record.get("stderr_tail") or "")[-STDERR_CHARS:],
-        "verdicts": record.get("verdicts") or verdicts.judge(record),
+        "verdicts": judged,
+        "floor": _floor(record, judged),
         "duration_s": record.get("duration_s"),
     }
+
+
+def _floor(record: dict[str, Any], judged: dict[str, Any]) -> dict[str, Any] | None:
+    """What the chart draws for the decisive step: the pre-GPU reading of its meter, and the band
+    in which a reading counts as released (the judge's floor up to its tolerance), recovered
+    exactly from the step: floor = reading - left - what other processes hold."""
+    step = decisive_step(judged.get("steps") or [])
+    if step is None or not step.get("meter"):
+        return None
+    meter = step["meter"]
+    at = [cp for cp in record.get("checkpoints") or [] if cp.get("label") == step["label"]]
+    value = ((at[-1] if at else {}).get("readings") or {}).get(meter)
+    pre = ((record.get("pre_gpu") or {}).get("readings") or {}).get(meter)
+    if value is None or pre is None:
+        return None
+    base = value - (step.get("left") or 0) - (step.get("elsewhere") or 0)
+    return {"meter": meter, "step": step["label"], "pre": pre, "lo": base, "hi": base + (step.get("tol") or 0)}
 
 
 def _asset(name: str) -> str:
@@ -69,4 +90,5 @@ def render(matrix: dict[str, Any], records: list[dict[str, Any]]) -> str:
     data = data.replace("</", "<\\/")  # a record's text can never close the script element
     title = html.escape(f"GPU memory cleanup matrix - {matrix['run']}")
     page = _asset("report.html").replace("%TITLE%", title).replace("%STYLE%", _asset("report.css"))
+    page = page.replace("%VEGA%", _asset("vega-embed.js"))  # Vega draws the timelines, inlined once: the page stays offline
     return page.replace("%SCRIPT%", _asset("report.js")).replace("%DATA%", data)

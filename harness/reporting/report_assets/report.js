@@ -65,53 +65,80 @@ window.onerror = function (msg) { document.body.dataset.errors = (document.body.
   if (M.compare) { var ch = document.getElementById("changes"); ch.appendChild(el("h2", {}, "Changed since " + M.compare.other));
     var ul = el("ul"); M.compare.changed.forEach(function (c) { ul.appendChild(el("li", {}, c.scenario + " @ " + c.env + ": " + c.before + " \u2192 " + c.after)); });
     if (!M.compare.changed.length) ul.appendChild(el("li", {}, "nothing")); ch.appendChild(ul); }
-  function nice(v) { var e = Math.pow(10, Math.floor(Math.log(v) / Math.LN10)), m = v / e; return (m <= 1 ? 1 : m <= 2 ? 2 : m <= 5 ? 5 : 10) * e; }
-  function chart(d) {
-    var NS = "http://www.w3.org/2000/svg", W = 900, H = 260, P = 48, s = d.timeline.samples, cols = d.timeline.columns;
-    var svg = document.createElementNS(NS, "svg"); svg.setAttribute("viewBox", "0 0 " + W + " " + H); svg.setAttribute("width", "100%");
-    svg.setAttribute("id", "timeline");
-    var cps = d.checkpoints || [], ts = s.map(function (r) { return r[0]; }).concat(cps.map(function (c) { return c.t; }));
-    if (!ts.length) { svg.appendChild(document.createElementNS(NS, "text")).textContent = "no timeline"; return svg; }
-    var t0 = Math.min.apply(null, ts), t1 = Math.max.apply(null, ts) || t0 + 1, ymax = 1;
-    s.forEach(function (r) { for (var i = 1; i < r.length; i++) if (r[i] > ymax) ymax = r[i]; });
-    cps.forEach(function (c) { for (var f in c.view || {}) if ((c.view[f].in_use || 0) > ymax) ymax = c.view[f].in_use; });
-    function x(tv) { return P + (W - 2 * P) * (tv - t0) / Math.max(t1 - t0, 1e-6); } function y(v) { return H - 24 - (H - 48) * v / ymax; }
-    function add(tag, attrs) { var e = document.createElementNS(NS, tag); for (var k in attrs) e.setAttribute(k, attrs[k]); svg.appendChild(e); return e; }
-    add("line", {x1: P, y1: H - 24, x2: W - P, y2: H - 24, stroke: "#999"}); add("line", {x1: P, y1: 24, x2: P, y2: H - 24, stroke: "#999"});
+  var SERIES = [["nvml_device", "#1f77b4", "GPU used (device)"], ["nvml_process", "#ff7f0e", "GPU of this cell's processes"],
+    ["rss", "#888", "host RSS"], ["framework", "#2ca02c", "framework in_use (at checkpoints)"]];
+  function timelineData(d) {  // the series as rows {t: s from the cell's start, s: series, v: bytes}, the checkpoints
+    var s = d.timeline.samples, cols = d.timeline.columns, cps = d.checkpoints || [];
+    var ts = s.map(function (r) { return r[0]; }).concat(cps.map(function (c) { return c.t; }));
+    if (!ts.length) return null;
+    var t0 = Math.min.apply(null, ts), rows = [], fw = [], present = {};
+    cols.slice(1).forEach(function (name, i) { s.forEach(function (r) { if (r[i + 1] !== null && r[i + 1] !== undefined) {
+      rows.push({t: r[0] - t0, s: name, v: r[i + 1]}); present[name] = true; } }); });
+    cps.forEach(function (c) { for (var f in c.view || {}) if (c.view[f].in_use !== null && c.view[f].in_use !== undefined) {
+      fw.push({t: c.t - t0, v: c.view[f].in_use}); present.framework = true; } });
+    return {t0: t0, span: Math.max.apply(null, ts) - t0, rows: rows, fw: fw, present: present,
+            marks: cps.map(function (c, i) { return {t: c.t - t0, n: i + 1}; })};
+  }
+  function drawChart(d, holder) {  // Vega (vega-embed.js), rendered to SVG: a whole-cell panel and a zoom on the checkpoints
+    var data = timelineData(d); if (!data) { holder.textContent = "no timeline"; holder.dataset.drawn = "0"; return; }
+    var W = 820, H = 160, ymax = 1, floor = d.floor || null;
+    data.rows.concat(data.fw).forEach(function (r) { if (r.v > ymax) ymax = r.v; });
+    if (floor && floor.hi > ymax) ymax = floor.hi;
     var unit = ymax >= 1073741824 ? 1073741824 : 1048576, uname = unit === 1048576 ? "MiB" : "GiB";
-    var ystep = nice(ymax / unit / 4) * unit, span = Math.max(t1 - t0, 1e-6), xstep = nice(span / 8);
-    for (var yv = 0; yv <= ymax * 1.0001; yv += ystep) { add("line", {x1: P - 4, y1: y(yv), x2: W - P, y2: y(yv), stroke: "#eee", "class": "ytick"});
-      add("text", {x: P - 6, y: y(yv) + 4, "font-size": 10, "text-anchor": "end"}).textContent = +(yv / unit).toFixed(2); }
-    for (var xv = 0; xv <= span * 1.0001; xv += xstep) { add("line", {x1: x(t0 + xv), y1: H - 24, x2: x(t0 + xv), y2: H - 20, stroke: "#999", "class": "xtick"});
-      add("text", {x: x(t0 + xv), y: H - 10, "font-size": 10, "text-anchor": "middle"}).textContent = +xv.toFixed(2); }
-    add("text", {x: 4, y: 14, "font-size": 11, "class": "axis-y"}).textContent = uname;
-    add("text", {x: W - P, y: H - 10, "font-size": 10, "text-anchor": "start", "class": "axis-x"}).textContent = " s";
-    var colors = {rss: "#888", nvml_device: "#1f77b4", nvml_process: "#ff7f0e"}, drawn = 0;
-    cols.slice(1).forEach(function (name, i) { var pts = s.filter(function (r) { return r[i + 1] !== null; })
-        .map(function (r) { return x(r[0]).toFixed(1) + "," + y(r[i + 1]).toFixed(1); });
-      if (pts.length > 1) { add("polyline", {points: pts.join(" "), fill: "none", stroke: colors[name] || "#000", "stroke-width": 1.5, "data-series": name}); drawn++; } });
-    var lastLabel = -1e9, group = null;  // checkpoint numbers: one label per 18 px, close ones as a range "3-7"
-    cps.forEach(function (c, i) { var cx = x(c.t); add("line", {x1: cx, y1: 24, x2: cx, y2: H - 24, stroke: "#444", "stroke-dasharray": "3,3"});
-      if (cx - lastLabel >= 28) { group = add("text", {x: cx, y: 20, "font-size": 10, "text-anchor": "middle", "class": "cp-label"});
-        group.textContent = String(i + 1); group.dataset.first = i + 1; lastLabel = cx; }
-      else { group.textContent = group.dataset.first + "-" + (i + 1); }
-      for (var f in c.view || {}) if (c.view[f].in_use !== null && c.view[f].in_use !== undefined)
-        add("circle", {cx: cx, cy: y(c.view[f].in_use), r: 4, fill: "#2ca02c", "data-series": "framework"}); });
-    svg.setAttribute("data-drawn", drawn); return svg; }
+    function scaled(list) { return list.map(function (r) { return {t: r.t, s: r.s, v: r.v / unit}; }); }
+    var m = data.marks, z0 = m.length ? m[0].t : 0, z1 = m.length ? m[m.length - 1].t : data.span, pad = Math.max((z1 - z0) * 0.05, 0.05);
+    z0 = Math.max(0, z0 - pad); z1 = Math.min(data.span, z1 + pad); if (z1 <= z0) z1 = z0 + 0.1;
+    var labels = [], last = -1e9, group = null;  // numbers 28 px apart at least; closer ones as a range "3-7"
+    m.forEach(function (c) { var px = (c.t - z0) / (z1 - z0) * W;
+      if (px - last >= 28) { group = {t: c.t, first: c.n, text: String(c.n)}; labels.push(group); last = px; }
+      else { group.text = group.first + "-" + c.n; } });
+    var colors = SERIES.filter(function (p) { return data.present[p[0]]; });
+    var band = floor ? [{lo: floor.lo / unit, hi: floor.hi / unit, pre: floor.pre / unit}] : [];
+    function panel(title, domain, top, numbered) {
+      var marks = [
+        {type: "rect", from: {data: "band"}, encode: {enter: {x: {value: 0}, x2: {value: W}, y: {scale: "y", field: "hi"},
+          y2: {scale: "y", field: "lo"}, fill: {value: "#2ca02c"}, fillOpacity: {value: 0.12}}}},
+        {type: "rule", from: {data: "band"}, encode: {enter: {x: {value: 0}, x2: {value: W}, y: {scale: "y", field: "pre"},
+          stroke: {value: "#2ca02c"}, strokeDash: {value: [5, 3]}}}},
+        {type: "group", from: {facet: {name: "series", data: "rows", groupby: "s"}}, marks: [{type: "line", from: {data: "series"},
+          encode: {enter: {x: {scale: "x", field: "t"}, y: {scale: "y", field: "v"}, stroke: {scale: "color", field: "s"},
+            strokeWidth: {value: 1.5}}}}]},
+        {type: "symbol", from: {data: "fw"}, encode: {enter: {x: {scale: "x", field: "t"}, y: {scale: "y", field: "v"},
+          fill: {value: "#2ca02c"}, size: {value: 30}}}},
+        {type: "rule", from: {data: "marks"}, encode: {enter: {x: {scale: "x", field: "t"}, y: {value: 0}, y2: {value: H},
+          stroke: {value: "#444"}, strokeDash: {value: [3, 3]}, strokeOpacity: {value: 0.6}}}}];
+      var outer = [{type: "group", encode: {enter: {width: {value: W}, height: {value: H}, clip: {value: true}}}, marks: marks}];
+      if (numbered) outer.push({type: "text", name: "cp_labels", from: {data: "labels"}, encode: {enter: {x: {scale: "x", field: "t"},
+        y: {value: -4}, text: {field: "text"}, align: {value: "center"}, fontSize: {value: 10}}}});
+      return {type: "group", title: {text: title, anchor: "start", fontSize: 11, offset: numbered ? 14 : 4},
+        encode: {enter: {y: {value: top}, width: {value: W}, height: {value: H}}},
+        scales: [{name: "x", type: "linear", domain: domain, range: [0, W], zero: false, nice: false}],
+        axes: [{orient: "bottom", scale: "x", title: "seconds from the cell's start", tickCount: 8},
+               {orient: "left", scale: "y", title: uname, tickCount: 5, grid: true}], marks: outer}; }
+    var spec = {width: W, height: 2 * H + 90, padding: 5, autosize: "pad",
+      data: [{name: "rows", values: scaled(data.rows)}, {name: "fw", values: scaled(data.fw)}, {name: "marks", values: m},
+             {name: "labels", values: labels}, {name: "band", values: band}],
+      scales: [{name: "y", type: "linear", domain: [0, ymax / unit], nice: true, zero: true, range: [H, 0]},
+               {name: "color", type: "ordinal", domain: colors.map(function (p) { return p[0]; }), range: colors.map(function (p) { return p[1]; })}],
+      marks: [panel("the whole cell", [0, Math.max(data.span, 0.1)], 0, false), panel("the checkpoints, zoomed", [z0, z1], H + 70, true)]};
+    window.vegaEmbed(holder, spec, {renderer: "svg", actions: false, mode: "vega"})
+      .then(function () { holder.dataset.drawn = String(colors.length); })
+      .catch(function (e) { document.body.dataset.errors = (document.body.dataset.errors || "") + e + ";"; });
+  }
   function kv(obj) { var tb = el("table", {"class": "kv"}); for (var k in obj) { if (obj[k] === null || obj[k] === undefined || obj[k] === "") continue;
       var tr = el("tr"); tr.appendChild(el("td", {}, k)); tr.appendChild(el("td", {}, typeof obj[k] === "object" ? JSON.stringify(obj[k]) : String(obj[k])));
       tb.appendChild(tr); } return tb; }
-  var SERIES = [["nvml_device", "#1f77b4", "GPU used (device)"], ["nvml_process", "#ff7f0e", "GPU of this cell's processes"],
-    ["rss", "#888", "host RSS"], ["framework", "#2ca02c", "framework in_use (at checkpoints)"]];
   function show(key) { var box = document.getElementById("detail"), d = DATA.details[key], parts = key.split("|"); box.innerHTML = "";
     box.appendChild(el("h2", {}, parts[0] + " @ " + parts[1]));
     if (!d) { box.appendChild(el("p", {}, "No record for this cell (" + (((M.cells[parts[0]] || {})[parts[1]] || {}).status || "missing") + ").")); return; }
     box.appendChild(el("p", {}, (d.scenario.title || "") + " \u2014 " + (d.scenario.technique || "") + (d.scenario.seed ? " (source: " + d.scenario.seed + ")" : "")));
     box.appendChild(el("p", {"class": "summary"}, "status: " + d.status + (d.error ? " \u2014 " + d.error.type + ": " + d.error.message : "")));
-    var svg = chart(d), legend = el("div", {"class": "legend"});
-    SERIES.forEach(function (p) { if (!svg.querySelector('[data-series="' + p[0] + '"]')) return;  // only what is drawn
+    var present = (timelineData(d) || {present: {}}).present, legend = el("div", {"class": "legend"}), holder = el("div", {"id": "timeline"});
+    SERIES.forEach(function (p) { if (!present[p[0]]) return;  // only what is drawn
       var sp = el("span", {}, "\u25a0 " + p[2]); sp.style.color = p[1]; legend.appendChild(sp); });
-    box.appendChild(legend); box.appendChild(svg);
+    if (d.floor) legend.appendChild(el("span", {"class": "band"}, (d.floor.meter === "rss" ? "- - host memory before any framework call"
+      : "- - pre-GPU floor (" + d.floor.meter + ")") + "; green band: where a step counts as released"));
+    box.appendChild(legend); box.appendChild(holder); drawChart(d, holder);
     var marks = el("ol", {"class": "cps"}), t00 = d.timeline.samples.length ? d.timeline.samples[0][0] : ((d.checkpoints || [])[0] || {}).t;
     (d.checkpoints || []).forEach(function (c) { marks.appendChild(el("li", {}, c.label + " (" + (c.t - t00).toFixed(2) + " s)")); });
     box.appendChild(marks);
