@@ -42,8 +42,13 @@ def tolerance(grown: int, meter: str = "rss") -> float:
     return max(METER_RULES.get(meter, METER_RULES["rss"]).abs_tol, REL_TOL * grown)
 
 
-def tolerances_text() -> str:
-    """One line for every table: how the verdicts were reached."""
+def tolerances_text(host_only: bool = False) -> str:
+    """One line for every table: how the verdicts were reached (host memory alone for a run without a GPU)."""
+    if host_only:
+        rss = METER_RULES["rss"]
+        return (f"host memory (RSS) judged against the process's own reading before the measured code; released when "
+                f"left <= max({human_bytes(rss.abs_tol)}, {REL_TOL:.0%} of growth); no signal below "
+                f"{human_bytes(rss.min_signal)} of growth")
     rules = ", ".join(f"{m} {human_bytes(r.abs_tol)}/{human_bytes(r.min_signal)}" for m, r in METER_RULES.items())
     return (f"GPU memory judged against the pre-GPU reading plus the runtime cost; released when left <= "
             f"max(abs_tol, {REL_TOL:.0%} of growth); abs_tol/min_signal per meter: {rules}")

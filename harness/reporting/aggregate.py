@@ -163,6 +163,7 @@ def matrix_from(records: list[dict[str, Any]], broken: list[tuple[Path, str]], r
         "cells": cells,
         "unreadable": [{"path": str(p), "reason": why} for p, why in broken],
         "tolerances": tolerances.TOLERANCES,
+        "tolerances_text": tolerances.tolerances_text(host_only=glance.machine(records).startswith("no GPU")),
         "claims": [
             {"id": c.id, "says": c.says, "seed": c.seed, "scenario": c.scenario, "step": c.step or None,
              "expect": list(c.expect), "compare": c.compare, "results": claims.assess(c, cells, envs)}
@@ -251,7 +252,8 @@ def to_markdown(matrix: dict[str, Any]) -> str:
                    + (f" (vs {c['other_env']})" if c.get("other_env", c["env"]) != c["env"] else "")
                    + f": {c['before']} -> **{c['after']}**" for c in diff["changed"]]
         lines += changes or ["- nothing"]
-    lines += ["", f"Tolerances: {matrix['tolerances']['text']}. n/a: the scenario does not apply to that env."]
+    text = matrix.get("tolerances_text") or matrix["tolerances"]["text"]
+    lines += ["", f"Tolerances: {text}. n/a: the scenario does not apply to that env."]
     return "\n".join(lines) + "\n"
 
 

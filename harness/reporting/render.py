@@ -7,7 +7,7 @@ from rich.table import Table
 from rich.text import Text
 
 from harness.common.units import human_bytes
-from harness.judgement.tolerances import TOLERANCES
+from harness.judgement.tolerances import TOLERANCES, tolerances_text
 
 STYLES = {
     "released": "green", "returned": "green", "ok": "green",
@@ -57,8 +57,8 @@ def summary_line(record: dict[str, Any]) -> Text:
     return text
 
 
-def tolerance_line() -> str:
-    return f"tolerances: {TOLERANCES['text']}"
+def tolerance_line(machine: str = "") -> str:
+    return f"tolerances: {tolerances_text(host_only=True) if machine.startswith('no GPU') else TOLERANCES['text']}"
 
 
 

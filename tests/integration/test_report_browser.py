@@ -44,6 +44,9 @@ def test_report_renders_the_matrix_and_a_timeline(chromium: str, tmp_path: Path)
     assert re.search(r'<div id="timeline" class="vega-embed"[^>]* data-drawn="1"', dom)
     legend = dom[dom.index('<div class="legend">'):dom.index('<div id="timeline"')]
     assert "host RSS" in legend and "GPU" not in legend  # the legend names only what is drawn
+    footer = dom[dom.index('<p class="note" id="tol">'):]
+    assert footer.startswith('<p class="note" id="tol">Tolerances: host memory (RSS)') and "GPU" not in footer[:300]
+    assert "Measured on: no GPU: host memory (RSS) only" in dom
     assert 'class="mark-line role-mark"' in dom and "after_del" in dom
     console = [line for line in result.stderr.splitlines() if "CONSOLE" in line]
     console_errors = [line for line in console if "Error" in line or "Uncaught" in line]

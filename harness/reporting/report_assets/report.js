@@ -28,7 +28,7 @@ window.onerror = function (msg) { document.body.dataset.errors = (document.body.
     th.appendChild(el("div", {"class": "rel"}, rel.join(" \u00b7 "))); return th; }
   var noteNo = {}, notes = []; (M.claims || []).forEach(function (cl) { for (var e in cl.results) if (cl.results[e].outcome !== "untestable") {
     if (!(cl.id in noteNo)) { notes.push(cl); noteNo[cl.id] = notes.length; } } });
-  document.getElementById("tol").textContent = "Tolerances: " + M.tolerances.text + ".";
+  document.getElementById("tol").textContent = "Tolerances: " + (M.tolerances_text || M.tolerances.text) + ".";
   var table = el("table", {"class": "matrix", "id": "matrix-table"}), head = el("tr");
   head.appendChild(el("th", {"class": "scn"}, "scenario")); M.environments.forEach(function (e) { head.appendChild(header(e)); });
   table.appendChild(head); var counts = {};
