@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import argparse
+from contextlib import closing
 
 from rich.console import Console
 
@@ -19,11 +20,8 @@ def main(args: argparse.Namespace, err: Console, out: Console) -> int:
     err.print(f"criterion: {criterion.describe()}", markup=False)
     emit = release_events(err, args.package)
 
-    nvml = Nvml.open()
-    try:
+    with closing(Nvml.open()) as nvml:
         run = run_bisect(options, nvml, emit)
-    finally:
-        nvml.close()
     text = (run.run_dir / "bisect.md").read_text(encoding="utf-8")
     print(text, end="")
     err.print(f"written: {run.run_dir / 'bisect.md'}, bisect.json, matrix.md, report.html")

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import argparse
+from contextlib import closing
 
 from rich.console import Console
 
@@ -16,11 +17,8 @@ def main(args: argparse.Namespace, err: Console, out: Console) -> int:
                            script=args.script, matrix=matrix)
     emit = release_events(err, args.package)
 
-    nvml = Nvml.open()
-    try:
+    with closing(Nvml.open()) as nvml:
         run = run_sweep(options, nvml, emit)
-    finally:
-        nvml.close()
     print((run.run_dir / "sweep.md").read_text(encoding="utf-8"), end="")
     err.print(f"written: {run.run_dir / 'sweep.md'}, sweep.json, matrix.md, matrix.json, report.html", markup=False)
     return nothing_ran(run.records, err) or 0
