@@ -62,7 +62,7 @@ def show_matrix(matrix: dict[str, Any], as_json: bool, out: Console) -> None:
         print(json.dumps(matrix, indent=1, sort_keys=True))
         return
     out.print(render.matrix_table(matrix, out.width))
-    out.print(render.tolerance_line(matrix.get("machine") or ""))
+    out.print(render.tolerance_line(matrix.get("tolerances_text")))
 
 
 def plain_events(err: Console) -> Any:

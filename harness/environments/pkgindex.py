@@ -156,6 +156,23 @@ def _file_version(filename: str, package: str) -> Version | None:
         return None
 
 
+def version_arg(text: str, flag: str) -> Version:
+    """A version given on the command line (``flag`` names it in the error)."""
+    try:
+        return Version(text)
+    except InvalidVersion as exc:
+        raise UsageError(f"{flag} {text!r} is not a version (like 2.9.2)") from exc
+
+
+def releases_with(package: str, index_url: str, named: dict[str, Version]) -> dict[Version, Release]:
+    """The index's releases of ``package``, after checking it lists each release named by a flag."""
+    found = releases(package, index_url)
+    for flag, version in named.items():
+        if version not in found:
+            raise UsageError(f"{flag} {version}: {package} has no such release on {index_url}")
+    return found
+
+
 def between(found: dict[Version, Release], good: Version, bad: Version, pre: bool = False) -> list[Version]:
     """The releases from ``good`` to ``bad`` (both included, in either order), oldest first.
 

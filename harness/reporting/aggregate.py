@@ -150,20 +150,21 @@ def matrix_from(records: list[dict[str, Any]], broken: list[tuple[Path, str]], r
         if (env, name) not in ran:
             cells.setdefault(name, {}).setdefault(env, {"status": "missing", "steps": [], "exit": None})
     envs = [e for e in envs if any(e in row for row in cells.values())]  # an env split by machine: its columns only
+    machine = glance.machine(records)
     return {
         "schema_version": MATRIX_SCHEMA_VERSION,
         "record_schema_version": SCHEMA_VERSION,
         "run": run,
         "note": note,
         "environments": envs,
-        "machine": glance.machine(records),
+        "machine": machine,
         "legend": glance.LEGEND,
         "columns": glance.columns(records, column),
         "scenarios": sorted(cells),
         "cells": cells,
         "unreadable": [{"path": str(p), "reason": why} for p, why in broken],
         "tolerances": tolerances.TOLERANCES,
-        "tolerances_text": tolerances.tolerances_text(host_only=glance.machine(records).startswith("no GPU")),
+        "tolerances_text": tolerances.tolerances_text(host_only=machine == glance.NO_GPU),
         "claims": [
             {"id": c.id, "says": c.says, "seed": c.seed, "scenario": c.scenario, "step": c.step or None,
              "expect": list(c.expect), "compare": c.compare, "results": claims.assess(c, cells, envs)}

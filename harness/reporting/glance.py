@@ -10,6 +10,7 @@ from typing import Any
 from harness.common.units import human_bytes
 
 MEASURED = ("released", "cached", "held", "partial")
+NO_GPU = "no GPU: host memory (RSS) only"
 WORDS = {"released": "released", "cached": "cached in the pool", "held": "held by live objects",
          "partial": "partly held by live objects"}
 RSS_WORDS = {"released": "released to the OS", "cached": "kept by the process's allocator", "held": "held by live objects",
@@ -63,6 +64,11 @@ def of_cell(cell: dict[str, Any]) -> dict[str, Any]:
     return {"back": back, "word": word, "label": step.get("label"), "left": left, "meter": step.get("meter")}
 
 
+def text(glance: dict[str, Any]) -> str:
+    """A cell's answer in one phrase: the word, and what is left where something is."""
+    return str(glance["word"]) + (f", {human_bytes(glance['left'])} left" if glance.get("left") else "")
+
+
 def columns(records: list[dict[str, Any]], column: Callable[[dict[str, Any]], str]) -> dict[str, dict[str, Any]]:
     """Each column's release line: framework versions, Python, CUDA, GPU, from its records' facts."""
     out: dict[str, dict[str, Any]] = {}
@@ -85,5 +91,5 @@ def machine(records: list[dict[str, Any]]) -> str:
                    if ((r.get("host") or {}).get("gpu") or {}).get("name")})
     drivers = sorted({str((r.get("host") or {}).get("driver")) for r in records if (r.get("host") or {}).get("driver")})
     if not gpus:
-        return "no GPU: host memory (RSS) only"
+        return NO_GPU
     return ", ".join(gpus) + (f"; NVIDIA driver {', '.join(drivers)}" if drivers else "")

@@ -7,7 +7,8 @@ from rich.table import Table
 from rich.text import Text
 
 from harness.common.units import human_bytes
-from harness.judgement.tolerances import TOLERANCES, tolerances_text
+from harness.judgement.tolerances import TOLERANCES
+from harness.reporting import glance
 
 STYLES = {
     "released": "green", "returned": "green", "ok": "green",
@@ -57,8 +58,9 @@ def summary_line(record: dict[str, Any]) -> Text:
     return text
 
 
-def tolerance_line(machine: str = "") -> str:
-    return f"tolerances: {tolerances_text(host_only=True) if machine.startswith('no GPU') else TOLERANCES['text']}"
+def tolerance_line(text: str | None = None) -> str:
+    """How the verdicts were reached: a run's own words (matrix.json ``tolerances_text``), else the GPU rule."""
+    return f"tolerances: {text or TOLERANCES['text']}"
 
 
 
@@ -71,9 +73,8 @@ MIN_ENV_WIDTH = 16  # narrower than this, a verdict reads as a column of fragmen
 def _cell_text(cell: dict[str, Any]) -> Text:
     """The landing view's answer (glance.py): the colour says whether the driver got it back, the word why."""
     g = cell.get("glance") or {"back": "n/a", "word": str(cell.get("status"))}
-    left = f", {human_bytes(g['left'])} left" if g.get("left") else ""
     at = f" (at {g['label']})" if g.get("label") else ""
-    return Text(f"{BACK_GLYPHS.get(g['back'], '')} {g['word']}{left}{at}", style=BACK_STYLES.get(g["back"], ""))
+    return Text(f"{BACK_GLYPHS.get(g['back'], '')} {glance.text(g)}{at}", style=BACK_STYLES.get(g["back"], ""))
 
 
 def _header(matrix: dict[str, Any], env: str) -> str:

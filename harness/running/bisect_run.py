@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from packaging.utils import canonicalize_name
-from packaging.version import InvalidVersion, Version
+from packaging.version import Version
 
 from harness.common.errors import UsageError
 from harness.common.events import Event
@@ -41,22 +41,12 @@ class BisectRun:
     records: list[dict[str, Any]]
 
 
-def _version(text: str, flag: str) -> Version:
-    try:
-        return Version(text)
-    except InvalidVersion as exc:
-        raise UsageError(f"{flag} {text!r} is not a version (like 2.9.2)") from exc
-
-
 def releases_to_try(options: BisectOptions) -> list[Version]:
     """The index's releases from --good to --bad, ordered from good to bad."""
-    good, bad = _version(options.good, "--good"), _version(options.bad, "--bad")
+    good, bad = pkgindex.version_arg(options.good, "--good"), pkgindex.version_arg(options.bad, "--bad")
     if good == bad:
         raise UsageError("--good and --bad name the same release")
-    found = pkgindex.releases(options.package, options.matrix.index_url)
-    for version, flag in ((good, "--good"), (bad, "--bad")):
-        if version not in found:
-            raise UsageError(f"{flag} {version}: {options.package} has no such release on {options.matrix.index_url}")
+    found = pkgindex.releases_with(options.package, options.matrix.index_url, {"--good": good, "--bad": bad})
     versions = pkgindex.between(found, good, bad, options.pre)
     return versions if good < bad else versions[::-1]
 

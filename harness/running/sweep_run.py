@@ -14,15 +14,13 @@ from pathlib import Path
 from typing import Any
 
 from packaging.utils import canonicalize_name
-from packaging.version import InvalidVersion, Version
+from packaging.version import Version
 
 from harness.common.errors import UsageError
 from harness.common.events import Event
-from harness.common.units import human_bytes
 from harness.environments import pkgindex
 from harness.measurement.nvml import Nvml
-from harness.reporting import aggregate, results
-from harness.reporting.glance import decisive_step
+from harness.reporting import aggregate, glance, results
 from harness.running import repro
 from harness.running.matrix import MatrixOptions, run_matrix
 
@@ -49,13 +47,6 @@ class SweepRun:
     skipped: dict[str, str]
 
 
-def _version(text: str, flag: str) -> Version:
-    try:
-        return Version(text)
-    except InvalidVersion as exc:
-        raise UsageError(f"{flag} {text!r} is not a version (like 2.9.2)") from exc
-
-
 def pick(found: dict[Version, pkgindex.Release], low: Version, high: Version, every: str, pre: bool) -> list[Version]:
     """The releases from ``low`` to ``high``, oldest first: all, or each minor's newest (``every``)."""
     if every not in EVERY:
@@ -70,11 +61,8 @@ def pick(found: dict[Version, pkgindex.Release], low: Version, high: Version, ev
 
 
 def releases_to_sweep(options: SweepOptions) -> list[Version]:
-    low, high = _version(options.low, "--from"), _version(options.high, "--to")
-    found = pkgindex.releases(options.package, options.matrix.index_url)
-    for version, flag in ((low, "--from"), (high, "--to")):
-        if version not in found:
-            raise UsageError(f"{flag} {version}: {options.package} has no such release on {options.matrix.index_url}")
+    low, high = pkgindex.version_arg(options.low, "--from"), pkgindex.version_arg(options.high, "--to")
+    found = pkgindex.releases_with(options.package, options.matrix.index_url, {"--from": low, "--to": high})
     return pick(found, min(low, high), max(low, high), options.every, options.pre)
 
 
@@ -82,16 +70,11 @@ def _answer(cell: dict[str, Any] | None) -> tuple[str, str] | None:
     """What a cell says, as compared along a row: None where it measured nothing (a skipped column)."""
     if not cell or cell.get("status") != "ok":
         return None
-    glance = cell.get("glance") or {}
-    if glance.get("back") in (None, "n/a"):
+    answer = cell.get("glance") or {}
+    if answer.get("back") in (None, "n/a"):
         return None
-    step = decisive_step(cell.get("steps") or [])
-    return str(glance["back"]), str(step["verdict"] if step else cell.get("exit"))
-
-
-def _said(cell: dict[str, Any]) -> str:
-    glance = cell["glance"]
-    return str(glance["word"]) + (f", {human_bytes(glance['left'])} left" if glance.get("left") else "")
+    step = glance.decisive_step(cell.get("steps") or [])
+    return str(answer["back"]), str(step["verdict"] if step else cell.get("exit"))
 
 
 def changes(matrix: dict[str, Any], columns: list[tuple[str, str]]) -> list[dict[str, Any]]:
@@ -106,7 +89,7 @@ def changes(matrix: dict[str, Any], columns: list[tuple[str, str]]) -> list[dict
                 continue
             if before is not None and answer != before[2]:
                 found.append({"scenario": scenario, "env": env, "release": release, "before_release": before[0],
-                              "before": _said(row[before[1]]), "after": _said(row[env])})
+                              "before": glance.text(row[before[1]]["glance"]), "after": glance.text(row[env]["glance"])})
             before = (release, env, answer)
     return found
 
@@ -121,7 +104,7 @@ def run_sweep(options: SweepOptions, nvml: Nvml, emit: Event) -> SweepRun:
     matrix = aggregate.build_matrix(run.run_dir)
     columns = [(str(v), pin) for v, pin in zip(versions, pins, strict=True)]
     found = changes(matrix, columns)
-    skipped = {pin: why for pin, why in {**run.skipped, **run.failed}.items()}
+    skipped = {**run.skipped, **run.failed}
     summary = {"package": options.package, "from": options.low, "to": options.high, "every": options.every,
                "releases": [str(v) for v in versions], "columns": dict((pin, rel) for rel, pin in columns),
                "skipped": skipped, "changes": found,

@@ -79,8 +79,8 @@ window.onerror = function (msg) { document.body.dataset.errors = (document.body.
     return {t0: t0, span: Math.max.apply(null, ts) - t0, rows: rows, fw: fw, present: present,
             marks: cps.map(function (c, i) { return {t: c.t - t0, n: i + 1}; })};
   }
-  function drawChart(d, holder) {  // Vega (vega-embed.js), rendered to SVG: a whole-cell panel and a zoom on the checkpoints
-    var data = timelineData(d); if (!data) { holder.textContent = "no timeline"; holder.dataset.drawn = "0"; return; }
+  function drawChart(d, data, holder) {  // Vega (vega-embed.js), rendered to SVG: a whole-cell panel and a zoom on the checkpoints
+    if (!data) { holder.textContent = "no timeline"; holder.dataset.drawn = "0"; return; }
     var W = 820, H = 160, ymax = 1, floor = d.floor || null;
     data.rows.concat(data.fw).forEach(function (r) { if (r.v > ymax) ymax = r.v; });
     if (floor && floor.hi > ymax) ymax = floor.hi;
@@ -133,12 +133,12 @@ window.onerror = function (msg) { document.body.dataset.errors = (document.body.
     if (!d) { box.appendChild(el("p", {}, "No record for this cell (" + (((M.cells[parts[0]] || {})[parts[1]] || {}).status || "missing") + ").")); return; }
     box.appendChild(el("p", {}, (d.scenario.title || "") + " \u2014 " + (d.scenario.technique || "") + (d.scenario.seed ? " (source: " + d.scenario.seed + ")" : "")));
     box.appendChild(el("p", {"class": "summary"}, "status: " + d.status + (d.error ? " \u2014 " + d.error.type + ": " + d.error.message : "")));
-    var present = (timelineData(d) || {present: {}}).present, legend = el("div", {"class": "legend"}), holder = el("div", {"id": "timeline"});
-    SERIES.forEach(function (p) { if (!present[p[0]]) return;  // only what is drawn
+    var data = timelineData(d), legend = el("div", {"class": "legend"}), holder = el("div", {"id": "timeline"});
+    SERIES.forEach(function (p) { if (!data || !data.present[p[0]]) return;  // only what is drawn
       var sp = el("span", {}, "\u25a0 " + p[2]); sp.style.color = p[1]; legend.appendChild(sp); });
     if (d.floor) legend.appendChild(el("span", {"class": "band"}, (d.floor.meter === "rss" ? "- - host memory before any framework call"
       : "- - pre-GPU floor (" + d.floor.meter + ")") + "; green band: where a step counts as released"));
-    box.appendChild(legend); box.appendChild(holder); drawChart(d, holder);
+    box.appendChild(legend); box.appendChild(holder); drawChart(d, data, holder);
     var marks = el("ol", {"class": "cps"}), t00 = d.timeline.samples.length ? d.timeline.samples[0][0] : ((d.checkpoints || [])[0] || {}).t;
     (d.checkpoints || []).forEach(function (c) { marks.appendChild(el("li", {}, c.label + " (" + (c.t - t00).toFixed(2) + " s)")); });
     box.appendChild(marks);
