@@ -96,7 +96,8 @@ OPTIONS: list[Option] = [
     Option(("--with",), "an environment made from a pin, PKG==VER (repeatable: one environment each; join pins with "
            "commas for one environment): Python, companion pins and base are chosen from the package index",
            ("matrix", "repro"), {"dest": "with_pins", "action": "append", "default": [], "metavar": "PKG==VER"}),
-    Option(("--index-url",), "the package index releases are looked up in (its JSON simple API, PEP 691)", CELLS,
+    Option(("--index-url",), "the package index releases are looked up in (its JSON simple API, PEP 691), or a "
+           "folder of wheels (a wheelhouse, for a machine that reaches no index)", CELLS,
            {"default": DEFAULT_INDEX}),
     Option(("--venv-dir",), "where the venv backend keeps virtualenvs", CELLS, {"type": Path, "default": Path(".matrix-venvs")}),
     Option(("--cluster",), "a Ray cluster: `ray` (RAY_ADDRESS, else a local Ray instance) or ray://HOST:10001; cells "
@@ -116,7 +117,8 @@ OPTIONS: list[Option] = [
            ("run", *CELLS), {"choices": GPU_MODES, "default": None}),
     Option(("--jobs",), "cells at once on the cpu variant (default 2)", ("matrix", "sweep"), {"type": int, "default": None}),
     # bisect
-    Option(("--package",), "the distribution whose releases are searched (tensorflow, jax, ...)", ("bisect", "sweep"),
+    Option(("--package",), "the distribution whose releases are searched (tensorflow, jax, ...), with extras "
+           "that choose the build if need be (jax[cuda13-local])", ("bisect", "sweep"),
            {"required": True}),
     Option(("--good",), "a release where the behaviour is fine", ("bisect",), {"required": True}),
     Option(("--bad",), "a release where it is not", ("bisect",), {"required": True}),

@@ -2,7 +2,9 @@
 
 Read through the index's JSON simple API (PEP 691), the protocol pip itself speaks, so a private
 index works like PyPI. A release's Pythons come from its wheel file names (``cp311``, ``abi3``,
-``py3-none-any``) for Linux x86_64 and from ``Requires-Python``; nothing is downloaded.
+``py3-none-any``) for Linux x86_64 and from ``Requires-Python``; nothing is downloaded. A local
+folder of wheels (a wheelhouse, as pip's ``--find-links`` takes it) is an index too, for machines
+that reach none: its releases are its files, ``Requires-Python`` read from each wheel's metadata.
 """
 from __future__ import annotations
 
@@ -10,8 +12,12 @@ import functools
 import html
 import json
 import re
+import zipfile
 from dataclasses import dataclass
+from pathlib import Path
+from urllib.parse import unquote, urlparse
 
+from packaging.requirements import InvalidRequirement, Requirement
 from packaging.specifiers import InvalidSpecifier, SpecifierSet
 from packaging.utils import InvalidWheelFilename, canonicalize_name, parse_wheel_filename
 from packaging.version import InvalidVersion, Version
@@ -22,6 +28,7 @@ DEFAULT_INDEX = "https://pypi.org/simple"
 ACCEPT = "application/vnd.pypi.simple.v1+json, text/html;q=0.1"  # an index without JSON answers HTML (PEP 503)
 ANCHOR = re.compile(r"<a\s([^>]*)>([^<]+)</a>", re.IGNORECASE)
 # Pythons an environment can be made with (an image base or a virtualenv), newest first.
+SDISTS = (".tar.gz", ".zip", ".tar.bz2", ".tgz")
 PYTHONS = ("3.14", "3.13", "3.12", "3.11", "3.10", "3.9", "3.8", "3.7", "3.6", "3.5", "2.7")
 
 
@@ -81,6 +88,9 @@ def _xy(digits: str) -> str:
 def releases(package: str, index_url: str = DEFAULT_INDEX, timeout: float = 30.0) -> dict[Version, Release]:
     """Every release the index lists for ``package``, by version (unsorted). Read once per process:
     a bisect asks for the same page at every step (callers never change what comes back)."""
+    flat = _wheelhouse(index_url, package)
+    if flat is not None:
+        return collect(package, flat)
     url = f"{index_url.rstrip('/')}/{canonicalize_name(package)}/"
     if url.startswith("file:"):
         url += "index.html"  # a folder index: each project page is a file
@@ -105,6 +115,41 @@ def releases(package: str, index_url: str = DEFAULT_INDEX, timeout: float = 30.0
         raise EnvironmentNotFound(f"package index {index_url} unreachable ({exc}): check the network, "
                                   f"or give a reachable --index-url") from exc
     return collect(package, json.loads(body).get("files", []) if is_json else _anchors(body))
+
+
+def _wheelhouse(index_url: str, package: str) -> list[dict[str, object]] | None:
+    """A local folder of distribution files, in PEP 691's shape; None when ``index_url`` is not one
+    (a URL, or a folder index with a page per project)."""
+    parsed = urlparse(index_url)
+    if parsed.scheme not in ("", "file"):
+        return None
+    folder = Path(unquote(parsed.path) if parsed.scheme else index_url).expanduser()
+    if not folder.is_dir():
+        return None
+    held = [path for path in sorted(folder.iterdir()) if path.name.endswith((".whl", *SDISTS)) and path.is_file()]
+    if not held:
+        return None  # a folder index: a page per project
+    files: list[dict[str, object]] = [{"filename": path.name, "requires-python": _wheel_requires_python(path)}
+                                      for path in held if _file_version(path.name, package) is not None]
+    if not files:
+        raise UsageError(f"{index_url} has no package {package!r}: check the name")
+    return files
+
+
+def _wheel_requires_python(path: Path) -> str:
+    if path.suffix != ".whl":
+        return ""
+    try:
+        with zipfile.ZipFile(path) as archive:
+            name = next(n for n in archive.namelist() if n.endswith(".dist-info/METADATA"))
+            for line in archive.read(name).decode("utf-8", errors="replace").splitlines():
+                if not line.strip():
+                    break  # the headers end at the first blank line
+                if line.lower().startswith("requires-python:"):
+                    return line.split(":", 1)[1].strip()
+    except (OSError, zipfile.BadZipFile, StopIteration):
+        pass
+    return ""
 
 
 def _anchors(page: str) -> list[dict[str, object]]:
@@ -142,9 +187,10 @@ def collect(package: str, files: list[dict[str, object]]) -> dict[Version, Relea
 def _file_version(filename: str, package: str) -> Version | None:
     try:
         if filename.endswith(".whl"):
-            return parse_wheel_filename(filename)[1]
+            project, release, _, _ = parse_wheel_filename(filename)
+            return release if project == canonicalize_name(package) else None
         stem = filename
-        for ext in (".tar.gz", ".zip", ".tar.bz2", ".tgz"):
+        for ext in SDISTS:
             if stem.endswith(ext):
                 stem = stem[: -len(ext)]
                 break
@@ -162,6 +208,19 @@ def version_arg(text: str, flag: str) -> Version:
         return Version(text)
     except InvalidVersion as exc:
         raise UsageError(f"{flag} {text!r} is not a version (like 2.9.2)") from exc
+
+
+def package_arg(text: str) -> tuple[str, str]:
+    """``--package jax[cuda13-local]``: the distribution whose releases are read, and how each release's
+    pin names it (``jax[cuda13-local]==0.8.3``: extras kept, as they choose the build)."""
+    try:
+        req = Requirement(text)
+    except InvalidRequirement as exc:
+        raise UsageError(f"--package {text!r} is not a distribution name (like jax, or jax[cuda13-local])") from exc
+    if req.specifier or req.url or req.marker:
+        raise UsageError(f"--package {text!r}: name the distribution alone; the releases come from the other flags")
+    extras = f"[{','.join(sorted(req.extras))}]" if req.extras else ""
+    return req.name, f"{canonicalize_name(req.name)}{extras}"
 
 
 def releases_with(package: str, index_url: str, named: dict[str, Version]) -> dict[Version, Release]:

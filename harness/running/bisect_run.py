@@ -11,7 +11,6 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from packaging.utils import canonicalize_name
 from packaging.version import Version
 
 from harness.common.errors import UsageError
@@ -46,7 +45,8 @@ def releases_to_try(options: BisectOptions) -> list[Version]:
     good, bad = pkgindex.version_arg(options.good, "--good"), pkgindex.version_arg(options.bad, "--bad")
     if good == bad:
         raise UsageError("--good and --bad name the same release")
-    found = pkgindex.releases_with(options.package, options.matrix.index_url, {"--good": good, "--bad": bad})
+    name, _ = pkgindex.package_arg(options.package)
+    found = pkgindex.releases_with(name, options.matrix.index_url, {"--good": good, "--bad": bad})
     versions = pkgindex.between(found, good, bad, options.pre)
     return versions if good < bad else versions[::-1]
 
@@ -57,14 +57,14 @@ def run_bisect(options: BisectOptions, nvml: Nvml, emit: Event) -> BisectRun:
     emit("releases", {"package": options.package, "versions": [str(v) for v in versions]})
     run_id = results.new_run_id()
     run_dir = options.matrix.results_root / run_id
-    name = canonicalize_name(options.package)
+    _, pinned_as = pkgindex.package_arg(options.package)
     records: list[dict[str, Any]] = []
     planned: list[tuple[str, str]] = []
     walls: dict[Version, float] = {}  # making the environment (build or virtualenv) and running the script
 
     def one(version: Version) -> tuple[dict[str, Any] | None, str]:
         emit("version", {"version": str(version)})
-        pin = f"{name}=={version}"
+        pin = f"{pinned_as}=={version}"
         run = run_matrix(replace(options.matrix, items=[item], with_pins=[pin], envs=None, run_id=run_id), nvml, emit)
         planned.extend(run.planned)
         records.extend(run.records)

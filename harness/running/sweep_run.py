@@ -9,11 +9,11 @@ differs from the nearest release to its left that measured something.
 """
 from __future__ import annotations
 
+import time
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from packaging.utils import canonicalize_name
 from packaging.version import Version
 
 from harness.common.errors import UsageError
@@ -62,7 +62,8 @@ def pick(found: dict[Version, pkgindex.Release], low: Version, high: Version, ev
 
 def releases_to_sweep(options: SweepOptions) -> list[Version]:
     low, high = pkgindex.version_arg(options.low, "--from"), pkgindex.version_arg(options.high, "--to")
-    found = pkgindex.releases_with(options.package, options.matrix.index_url, {"--from": low, "--to": high})
+    name, _ = pkgindex.package_arg(options.package)
+    found = pkgindex.releases_with(name, options.matrix.index_url, {"--from": low, "--to": high})
     return pick(found, min(low, high), max(low, high), options.every, options.pre)
 
 
@@ -95,10 +96,11 @@ def changes(matrix: dict[str, Any], columns: list[tuple[str, str]]) -> list[dict
 
 
 def run_sweep(options: SweepOptions, nvml: Nvml, emit: Event) -> SweepRun:
+    started = time.monotonic()
     versions = releases_to_sweep(options)
     emit("releases", {"package": options.package, "versions": [str(v) for v in versions]})
-    name = canonicalize_name(options.package)
-    pins = [f"{name}=={v}" for v in versions]
+    _, pinned_as = pkgindex.package_arg(options.package)
+    pins = [f"{pinned_as}=={v}" for v in versions]
     items = [repro.script_scenario(options.script, options.matrix.timeout, plain=True)] if options.script else None
     run = run_matrix(replace(options.matrix, items=items, with_pins=pins, envs=None), nvml, emit)
     matrix = aggregate.build_matrix(run.run_dir)
@@ -108,7 +110,8 @@ def run_sweep(options: SweepOptions, nvml: Nvml, emit: Event) -> SweepRun:
     summary = {"package": options.package, "from": options.low, "to": options.high, "every": options.every,
                "releases": [str(v) for v in versions], "columns": dict((pin, rel) for rel, pin in columns),
                "skipped": skipped, "changes": found,
-               "prepare_s": {pin: run.prepare_s[pin] for _, pin in columns if pin in run.prepare_s}}
+               "prepare_s": {pin: run.prepare_s[pin] for _, pin in columns if pin in run.prepare_s},
+               "wall_s": round(time.monotonic() - started, 1)}
     results.write_json(run.run_dir / "sweep.json", summary)
     (run.run_dir / "sweep.md").write_text(markdown(summary), encoding="utf-8")
     aggregate.write_reports(run.run_dir, run.planned, note=f"sweep of {options.package} {options.low}..{options.high} "
@@ -123,6 +126,8 @@ def markdown(summary: dict[str, Any]) -> str:
     if made:
         each = ", ".join(f"{pin.split('==')[-1]} {seconds:.0f} s" for pin, seconds in made.items())
         lines += [f"Environments made (or found ready): {each}.", ""]
+    if "wall_s" in summary:
+        lines += [f"The whole sweep took {summary['wall_s']:.0f} s.", ""]
     for pin, why in summary["skipped"].items():
         lines.append(f"- {pin}: not run ({why.splitlines()[0] if why else 'skipped'})")
     lines += [""] if summary["skipped"] else []

@@ -54,3 +54,41 @@ def test_a_folder_index_in_html_is_read_like_pypi(tmp_path: Path) -> None:
     assert found[Version("0.9")].sdist
     with pytest.raises(UsageError, match="no package 'nothing-here'"):
         pkgindex.releases("nothing-here", (tmp_path / "simple").as_uri())
+
+
+def _wheel(folder: Path, name: str, version: str, tag: str, requires_python: str = "") -> None:
+    import zipfile
+
+    meta = f"Metadata-Version: 2.1\nName: {name}\nVersion: {version}\n"
+    meta += f"Requires-Python: {requires_python}\n" if requires_python else ""
+    meta += "\nRequires-Python: >=9.9 (in the body: not a header)\n"
+    with zipfile.ZipFile(folder / f"{name.replace('-', '_')}-{version}-{tag}.whl", "w") as archive:
+        archive.writestr(f"{name.replace('-', '_')}-{version}.dist-info/METADATA", meta)
+
+
+def test_a_plain_folder_of_wheels_is_an_index_of_its_own_files(tmp_path: Path) -> None:
+    """A wheelhouse (pip's --find-links) lists each project's files among others': a name that only
+    begins like the project's (jax-cuda13-pjrt beside jax) is another project."""
+    _wheel(tmp_path, "jax", "0.8.3", "py3-none-any", ">=3.11")
+    _wheel(tmp_path, "jax", "0.11.2", "py3-none-any", ">=3.12")
+    _wheel(tmp_path, "jax-cuda13-pjrt", "0.9.2", "py3-none-manylinux_2_27_x86_64")
+    _wheel(tmp_path, "jaxlib", "0.8.3", "cp312-cp312-manylinux_2_27_x86_64")
+    (tmp_path / "jax-0.12.0.tar.gz").write_bytes(b"")
+    for index in (str(tmp_path), tmp_path.as_uri()):
+        found = pkgindex.releases("jax", index)
+        assert sorted(found) == [Version("0.8.3"), Version("0.11.2"), Version("0.12.0")]
+        assert found[Version("0.8.3")].pythons()[-1] == "3.11" and found[Version("0.11.2")].pythons()[-1] == "3.12"
+        assert found[Version("0.12.0")].sdist and found[Version("0.12.0")].pythons() == ()
+    assert sorted(pkgindex.releases("jaxlib", str(tmp_path))) == [Version("0.8.3")]
+    assert sorted(pkgindex.releases("jax-cuda13-pjrt", str(tmp_path))) == [Version("0.9.2")]
+    with pytest.raises(UsageError, match="no package 'torch'"):
+        pkgindex.releases("torch", str(tmp_path))
+
+
+def test_package_arg_keeps_extras_for_the_pins() -> None:
+    assert pkgindex.package_arg("jax") == ("jax", "jax")
+    assert pkgindex.package_arg("JAX[cuda13-local]") == ("JAX", "jax[cuda13-local]")
+    with pytest.raises(UsageError, match="name the distribution alone"):
+        pkgindex.package_arg("jax==0.8.3")
+    with pytest.raises(UsageError, match="is not a distribution name"):
+        pkgindex.package_arg("jax[")

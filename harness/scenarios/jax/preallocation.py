@@ -3,7 +3,8 @@
 JAX's documentation (GPU memory allocation): "JAX will preallocate 75% of the total GPU memory
 when the first JAX operation is run"; XLA_PYTHON_CLIENT_PREALLOCATE=false "disables the
 preallocation behavior"; XLA_PYTHON_CLIENT_ALLOCATOR=platform makes JAX "allocate exactly what
-is needed on demand, and deallocate memory that is no longer needed". The variants set those.
+is needed on demand, and deallocate memory that is no longer needed"; XLA_PYTHON_CLIENT_MEM_FRACTION=.XX
+makes JAX "preallocate XX% of the total GPU memory, instead of the default 75%". The variants set those.
 """
 import gc
 
@@ -13,7 +14,9 @@ import jax.numpy as jnp
 META = {"families": ["jax"], "seed": "jax-docs:gpu_memory_allocation",
         "technique": "default preallocation; del + gc; jax.clear_caches()", "params": {"gib": 2.0},
         "cpu_params": {"gib": 0.5},
-        "variants": {"no_preallocate": {"env": {"XLA_PYTHON_CLIENT_PREALLOCATE": "false"}}, "platform_allocator": {"env": {"XLA_PYTHON_CLIENT_ALLOCATOR": "platform"}}}}
+        "variants": {"no_preallocate": {"env": {"XLA_PYTHON_CLIENT_PREALLOCATE": "false"}},
+                     "platform_allocator": {"env": {"XLA_PYTHON_CLIENT_ALLOCATOR": "platform"}},
+                     "mem_fraction": {"env": {"XLA_PYTHON_CLIENT_MEM_FRACTION": ".30"}}}}
 
 checkpoint("ready")  # imported, no backend yet: nothing allocated
 jnp.ones(8).block_until_ready()
