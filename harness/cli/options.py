@@ -115,7 +115,8 @@ OPTIONS: list[Option] = [
     Option(("--gpus",), "GPU indices to use, e.g. 0,1 (default: all)", ("matrix",), {"type": _indices, "default": None}),
     Option(("--gpu-mode",), "how containers get the GPU (default: chosen from the host; `nox -s doctor` says which)",
            ("run", *CELLS), {"choices": GPU_MODES, "default": None}),
-    Option(("--jobs",), "cells at once on the cpu variant (default 2)", ("matrix", "sweep"), {"type": int, "default": None}),
+    Option(("--jobs",), "cells at once on the cpu variant (default 2), and environments made at once (default: "
+           "up to 4, as cores allow)", ("matrix", "sweep"), {"type": int, "default": None}),
     # bisect
     Option(("--package",), "the distribution whose releases are searched (tensorflow, jax, ...), with extras "
            "that choose the build if need be (jax[cuda13-local])", ("bisect", "sweep"),

@@ -13,10 +13,11 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
+from harness.common import threads
 from harness.common.errors import BuildError, DockerUnavailable, HarnessError, UsageError
 from harness.common.events import Event
 from harness.environments import config, images, venvs
-from harness.measurement import gpu_access
+from harness.measurement import gpu_access, subproc
 from harness.measurement.backends.base import Backend
 from harness.measurement.nvml import Nvml
 
@@ -55,17 +56,19 @@ def choose_backend(requested: str, envs: list[config.EnvDef]) -> tuple[str, str,
 
 
 def prepare(envs: list[config.EnvDef], variant: str, requested: str, gpu_mode: str | None, build: images.BuildOptions,
-            venv_root: Path, nvml: Nvml, emit: Event) -> Prepared:
+            venv_root: Path, nvml: Nvml, emit: Event, workers: int = 1) -> Prepared:
+    """Each environment made ready, ``workers`` at a time; one that cannot be is skipped or failed."""
     kind, reason, client = choose_backend(requested, envs)
     prepared = Prepared(kind, reason, list(envs))
     emit("backend", {"backend": kind, "reason": reason})
     if client is not None:
         prepared.access = gpu_access.for_run(client.info(), variant, nvml.available, gpu_mode)
-    for index, env in enumerate(prepared.envs):
+    def one(index: int) -> None:
+        env = prepared.envs[index]
         if env.unavailable:
             prepared.skipped[env.name] = env.unavailable
             emit("skipped", {"env": env.name, "reason": env.unavailable})
-            continue
+            return
         began = time.monotonic()
         try:  # one environment's failure is its own result: the others still run
             if client is not None:
@@ -78,6 +81,9 @@ def prepare(envs: list[config.EnvDef], variant: str, requested: str, gpu_mode: s
         except (BuildError, UsageError) as exc:
             prepared.failed[env.name] = exc.message + (f"\n{exc.detail}" if exc.detail else "")
             prepared.errors[env.name] = exc
+
+    # Several at once: a build or an install mostly waits on the network, the disk or Docker.
+    threads.run_each(range(len(prepared.envs)), one, workers, on_interrupt=subproc.stop_running)
     return prepared
 
 

@@ -81,3 +81,23 @@ def trend(points: Points, meter: str, iterations: int | None = None) -> Trend:
 
 def _signed(value: float) -> str:
     return ("-" if value < 0 else "+") + human_bytes(int(abs(value)))
+
+
+def steepest(record: dict[str, Any], meter: str) -> tuple[str, int, Trend] | None:
+    """A record's looped site that grows fastest: (site, iterations measured, its trend); None without a loop."""
+    sites = groups(record.get("checkpoints") or [], meter)
+    if not sites:
+        return None
+    site, points = max(sites.items(), key=lambda item: slope(item[1]))
+    return site, len(points), trend(points, meter, (record.get("loops") or {}).get(site))
+
+
+def summary(record: dict[str, Any], meter: str) -> dict[str, Any] | None:
+    """The matrix cell's loop line: the steepest site's growth per iteration, or flat, with its noise."""
+    found = steepest(record, meter)
+    if found is None:
+        return None
+    site, measured, rate = found
+    return {"site": site, "measured": measured, "slope": int(rate.slope), "noise": int(rate.noise),
+            "growing": rate.growing, "text": rate.text()}
+

@@ -9,6 +9,7 @@ from __future__ import annotations
 import os
 import signal
 import subprocess
+import threading
 import time
 from collections.abc import Mapping, Sequence
 from typing import IO, Any
@@ -36,6 +37,10 @@ def start(
     )
 
 
+_running: set[subprocess.Popen[bytes]] = set()  # started by ``run``, not yet done: stop_running ends them
+_running_lock = threading.Lock()
+
+
 def run(
     argv: Sequence[str], *, timeout: float, env: Mapping[str, str] | None = None, cwd: str | None = None
 ) -> subprocess.CompletedProcess[str]:
@@ -44,12 +49,26 @@ def run(
     Raises subprocess.TimeoutExpired after the kill, like subprocess.run.
     """
     proc = start(argv, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, cwd=cwd)
+    with _running_lock:
+        _running.add(proc)
     try:
         out, _ = proc.communicate(timeout=timeout)
     except BaseException:
         stop(proc)
         raise
+    finally:
+        with _running_lock:
+            _running.discard(proc)
     return subprocess.CompletedProcess(list(argv), proc.returncode, out.decode("utf-8", "replace"), "")
+
+
+def stop_running() -> None:
+    """End every child that ``run`` is waiting on, in any thread (its wait then returns at once):
+    a Ctrl-C while environments are made in worker threads, which never see the KeyboardInterrupt."""
+    with _running_lock:
+        procs_now = list(_running)
+    for proc in procs_now:
+        stop(proc, grace=1.0)
 
 
 def _signal_group(pgid: int, sig: int) -> None:

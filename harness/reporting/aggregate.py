@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from harness.common.units import human_bytes
-from harness.judgement import claims, tolerances, verdicts
+from harness.judgement import claims, loops, tolerances, verdicts
 from harness.reporting import glance, machines, pairing
 from harness.reporting.results import SCHEMA_VERSION, read_records, write_json, write_record
 
@@ -82,7 +82,7 @@ def cell_summary(record: dict[str, Any]) -> dict[str, Any]:
         "framework": record.get("facts", {}).get("frameworks", {}),
         "python": record.get("facts", {}).get("python"),
         "killed": [{k: p.get(k) for k in ("pid", "role", "command", "rss", "gpu")} for p in record.get("killed") or []],
-        "duration_s": record.get("duration_s"),
+        "duration_s": record.get("duration_s"), "loop": loops.summary(record, verdicts.measured_meter(record)),
     }
     summary["glance"] = glance.of_cell(summary)
     return summary

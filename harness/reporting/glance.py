@@ -31,7 +31,17 @@ def decisive_step(steps: list[dict[str, Any]]) -> dict[str, Any] | None:
 
 
 def of_cell(cell: dict[str, Any]) -> dict[str, Any]:
-    """back (all/part/none/n/a), the word, the step's label and what is left (never negative)."""
+    """back (all/part/none/n/a), the word, the step's label and what is left (never negative); a
+    cell with a loop adds how the loop grew per iteration, or that it stayed flat within its noise."""
+    found = _answer(cell)
+    loop = cell.get("loop") if cell.get("status") == "ok" else None
+    if loop:
+        found["word"] += f"; in the loop: {loop['text']}"
+        found["loop"] = {k: loop[k] for k in ("site", "slope", "noise", "growing")}
+    return found
+
+
+def _answer(cell: dict[str, Any]) -> dict[str, Any]:
     if cell.get("status") != "ok":
         return {"back": "n/a", "word": str(cell.get("status")), "label": None, "left": None, "meter": None}
     step = decisive_step(cell.get("steps") or [])

@@ -81,14 +81,12 @@ def measure(record: dict[str, Any], criterion: Criterion) -> Measure:
         return Measure(None, meter, f"no checkpoint ({record.get('status')})")
     floor = _floor(record, meter)
     if criterion.name == "growth":
-        sites = loops.groups(cps, meter)
-        if not sites:
+        steepest = loops.steepest({**record, "checkpoints": cps}, meter)
+        if steepest is None:
             return Measure(None, meter, "no checkpoint inside a loop")
-        site, points = max(sites.items(), key=lambda item: loops.slope(item[1]))
-        found = loops.trend(points, meter, (record.get("loops") or {}).get(site))
+        site, measured, found = steepest
         # a slope inside the readings' jitter is no growth: the same rule as repro's loop lines
-        return Measure(int(found.slope) if found.growing else 0, meter,
-                       f"{site} over {len(points)} iterations: {found.text()}")
+        return Measure(int(found.slope) if found.growing else 0, meter, f"{site} over {measured} iterations: {found.text()}")
     if criterion.name == "peak":
         column = TIMELINE_COLUMNS.index(meter)
         samples = [s[column] for s in ((record.get("timeline") or {}).get("samples") or []) if s[column] is not None]

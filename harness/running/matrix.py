@@ -97,12 +97,12 @@ def run_matrix(options: MatrixOptions, nvml: Nvml, emit: Event) -> MatrixRun:
     chosen = options.items if options.items is not None else catalogue.select(catalogue.discover(), options.scenarios)
     variant, why = choose_variant(options.variant, nvml)
     envs = _environments(options, variant, chosen)
-    for env in envs:
-        if env.kind == "build" and not env.unavailable:
-            env.variant(variant)  # UsageError now, not after the builds
+    for env in (e for e in envs if e.kind == "build" and not e.unavailable):
+        env.variant(variant)  # UsageError now, not after the builds
     if options.cluster:
         return _run_on_cluster(options, nvml, emit, envs, chosen, variant, why, started)
-    ready = prepare.prepare(envs, variant, options.backend, options.gpu_mode, options.build, options.venv_root, nvml, emit)
+    ready = prepare.prepare(envs, variant, options.backend, options.gpu_mode, options.build, options.venv_root, nvml, emit,
+                            workers=options.jobs or max(1, min(4, os.cpu_count() or 1)))
     if ready.errors and not ready.backends:  # nothing can run: the failure itself is the answer, in one line
         raise next(iter(ready.errors.values()))
     for name, error in ready.errors.items():

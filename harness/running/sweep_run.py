@@ -67,15 +67,16 @@ def releases_to_sweep(options: SweepOptions) -> list[Version]:
     return pick(found, min(low, high), max(low, high), options.every, options.pre)
 
 
-def _answer(cell: dict[str, Any] | None) -> tuple[str, str] | None:
-    """What a cell says, as compared along a row: None where it measured nothing (a skipped column)."""
+def _answer(cell: dict[str, Any] | None) -> tuple[str, str, bool] | None:
+    """What a cell says, as compared along a row (what came back, the verdict, whether its loop grows):
+    None where it measured nothing (a skipped column)."""
     if not cell or cell.get("status") != "ok":
         return None
     answer = cell.get("glance") or {}
     if answer.get("back") in (None, "n/a"):
         return None
     step = glance.decisive_step(cell.get("steps") or [])
-    return str(answer["back"]), str(step["verdict"] if step else cell.get("exit"))
+    return str(answer["back"]), str(step["verdict"] if step else cell.get("exit")), bool((cell.get("loop") or {}).get("growing"))
 
 
 def changes(matrix: dict[str, Any], columns: list[tuple[str, str]]) -> list[dict[str, Any]]:
@@ -83,7 +84,7 @@ def changes(matrix: dict[str, Any], columns: list[tuple[str, str]]) -> list[dict
     found = []
     for scenario in matrix["scenarios"]:
         row = matrix["cells"].get(scenario, {})
-        before: tuple[str, str, tuple[str, str]] | None = None  # (release, env, answer)
+        before: tuple[str, str, tuple[str, str, bool]] | None = None  # (release, env, answer)
         for release, env in columns:
             answer = _answer(row.get(env))
             if answer is None:
