@@ -55,11 +55,25 @@ class Trend:
     slope: float  # bytes per iteration, least squares
     noise: float  # bytes per iteration the slope cannot be told from (SIGMAS standard errors)
     growing: bool
+    total: float = 0.0  # the slope over the iterations run
+    iterations: int = 0
+    smallest: int = 0  # the meter's smallest judged change
+
+    @property
+    def state(self) -> str:
+        """grows; flat (inside the noise); small (clear of the noise, but adding up to less than the
+        meter judges: a sweep does not call a turn between this and either of the others)."""
+        return "grows" if self.growing else "flat" if self.slope <= self.noise else "small"
 
     def text(self) -> str:
-        if self.growing:
-            return f"grows {human_bytes(int(self.slope))} per iteration (noise ±{human_bytes(int(self.noise))})"
-        return f"flat (slope {_signed(self.slope)} per iteration, within noise ±{human_bytes(int(self.noise))})"
+        noise = f"noise ±{human_bytes(int(self.noise))}"
+        if self.state == "grows":
+            return f"grows {human_bytes(int(self.slope))} per iteration ({noise})"
+        if self.state == "small":
+            return (f"grows {human_bytes(int(self.slope))} per iteration ({noise}), "
+                    f"{human_bytes(int(self.total))} over {self.iterations} iterations: "
+                    f"under the {human_bytes(self.smallest)} this meter judges")
+        return f"flat (slope {_signed(self.slope)} per iteration, within {noise})"
 
 
 def trend(points: Points, meter: str, iterations: int | None = None) -> Trend:
@@ -74,9 +88,9 @@ def trend(points: Points, meter: str, iterations: int | None = None) -> Trend:
         intercept = sum(y for _, y in points) / n - rate * mean_x
         residual = sum((y - (intercept + rate * x)) ** 2 for x, y in points) / (n - 2)
         noise = max(noise, SIGMAS * math.sqrt(residual / spread))
-    span = float((iterations or points[-1][0]) - points[0][0] + 1)
+    span = (iterations or points[-1][0]) - points[0][0] + 1
     growing = rate > noise and rate * span > METER_RULES[meter].min_signal
-    return Trend(rate, noise, growing)
+    return Trend(rate, noise, growing, rate * span, span, METER_RULES[meter].min_signal)
 
 
 def _signed(value: float) -> str:
@@ -99,5 +113,5 @@ def summary(record: dict[str, Any], meter: str) -> dict[str, Any] | None:
         return None
     site, measured, rate = found
     return {"site": site, "measured": measured, "slope": int(rate.slope), "noise": int(rate.noise),
-            "growing": rate.growing, "text": rate.text()}
+            "growing": rate.growing, "state": rate.state, "text": rate.text()}
 

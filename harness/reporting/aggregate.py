@@ -12,7 +12,7 @@ from typing import Any
 
 from harness.common.units import human_bytes
 from harness.judgement import claims, loops, tolerances, verdicts
-from harness.reporting import glance, machines, pairing
+from harness.reporting import glance, machines, pairing, sweeps
 from harness.reporting.results import SCHEMA_VERSION, read_records, write_json, write_record
 
 MATRIX_SCHEMA_VERSION = 1
@@ -279,19 +279,11 @@ def write_reports(run_dir: Path, planned: list[tuple[str, str]] | None = None, n
     matrix = matrix_from(records, broken, run_name(run_dir, records), planned, note)
     if compare_with is not None:
         matrix["compare"] = compare(matrix, build_matrix(compare_with))
-    matrix.update(extra or _kept(run_dir))  # a sweep's summary travels with its matrix
+    matrix.update(extra or sweeps.kept(run_dir, matrix))  # a sweep's summary travels with its matrix
     write_json(run_dir / "matrix.json", matrix)
     _write_text(run_dir / "matrix.md", to_markdown(matrix))
     _write_text(run_dir / "report.html", report_html.render(matrix, records))
     return matrix
-
-
-def _kept(run_dir: Path) -> dict[str, Any]:
-    """What a re-render keeps from the run's own files: a sweep's summary."""
-    try:
-        return {"sweep": json.loads((run_dir / "sweep.json").read_text(encoding="utf-8"))}
-    except (OSError, ValueError):
-        return {}
 
 
 def _write_text(path: Path, text: str) -> None:

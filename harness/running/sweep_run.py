@@ -20,7 +20,7 @@ from harness.common.errors import UsageError
 from harness.common.events import Event
 from harness.environments import pkgindex
 from harness.measurement.nvml import Nvml
-from harness.reporting import aggregate, glance, results
+from harness.reporting import aggregate, results, sweeps
 from harness.running import repro
 from harness.running.matrix import MatrixOptions, run_matrix
 
@@ -67,35 +67,6 @@ def releases_to_sweep(options: SweepOptions) -> list[Version]:
     return pick(found, min(low, high), max(low, high), options.every, options.pre)
 
 
-def _answer(cell: dict[str, Any] | None) -> tuple[str, str, bool] | None:
-    """What a cell says, as compared along a row (what came back, the verdict, whether its loop grows):
-    None where it measured nothing (a skipped column)."""
-    if not cell or cell.get("status") != "ok":
-        return None
-    answer = cell.get("glance") or {}
-    if answer.get("back") in (None, "n/a"):
-        return None
-    step = glance.decisive_step(cell.get("steps") or [])
-    return str(answer["back"]), str(step["verdict"] if step else cell.get("exit")), bool((cell.get("loop") or {}).get("growing"))
-
-
-def changes(matrix: dict[str, Any], columns: list[tuple[str, str]]) -> list[dict[str, Any]]:
-    """Each place where a row's answer turns between neighbouring releases that measured it."""
-    found = []
-    for scenario in matrix["scenarios"]:
-        row = matrix["cells"].get(scenario, {})
-        before: tuple[str, str, tuple[str, str, bool]] | None = None  # (release, env, answer)
-        for release, env in columns:
-            answer = _answer(row.get(env))
-            if answer is None:
-                continue
-            if before is not None and answer != before[2]:
-                found.append({"scenario": scenario, "env": env, "release": release, "before_release": before[0],
-                              "before": glance.text(row[before[1]]["glance"]), "after": glance.text(row[env]["glance"])})
-            before = (release, env, answer)
-    return found
-
-
 def run_sweep(options: SweepOptions, nvml: Nvml, emit: Event) -> SweepRun:
     started = time.monotonic()
     versions = releases_to_sweep(options)
@@ -106,7 +77,7 @@ def run_sweep(options: SweepOptions, nvml: Nvml, emit: Event) -> SweepRun:
     run = run_matrix(replace(options.matrix, items=items, with_pins=pins, envs=None), nvml, emit)
     matrix = aggregate.build_matrix(run.run_dir)
     columns = [(str(v), pin) for v, pin in zip(versions, pins, strict=True)]
-    found = changes(matrix, columns)
+    found = sweeps.changes(matrix, columns)
     skipped = {**run.skipped, **run.failed}
     summary = {"package": options.package, "from": options.low, "to": options.high, "every": options.every,
                "releases": [str(v) for v in versions], "columns": dict((pin, rel) for rel, pin in columns),
@@ -114,27 +85,7 @@ def run_sweep(options: SweepOptions, nvml: Nvml, emit: Event) -> SweepRun:
                "prepare_s": {pin: run.prepare_s[pin] for _, pin in columns if pin in run.prepare_s},
                "wall_s": round(time.monotonic() - started, 1)}
     results.write_json(run.run_dir / "sweep.json", summary)
-    (run.run_dir / "sweep.md").write_text(markdown(summary), encoding="utf-8")
+    (run.run_dir / "sweep.md").write_text(sweeps.markdown(summary), encoding="utf-8")
     aggregate.write_reports(run.run_dir, run.planned, note=f"sweep of {options.package} {options.low}..{options.high} "
                             f"(every {options.every}): {len(found)} change(s)", extra={"sweep": summary})
     return SweepRun(run.run_dir, [str(v) for v in versions], found, run.records, skipped)
-
-
-def markdown(summary: dict[str, Any]) -> str:
-    lines = [f"### Sweep of {summary['package']} {summary['from']} .. {summary['to']} (every {summary['every']})", "",
-             f"{len(summary['releases'])} releases: {', '.join(summary['releases'])}.", ""]
-    made = summary.get("prepare_s") or {}
-    if made:
-        each = ", ".join(f"{pin.split('==')[-1]} {seconds:.0f} s" for pin, seconds in made.items())
-        lines += [f"Environments made (or found ready): {each}.", ""]
-    if "wall_s" in summary:
-        lines += [f"The whole sweep took {summary['wall_s']:.0f} s.", ""]
-    for pin, why in summary["skipped"].items():
-        lines.append(f"- {pin}: not run ({why.splitlines()[0] if why else 'skipped'})")
-    lines += [""] if summary["skipped"] else []
-    for change in summary["changes"]:
-        lines.append(f"- `{change['scenario']}` changed in {change['release']}: {change['before_release']} "
-                     f"{change['before']} -> {change['release']} {change['after']}")
-    if not summary["changes"]:
-        lines.append("- no answer changed across these releases")
-    return "\n".join(lines) + "\n"

@@ -61,3 +61,15 @@ def test_a_slope_inside_the_jitter_is_flat_and_a_real_one_grows() -> None:
     assert not flat.growing and flat.text().startswith("flat (slope ") and "within noise ±" in flat.text()
     leak = loops.trend([(i, 430 * MiB + 20 * MiB * i + int(rng.uniform(-30, 30) * MiB)) for i in range(1, 21)], "rss")
     assert leak.growing and leak.text().startswith("grows ") and abs(leak.slope - 20 * MiB) < 3 * MiB
+
+
+def test_a_slope_clear_of_the_noise_but_under_the_meters_smallest_change_is_called_small_not_flat() -> None:
+    """3 MiB a round over 30 rounds on RSS: steady (no jitter), 90 MiB in all, under the 128 MiB RSS
+    judges. It is neither 'within noise' (it is not) nor 'grows' (too little to judge): 'small'."""
+    from harness.judgement import loops
+
+    MiB = 1024 * 1024
+    small = loops.trend([(i, 500 * MiB + 3 * MiB * i) for i in range(1, 31)], "rss")
+    assert (small.growing, small.state) == (False, "small")
+    assert small.text() == ("grows 3.00 MiB per iteration (noise ±2.21 MiB), 90.00 MiB over 30 iterations: "
+                            "under the 128.00 MiB this meter judges")

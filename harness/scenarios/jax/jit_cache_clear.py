@@ -11,7 +11,8 @@ import jax
 import jax.numpy as jnp
 
 META = {"families": ["jax"], "seed": "jax-docs:jax.clear_caches",
-        "technique": "jit compiled for many shapes; jax.clear_caches() + gc", "params": {"shapes": 40}}
+        "technique": "jit compiled for many shapes; jax.clear_caches() + gc", "params": {"shapes": 40},
+        "cleanup": ["after_clear_caches"]}
 
 jnp.ones(8).block_until_ready()
 checkpoint("ready")

@@ -17,7 +17,8 @@ from _torchkit import device, empty_cache_step, init
 META = {"families": ["torch"], "seed": "pytorch-docs:faq#accumulate-history",
         "technique": "total_loss += loss with autograd on vs float(loss) vs torch.no_grad(); del; empty_cache",
         "params": {"steps": 30, "mib_per_step": 32, "width": 1024, "as_float": False, "no_grad": False},
-        "variants": {"as_float": {"params": {"as_float": True}}, "no_grad": {"params": {"no_grad": True}}}}
+        "variants": {"as_float": {"params": {"as_float": True}}, "no_grad": {"params": {"no_grad": True}}},
+        "cleanup": ["after_del", "after_empty_cache"]}
 
 dev = device()
 init(dev)

@@ -1,0 +1,98 @@
+"""A sweep's summary: where a row's answer turns between neighbouring releases, and sweep.md.
+
+Judged from the matrix, so a re-render (``harness report``) re-judges a sweep's changes with
+today's rules, as it re-judges its cells, and rewrites sweep.json and sweep.md to agree.
+"""
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from harness.reporting import glance, results
+
+Answer = tuple[tuple[str, str] | None, str | None]
+
+
+def _answer(cell: dict[str, Any] | None) -> Answer | None:
+    """What a cell says, as compared along a row: its cleanup answer (what came back, the verdict)
+    and its loop's state; None where it measured nothing (a skipped column). A part is None where
+    it cannot be compared: cleanup steps that grew too little to judge (the answer then comes from
+    the exit alone), a loop whose growth is clear of its noise but under what the meter judges."""
+    if not cell or cell.get("status") != "ok":
+        return None
+    answer = cell.get("glance") or {}
+    if answer.get("back") in (None, "n/a"):
+        return None
+    steps = cell.get("steps") or []
+    step = glance.decisive_step(steps)
+    judged: tuple[str, str] | None = (str(answer["back"]), str(step["verdict"] if step else cell.get("exit")))
+    if step is None and any(s.get("verdict") == "no-signal" for s in steps):
+        judged = None
+    loop = (cell.get("loop") or {}).get("state")
+    return judged, (None if loop == "small" else loop)
+
+
+def changes(matrix: dict[str, Any], columns: list[tuple[str, str]]) -> list[dict[str, Any]]:
+    """Each place where a row's answer turns: each part of the answer (the cleanup's, the loop's) is
+    compared with the nearest release to its left where that part was judged. ``adjacent`` is False
+    where releases between the two measured but could not be compared (a turn somewhere between)."""
+    found = []
+    order = [release for release, _ in columns]
+    for scenario in matrix["scenarios"]:
+        row = matrix["cells"].get(scenario, {})
+        last: dict[int, tuple[str, str, Any]] = {}  # per part of the answer: (release, env, value)
+        for release, env in columns:
+            answer = _answer(row.get(env))
+            if answer is None:
+                continue
+            judged = {part: value for part, value in enumerate(answer) if value is not None}
+            turned = [last[part] for part, value in judged.items() if part in last and last[part][2] != value]
+            if turned:
+                before_release, before_env, _ = min(turned, key=lambda item: order.index(item[0]))
+                found.append({"scenario": scenario, "env": env, "release": release, "before_release": before_release,
+                              "adjacent": order.index(release) - order.index(before_release) == 1,
+                              "before": glance.text(row[before_env]["glance"]), "after": glance.text(row[env]["glance"])})
+            last.update({part: (release, env, value) for part, value in judged.items()})
+    return found
+
+
+def _columns(summary: dict[str, Any]) -> list[tuple[str, str]]:
+    """(release, environment) in version order: sweep.json's mappings are stored with sorted keys."""
+    pins = {release: pin for pin, release in (summary.get("columns") or {}).items()}
+    return [(release, pins[release]) for release in summary.get("releases") or [] if release in pins]
+
+
+def kept(run_dir: Path, matrix: dict[str, Any]) -> dict[str, Any]:
+    """A re-render's sweep summary (none outside a sweep): its changes re-judged on ``matrix``."""
+    try:
+        summary = json.loads((run_dir / "sweep.json").read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return {}
+    summary["changes"] = changes(matrix, _columns(summary))
+    results.write_json(run_dir / "sweep.json", summary)
+    (run_dir / "sweep.md").write_text(markdown(summary), encoding="utf-8")
+    return {"sweep": summary}
+
+
+def markdown(summary: dict[str, Any]) -> str:
+    lines = [f"### Sweep of {summary['package']} {summary['from']} .. {summary['to']} (every {summary['every']})", "",
+             f"{len(summary['releases'])} releases: {', '.join(summary['releases'])}.", ""]
+    made = summary.get("prepare_s") or {}
+    if made:
+        each = ", ".join(f"{release} {made[pin]:.0f} s" for release, pin in _columns(summary) if pin in made)
+        lines += [f"Environments made (or found ready): {each}.", ""]
+    if "wall_s" in summary:
+        lines += [f"The whole sweep took {summary['wall_s']:.0f} s.", ""]
+    skipped = summary["skipped"]
+    for pin in sorted(skipped, key=[pin for _, pin in _columns(summary)].index):
+        lines.append(f"- {pin}: not run ({skipped[pin].splitlines()[0] if skipped[pin] else 'skipped'})")
+    lines += [""] if summary["skipped"] else []
+    for change in summary["changes"]:
+        where = (f"in {change['release']}" if change.get("adjacent", True)
+                 else f"between {change['before_release']} and {change['release']} (the releases between too small to judge)")
+        lines.append(f"- `{change['scenario']}` changed {where}: {change['before_release']} "
+                     f"{change['before']} -> {change['release']} {change['after']}")
+    if not summary["changes"]:
+        lines.append("- no answer changed across these releases")
+    return "\n".join(lines) + "\n"

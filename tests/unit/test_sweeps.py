@@ -1,0 +1,37 @@
+"""Where a sweep marks a turn: a change of answer between neighbouring releases, never one made of
+amounts at the edge of what is judged (a no-signal step, a loop too small to judge)."""
+from __future__ import annotations
+
+from typing import Any
+
+from harness.reporting import sweeps
+
+
+def _cell(back: str, verdict: str | None, loop: str | None = None, exit_only: bool = False) -> dict[str, Any]:
+    steps = [{"label": "after_clear_session", "verdict": "no-signal" if exit_only else verdict}]
+    word = "back at exit" if exit_only else verdict
+    cell: dict[str, Any] = {"status": "ok", "steps": steps, "exit": "returned", "glance": {"back": back, "word": word}}
+    if loop:
+        cell["loop"] = {"state": loop}
+    return cell
+
+
+def _changes(*cells: dict[str, Any]) -> list[dict[str, Any]]:
+    columns = [(f"1.{n}.0", f"pkg==1.{n}.0") for n in range(len(cells))]
+    matrix = {"scenarios": ["s"], "cells": {"s": {env: cell for (_, env), cell in zip(columns, cells, strict=True)}}}
+    return sweeps.changes(matrix, columns)
+
+
+def test_a_turn_of_verdict_or_of_loop_growth_is_marked() -> None:
+    (turn,) = _changes(_cell("all", "released"), _cell("all", "released"), _cell("none", "held"))
+    assert (turn["before_release"], turn["release"]) == ("1.1.0", "1.2.0")
+    (grows,) = _changes(_cell("none", "held", "flat"), _cell("none", "held", "grows"))
+    assert grows["release"] == "1.1.0"
+
+
+def test_amounts_at_the_edge_of_what_is_judged_mark_nothing() -> None:
+    """A cleanup step too small to judge (the answer then comes from the exit alone) and a loop whose
+    growth is clear of the noise but under the meter's smallest change compare with nothing."""
+    assert _changes(_cell("none", "held", "small"), _cell("all", "returned", "grows", exit_only=True),
+                    _cell("none", "held", "grows")) == []
+    assert _changes(_cell("none", "held", "flat"), _cell("none", "held", "small"), _cell("none", "held", "flat")) == []
