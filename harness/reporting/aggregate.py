@@ -207,6 +207,7 @@ def cell_text(cell: dict[str, Any]) -> str:
         if judged and step.get("framework_left") is not None:
             left += f" (framework: {human_bytes(step['framework_left'])})"
         parts.append(f"{step['label']}: {step['verdict']}{left}")
+    parts += [f"loop ({cell['loop']['site']}): {cell['loop']['text']}"] if cell.get("loop") else []
     if cell.get("exit"):
         parts.append(f"exit: {cell['exit']}")
     left_running = [k for k in cell.get("killed") or [] if k.get("role") != "script"]

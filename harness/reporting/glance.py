@@ -36,8 +36,7 @@ def of_cell(cell: dict[str, Any]) -> dict[str, Any]:
     found = _answer(cell)
     loop = cell.get("loop") if cell.get("status") == "ok" else None
     if loop:
-        found["word"] += f"; in the loop: {loop['text']}"
-        found["loop"] = {k: loop[k] for k in ("site", "slope", "noise", "growing")}
+        found["loop"] = {k: loop[k] for k in ("site", "slope", "noise", "growing", "state", "text")}
     return found
 
 
@@ -75,8 +74,9 @@ def _answer(cell: dict[str, Any]) -> dict[str, Any]:
 
 
 def text(glance: dict[str, Any]) -> str:
-    """A cell's answer in one phrase: the word, and what is left where something is."""
-    return str(glance["word"]) + (f", {human_bytes(glance['left'])} left" if glance.get("left") else "")
+    """A cell's answer in one phrase: the word, what is left where something is, how its loop grew."""
+    return (str(glance["word"]) + (f", {human_bytes(glance['left'])} left" if glance.get("left") else "")
+            + (f"; in the loop: {glance['loop']['text']}" if glance.get("loop") else ""))
 
 
 def columns(records: list[dict[str, Any]], column: Callable[[dict[str, Any]], str]) -> dict[str, dict[str, Any]]:

@@ -40,7 +40,7 @@ window.onerror = function (msg) { document.body.dataset.errors = (document.body.
       if (!c) { tr.appendChild(el("td", {"class": "na"}, "n/a")); return; }
       var g = glance(c); counts[c.status] = (counts[c.status] || 0) + 1;
       var td = el("td", {"class": "cell back-" + g.back.replace("/", "") + (changed[key] ? " changed" : ""), "data-key": key,
-        "data-verdict": outcome(c), "title": cellText(c)}, g.word + (g.left ? ", " + bytes(g.left) + " left" : ""));
+        "data-verdict": outcome(c), "title": cellText(c)}, g.word + (g.left ? ", " + bytes(g.left) + " left" : "") + (g.loop ? "; in the loop: " + g.loop.text : ""));
       if (g.label) td.appendChild(el("div", {"class": "step"}, "at " + g.label));
       (claimsFor[key] || []).forEach(function (p) { if (p[1].outcome !== "untestable")
         td.appendChild(el("sup", {"title": p[0].says, "class": "claim"}, (p[1].outcome === "confirmed" ? " \u2713" : " \u2717") + noteNo[p[0].id])); });
