@@ -35,8 +35,8 @@ def _answer(cell: dict[str, Any] | None) -> Answer | None:
 
 def changes(matrix: dict[str, Any], columns: list[tuple[str, str]]) -> list[dict[str, Any]]:
     """Each place where a row's answer turns: each part of the answer (the cleanup's, the loop's) is
-    compared with the nearest release to its left where that part was judged. ``adjacent`` is False
-    where releases between the two measured but could not be compared (a turn somewhere between)."""
+    compared with the nearest release to its left where that part was judged; ``between`` names the
+    releases in between, which did not run or gave no comparable answer (the turn is somewhere there)."""
     found = []
     order = [release for release, _ in columns]
     for scenario in matrix["scenarios"]:
@@ -51,7 +51,7 @@ def changes(matrix: dict[str, Any], columns: list[tuple[str, str]]) -> list[dict
             if turned:
                 before_release, before_env, _ = min(turned, key=lambda item: order.index(item[0]))
                 found.append({"scenario": scenario, "env": env, "release": release, "before_release": before_release,
-                              "adjacent": order.index(release) - order.index(before_release) == 1,
+                              "between": order[order.index(before_release) + 1:order.index(release)],
                               "before": glance.text(row[before_env]["glance"]), "after": glance.text(row[env]["glance"])})
             last.update({part: (release, env, value) for part, value in judged.items()})
     return found
@@ -89,8 +89,9 @@ def markdown(summary: dict[str, Any]) -> str:
         lines.append(f"- {pin}: not run ({skipped[pin].splitlines()[0] if skipped[pin] else 'skipped'})")
     lines += [""] if summary["skipped"] else []
     for change in summary["changes"]:
-        where = (f"in {change['release']}" if change.get("adjacent", True)
-                 else f"between {change['before_release']} and {change['release']} (the releases between too small to judge)")
+        between = change.get("between") or []
+        where = (f"between {change['before_release']} and {change['release']} (no comparable answer in "
+                 f"{', '.join(between)})" if between else f"in {change['release']}")
         lines.append(f"- `{change['scenario']}` changed {where}: {change['before_release']} "
                      f"{change['before']} -> {change['release']} {change['after']}")
     if not summary["changes"]:

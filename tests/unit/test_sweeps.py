@@ -24,7 +24,7 @@ def _changes(*cells: dict[str, Any]) -> list[dict[str, Any]]:
 
 def test_a_turn_of_verdict_or_of_loop_growth_is_marked() -> None:
     (turn,) = _changes(_cell("all", "released"), _cell("all", "released"), _cell("none", "held"))
-    assert (turn["before_release"], turn["release"]) == ("1.1.0", "1.2.0")
+    assert (turn["before_release"], turn["release"], turn["between"]) == ("1.1.0", "1.2.0", [])
     (grows,) = _changes(_cell("none", "held", "flat"), _cell("none", "held", "grows"))
     assert grows["release"] == "1.1.0"
 
@@ -35,3 +35,12 @@ def test_amounts_at_the_edge_of_what_is_judged_mark_nothing() -> None:
     assert _changes(_cell("none", "held", "small"), _cell("all", "returned", "grows", exit_only=True),
                     _cell("none", "held", "grows")) == []
     assert _changes(_cell("none", "held", "flat"), _cell("none", "held", "small"), _cell("none", "held", "flat")) == []
+
+
+def test_a_turn_across_releases_without_a_comparable_answer_names_them() -> None:
+    (turn,) = _changes(_cell("none", "held", "flat"), _cell("none", "held", "small"), {"status": "skipped"},
+                       _cell("none", "held", "grows"))
+    assert (turn["before_release"], turn["release"], turn["between"]) == ("1.0.0", "1.3.0", ["1.1.0", "1.2.0"])
+    summary = {"package": "pkg", "from": "1.0.0", "to": "1.3.0", "every": "minor", "releases": [], "skipped": {},
+               "changes": [turn]}
+    assert "changed between 1.0.0 and 1.3.0 (no comparable answer in 1.1.0, 1.2.0)" in sweeps.markdown(summary)
