@@ -54,10 +54,18 @@ SIGMAS = 3.0
 class Trend:
     slope: float  # bytes per iteration, least squares
     noise: float  # bytes per iteration the slope cannot be told from (SIGMAS standard errors)
-    growing: bool
-    total: float = 0.0  # the slope over the iterations run
-    iterations: int = 0
-    smallest: int = 0  # the meter's smallest judged change
+    iterations: int  # run at the site (the record's count where it has one)
+    smallest: int  # the meter's smallest judged change
+
+    @property
+    def total(self) -> float:
+        """The slope over the iterations run."""
+        return self.slope * self.iterations
+
+    @property
+    def growing(self) -> bool:
+        """Clear of the noise, and adding up to a change the meter judges."""
+        return self.slope > self.noise and self.total > self.smallest
 
     @property
     def state(self) -> str:
@@ -88,9 +96,7 @@ def trend(points: Points, meter: str, iterations: int | None = None) -> Trend:
         intercept = sum(y for _, y in points) / n - rate * mean_x
         residual = sum((y - (intercept + rate * x)) ** 2 for x, y in points) / (n - 2)
         noise = max(noise, SIGMAS * math.sqrt(residual / spread))
-    span = (iterations or points[-1][0]) - points[0][0] + 1
-    growing = rate > noise and rate * span > METER_RULES[meter].min_signal
-    return Trend(rate, noise, growing, rate * span, span, METER_RULES[meter].min_signal)
+    return Trend(rate, noise, (iterations or points[-1][0]) - points[0][0] + 1, METER_RULES[meter].min_signal)
 
 
 def _signed(value: float) -> str:

@@ -12,7 +12,7 @@ from _tf2kit import clear_session_step, collect, device_name, init, tf
 
 META = {"families": ["tf2"], "seed": "keras-docs:clear_session",
         "technique": "models built and fit in a loop; clear_session() + gc each round",
-        "params": {"rounds": 60, "width": 256, "clear": True}, "cpu_params": {"rounds": 60, "width": 256},
+        "params": {"rounds": 60, "width": 256, "clear": True},
         "variants": {"no_clear_session": {"params": {"clear": False}}}, "cleanup": ["after_clear_session"]}
 
 init()

@@ -10,7 +10,7 @@ from _tf2kit import clear_session_step, collect, device_name, init, tf
 
 META = {"families": ["tf2"], "seed": "tf-docs:function#retracing",
         "technique": "tf.function called with new shapes (retraces); del the function; clear_session",
-        "params": {"calls": 100, "signature": False}, "cpu_params": {"calls": 100},
+        "params": {"calls": 100, "signature": False},
         "variants": {"signature": {"params": {"signature": True}}}, "cleanup": ["after_del", "after_clear_session"]}
 
 init()
