@@ -4,6 +4,12 @@ This file runs INSIDE the environment (a container, a virtualenv, any interprete
 oldest Python there: stdlib only, Python 2.7 and 3.5+. It is mounted read-only and never
 imported by the host package.
 
+Fidelity: a user's script (repro) must behave as it does under a bare ``python script.py``. The
+agent starts no framework and no device runtime, runs no thread of its own, and before the
+script's first line puts back what a bare run has: the script as ``sys.modules["__main__"]``
+(so spawn children and pickling find its functions), ``sys.path[0]`` its folder, and no agent
+module in ``sys.modules``. Forked children's exits are reported (a failing worker is never hidden).
+
 Wire protocol (the host side is harness/measurement/protocol.py):
   * agent -> host: one JSON object per line on the ORIGINAL stdout, each carrying the cell's
     nonce. The scenario's own stdout is redirected to stderr at the file-descriptor level, so
@@ -14,20 +20,23 @@ Wire protocol (the host side is harness/measurement/protocol.py):
 
 Usage: python agent.py SPEC_JSON   (spec: nonce, scenario, params, ack_dir, ack_timeout)
 """
-from __future__ import print_function
-
-import json
-import os
 import sys
-import threading
-import time
-import traceback
+
+# What a bare `python script.py` has loaded at this point; a user's script must find no more (the
+# agent's own modules are taken out of sys.modules before it runs: see hide_own_modules).
+BARE_MODULES = frozenset(sys.modules)
+
+import json  # noqa: E402  (after the snapshot above)
+import os  # noqa: E402
+import time  # noqa: E402
+import traceback  # noqa: E402
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 if HERE not in sys.path:
     sys.path.insert(0, HERE)
 
-import childwork  # noqa: E402  (lives beside this file)
+import as_bare  # noqa: E402  (lives beside this file)
+import childwork  # noqa: E402
 import framework_view  # noqa: E402
 
 
@@ -48,16 +57,15 @@ class Channel(object):
         self.ack_timeout = ack_timeout
         self.out = out
         self.seq = 0
-        self.lock = threading.Lock()  # the framework watcher sends too
 
     def send(self, event, **fields):
         fields["nonce"] = self.nonce
         fields["event"] = event
         fields["t"] = time.time()
-        line = json.dumps(fields, sort_keys=True)
-        with self.lock:
-            self.out.write(line + "\n")
-            self.out.flush()
+        data = (json.dumps(fields, sort_keys=True) + "\n").encode("utf-8")
+        fd = self.out.fileno()
+        while data:  # raw writes: usable from a forked child, whatever its copy of a buffer holds
+            data = data[os.write(fd, data):]
 
     def wait_ack(self, seq):
         """Block until the host has measured checkpoint ``seq``."""
@@ -147,7 +155,8 @@ def make_checkpoint(channel):
         """
         channel.seq += 1
         seq = channel.seq
-        fields = {"seq": seq, "label": str(label), "view": framework_view.collect()}
+        fields = {"seq": seq, "label": str(label), "view": framework_view.collect(),
+                  "frameworks": framework_view.imported_versions()}  # a script that hangs later still says
         if skipped:
             fields["skipped"] = str(skipped)
         if baseline:
@@ -155,23 +164,6 @@ def make_checkpoint(channel):
         channel.send("checkpoint", **fields)
         channel.wait_ack(seq)
     return checkpoint
-
-
-def preinit(names):
-    """Start a framework's device runtime before a repro script, so its floor includes the context.
-
-    Only frameworks whose start changes no setting the script may still make (torch, cupy); TF and
-    JAX are left alone: starting them would allocate before the script could configure them.
-    torch gets its CUDA context and nothing else (no allocation, no cuBLAS), so what nvidia-smi
-    shows for the script is what it shows without this tool.
-    """
-    if "torch" in names:
-        import torch
-        if torch.cuda.is_available():
-            torch.cuda.mem_get_info()  # needs, so makes, the primary context; allocates nothing
-    if "cupy" in names:
-        import cupy
-        cupy.zeros(1).sum()
 
 
 # Looped checkpoints (inside a loop or a function): every iteration up to 10, then every 10th up
@@ -199,30 +191,9 @@ def numbered(checkpoint):
     return mark
 
 
-def watch_frameworks(channel, interval=0.5):
-    """Report framework versions as they are imported, so a script that hangs or crashes still
-    says what it ran."""
-    def loop():
-        last = {}
-        try:
-            while True:
-                time.sleep(interval)
-                found = framework_view.imported_versions()
-                if found != last:
-                    channel.send("frameworks", frameworks=found)
-                    last = found
-        except Exception:  # interpreter shutdown, a closed pipe: nothing left to report to
-            return
-    thread = threading.Thread(target=loop, name="harness-frameworks")
-    thread.daemon = True
-    thread.start()
-
-
 def run(spec, channel):
     path = spec["scenario"]
     scenario_dir = os.path.dirname(os.path.abspath(path))
-    if scenario_dir not in sys.path:
-        sys.path.insert(0, scenario_dir)
     try:
         with open(path) as handle:
             source = handle.read()
@@ -241,34 +212,49 @@ def run(spec, channel):
     # CUDA call (its own GPU memory is 0 here), taken for every scenario without its asking.
     checkpoint(PRE_GPU, baseline=True)
     if spec.get("mode") != "repro":
+        if scenario_dir not in sys.path:
+            sys.path.insert(0, scenario_dir)  # its kit modules (_torchkit, ...) live beside it
         exec(compile(source, path, "exec"), namespace)
         return
     # A user's script, unmodified: it runs as __main__, with checkpoints after its cleanups.
     import instrument
     code, _ = instrument.instrument(source, path)
-    namespace["__name__"] = "__main__"
+    module = as_bare.main_module(path)
     mark = numbered(checkpoint)
     channel.loops = mark.counts
-    namespace[instrument.CHECKPOINT_NAME] = mark
-    sys.argv = [path]
-    preinit(spec.get("preinit") or [])
+    setattr(module, instrument.CHECKPOINT_NAME, mark)
+    as_bare.report_child_exits(channel)
     checkpoint("start")
-    exec(code, namespace)
+    sys.argv = [path]
+    if sys.path and sys.path[0] == HERE:  # `python agent.py` put the agent's folder first
+        sys.path[0] = scenario_dir  # a bare run's first entry: the script's folder
+    else:
+        sys.path.insert(0, scenario_dir)
+    sys.dont_write_bytecode = bool(os.environ.get("PYTHONDONTWRITEBYTECODE"))  # the agent's -B is its own
+    as_bare.hide_own_modules(BARE_MODULES)
+    sys.modules["__main__"] = module  # stays: the script's atexit handlers and children need it
+    try:
+        exec(code, module.__dict__)
+    except SystemExit:  # sys.exit() ends a script normally too: its end is still measured
+        checkpoint("end")
+        raise
     checkpoint("end")
 
 
 def main(argv):
+    agent_main = sys.modules.get("__main__")  # noqa: F841  alive until the end: the script replaces it in sys.modules
     spec = json.loads(argv[1])
     out = detach_stdio()
     channel = Channel(spec["nonce"], spec["ack_dir"], float(spec.get("ack_timeout", 600)), out)
     channel.send("hello", pid=os.getpid(), python=sys.version.split()[0], executable=sys.executable,
                  env=memory_environment(os.environ, spec.get("asked_env") or ()))
-    status, error = "ok", None
-    watch_frameworks(channel)
+    status, error, code = "ok", None, 0
     try:
         run(spec, channel)
     except BaseException:  # the scenario's failure is a result, whatever it raised
         exc_type, exc_value = sys.exc_info()[:2]
+        if spec.get("mode") == "repro":  # a user's script ends its process as it would bare
+            code = as_bare.exit_code(sys.exc_info())
         if exc_type is SystemExit and not exc_value.code:
             status = "ok"
         else:
@@ -279,9 +265,9 @@ def main(argv):
                 "traceback": traceback.format_exc(),
             }
     loops = dict((label, n) for label, n in getattr(channel, "loops", {}).items() if n > 1)
-    channel.send("end", status=status, error=error, facts=framework_view.facts(), loops=loops)
+    channel.send("end", status=status, error=error, facts=framework_view.facts(), loops=loops, exit_code=code)
     out.flush()
-    return 0
+    return code
 
 
 if __name__ == "__main__":

@@ -7,8 +7,6 @@ memory counts because it is one of the cell's processes. Python 3 spawns the chi
 shared with the parent); Python 2.7 has no spawn and forks, which is safe only while the parent
 has not imported the framework, as in these scenarios.
 """
-import multiprocessing
-
 TIMEOUT_S = 300
 
 
@@ -20,6 +18,7 @@ def _child(target, args, holding, release):
 
 
 def run_in_child(checkpoint, target, *args):
+    import multiprocessing  # here, not at the agent's start: a script's process has none of it until it asks
     get_context = getattr(multiprocessing, "get_context", None)  # absent on Python 2.7: fork
     ctx = get_context("spawn") if get_context is not None else multiprocessing
     checkpoint("ready")

@@ -16,17 +16,33 @@ def _module(name):
     return sys.modules.get(name)
 
 
-def _torch_view():
-    torch = _module("torch")
-    if torch is None:
-        return None
+def _torch_cuda_started(torch):
+    """Whether the script has started CUDA in this process. Only is_initialized(): is_available()
+    would count devices through the CUDA runtime and so start it (a fork child of a script that
+    never touched the GPU could then no longer use it)."""
     cuda = getattr(torch, "cuda", None)
     try:
-        if cuda is None or not cuda.is_available() or not cuda.is_initialized():
-            return None
-        return {"in_use": int(cuda.memory_allocated()), "reserved": int(cuda.memory_reserved())}
+        return cuda is not None and bool(cuda.is_initialized())
+    except Exception:
+        return False
+
+
+def _torch_view():
+    torch = _module("torch")
+    if torch is None or not _torch_cuda_started(torch):
+        return None
+    cuda = torch.cuda
+    try:
+        view = {"in_use": int(cuda.memory_allocated()), "reserved": int(cuda.memory_reserved())}
     except Exception:
         return None
+    try:  # what pins a pool empty_cache() cannot return: segments holding live blocks
+        stats = cuda.memory_stats()
+        view["segments"] = int(stats.get("segment.all.current", 0))
+        view["inactive_split"] = int(stats.get("inactive_split_bytes.all.current", 0))
+    except Exception:
+        pass
+    return view
 
 
 def _tf_context_initialized(tf):
@@ -112,9 +128,10 @@ def _torch_facts(facts):
     facts["cuda"] = getattr(version, "cuda", None)
     try:
         facts["cudnn"] = torch.backends.cudnn.version()
-        available = torch.cuda.is_available()
-        facts.setdefault("gpu_devices", {})["torch"] = torch.cuda.device_count() if available else 0
-        if available:
+        if not torch.backends.cuda.is_built():
+            facts.setdefault("gpu_devices", {})["torch"] = 0  # a CPU build: it cannot have used a GPU
+        elif _torch_cuda_started(torch):  # never start CUDA here: only what the script started
+            facts.setdefault("gpu_devices", {})["torch"] = torch.cuda.device_count()
             facts["gpu_seen"] = torch.cuda.get_device_name(0)
     except Exception:
         pass

@@ -11,12 +11,17 @@ point at the user's code.
 """
 import ast
 import os
+import re
 
 CHECKPOINT_NAME = "__harness_checkpoint__"
-CLEANUP_CALLS = (
-    "collect", "clear_session", "reset_default_graph", "close", "empty_cache", "free_all_blocks", "clear_caches",
-    "reset_memory_stats", "reset_peak_memory_stats", "ipc_collect", "reset", "clear_memo",
-)
+# Cleanup calls by name: gc.collect, torch.cuda's empty_cache / ipc_collect / reset_peak_memory_stats,
+# keras' clear_session, TF1's reset_default_graph, jax.clear_caches, CuPy pools' free_all_blocks,
+# accelerate's release_memory and Accelerator.free_memory, torch.compiler.reset / torch._dynamo.reset,
+# and any call whose name says it frees, clears, releases, resets or closes (CLEANUP_WORDS).
+CLEANUP_CALLS = ("collect", "empty_cache", "ipc_collect", "reset_default_graph", "clear_memo")
+CLEANUP_WORDS = ("free", "frees", "clear", "clears", "release", "releases", "reset", "resets", "close", "closes",
+                 "cleanup", "dealloc", "deallocate", "unload")
+WORD = re.compile(r"[A-Z]?[a-z0-9]+|[A-Z]+(?![a-z])")
 SESSION_NAMES = ("Session", "InteractiveSession")
 FIELDS = ("body", "orelse", "finalbody")
 REPEATING = ("For", "While", "AsyncFor", "FunctionDef", "AsyncFunctionDef")
@@ -59,13 +64,20 @@ def is_framework_import(stmt):
     return any(name.split(".")[0] in FRAMEWORKS for name in names)
 
 
+def is_cleanup_name(name):
+    """``release_memory``, ``freeMemory``, ``clear_session``, ``reset``: a name that says it cleans up."""
+    if not name:
+        return False
+    return name in CLEANUP_CALLS or any(word.lower() in CLEANUP_WORDS for word in WORD.findall(name))
+
+
 def is_cleanup(stmt):
     if isinstance(stmt, ast.Delete):
         return True
     if isinstance(stmt, ast.Assign) and _is_none(stmt.value):
         return True
-    if isinstance(stmt, ast.Expr) and _call_name(stmt.value) in CLEANUP_CALLS:
-        return True
+    if isinstance(stmt, (ast.Expr, ast.Assign)) and is_cleanup_name(_call_name(stmt.value)):
+        return True  # `gc.collect()`, and `model, opt = release_memory(model, opt)`
     return isinstance(stmt, ast.With) and _opens_session(stmt)
 
 

@@ -8,8 +8,7 @@ from rich.console import Console
 
 from harness.cli.shared import show_matrix, warn_unreadable
 from harness.common.errors import UsageError
-from harness.reporting import aggregate, render
-from harness.running import repro
+from harness.reporting import aggregate, render, repro_md
 
 
 def main(args: argparse.Namespace, err: Console, out: Console) -> int:
@@ -21,7 +20,7 @@ def main(args: argparse.Namespace, err: Console, out: Console) -> int:
     if (args.run_dir / "repro.md").is_file():  # a repro run: its Markdown block re-judged too
         records = judged[0]
         script = Path(records[0]["scenario"]["path"]) if records else args.run_dir
-        (args.run_dir / "repro.md").write_text(repro.markdown(records, script), encoding="utf-8")
+        (args.run_dir / "repro.md").write_text(repro_md.markdown(records, script), encoding="utf-8")
     for pair in (matrix.get("compare") or {}).get("pairs", []):
         err.print(f"compared {pair['env']} with {pair['other_env']} of {matrix['compare']['other']} ({pair['by']})",
                   markup=False)

@@ -8,7 +8,7 @@ from rich.console import Console
 from harness.cli.shared import build_options, command_line_envs, nothing_ran, plain_events
 from harness.environments import config
 from harness.measurement.nvml import Nvml
-from harness.reporting import render, results
+from harness.reporting import render, repro_md, results
 from harness.running import catalogue, repro
 from harness.running.matrix import MatrixOptions, run_matrix
 
@@ -32,7 +32,7 @@ def main(args: argparse.Namespace, err: Console, out: Console) -> int:
     records = sorted(run.records, key=lambda r: run.matrix["environments"].index(r["env"]["name"]))
     for record in records:
         out.print(render.checkpoint_table(record))
-    block = repro.markdown(records, args.script)
+    block = repro_md.markdown(records, args.script)
     try:
         (run.run_dir / "repro.md").write_text(block, encoding="utf-8")
     except OSError as exc:

@@ -24,6 +24,13 @@ def other_processes(cp: dict[str, Any], script_pid: int | None) -> tuple[int, li
     return sum(int(p.get("bytes") or 0) for p in others), others
 
 
+def own_reading(cp: dict[str, Any], script_pid: int | None) -> int | None:
+    """The script's own process on per-process NVML at ``cp``: the cell's reading less its other
+    processes (a helper, a detached child), which are never the script's runtime or pool."""
+    value = (cp.get("readings") or {}).get("nvml_process")
+    return None if value is None else int(value) - other_processes(cp, script_pid)[0]
+
+
 def others_left(floor_cp: dict[str, Any], cp: dict[str, Any], script_pid: int | None) -> tuple[int, list[dict[str, Any]]]:
     """What the script's other processes hold at ``cp`` beyond what they held at the floor."""
     now, who = other_processes(cp, script_pid)

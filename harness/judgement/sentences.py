@@ -11,6 +11,28 @@ def _framework_names(cp: dict[str, Any]) -> str:
     return "/".join(sorted(cp.get("view") or {})) or "the framework"
 
 
+def pinned(cp: dict[str, Any], parts: dict[str, int] | None) -> str:
+    """After torch's ``empty_cache()``, why its pool still holds memory: empty_cache returns only
+    segments with no live block in them, so live blocks pin the rest (torch's memory_stats says
+    how many segments and how much of them is free splits). "" where that is not the case."""
+    torch = (cp.get("view") or {}).get("torch") or {}
+    if "empty_cache" not in str(cp.get("label")) or not parts or not parts["pool"] or not torch.get("segments"):
+        return ""
+    split = f", {human_bytes(torch['inactive_split'])} of them free splits" if torch.get("inactive_split") else ""
+    return (f"; `empty_cache()` could not return the {human_bytes(parts['pool'])}: {human_bytes(torch.get('in_use'))} of "
+            f"live blocks pin the {torch['segments']} segment{'s' if torch['segments'] != 1 else ''} torch still holds "
+            f"({human_bytes(torch.get('reserved'))} reserved{split}); it returns only segments with no live block")
+
+
+def returned_late(cp: dict[str, Any], parts: dict[str, int] | None) -> str:
+    """accelerate's ``x = release_memory(x)`` empties the cache inside the call, while the caller's
+    own names still hold the objects; they die only when the names are rebound, after it."""
+    if "release_memory(" not in str(cp.get("label")) or not parts or not parts["pool"]:
+        return ""
+    return ("; release_memory() called empty_cache() while the caller's names still held the objects, which were "
+            "freed only when its result was assigned: call torch.cuda.empty_cache() after it to return the pool")
+
+
 def detail(verdict: str, left: int, fw_now: int | None, floor: Any, cp: dict[str, Any],
             parts: dict[str, int] | None = None, others: list[dict[str, Any]] | None = None, meter: str = "") -> str:
     """The step's answer in words: where the memory is, with the figures (host memory in host words)."""
@@ -33,7 +55,7 @@ def detail(verdict: str, left: int, fw_now: int | None, floor: Any, cp: dict[str
     if parts:
         counted = [f"{human_bytes(parts['pool'])} cached in {who}'s allocator pool" if parts["pool"] else "",
                    f"{human_bytes(parts['live'])} still live in {who}" if parts["live"] else ""]
-        return "; ".join(c for c in counted if c) + growth + elsewhere
+        return "; ".join(c for c in counted if c) + pinned(cp, parts) + returned_late(cp, parts) + growth + elsewhere
     if verdict == "cached":
         return f"{human_bytes(left)} still held by {who}'s allocator{why}{elsewhere}"
     if verdict in ("held", "partial"):

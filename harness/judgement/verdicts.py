@@ -42,10 +42,10 @@ its reading before the cell started (NVML), or when no process of the cell is le
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
 from typing import Any
 
 from harness.judgement import attribution, sentences
+from harness.judgement.floors import DriverFloor, driver_floor, in_use, reading, unused_pool
 from harness.judgement.gpu_use import framework_without_gpu
 from harness.judgement.tolerances import (
     ABS_TOL,
@@ -59,29 +59,6 @@ from harness.judgement.tolerances import (
 )
 
 
-def _reading(cp: dict[str, Any], meter: str) -> int | None:
-    value = cp.get("readings", {}).get(meter)
-    return int(value) if value is not None else None
-
-
-def _view_sum(cp: dict[str, Any], key: str) -> int | None:
-    """A figure of the framework's own view (in_use, reserved), summed over frameworks that say."""
-    values = [v.get(key) for v in (cp.get("view") or {}).values() if v.get(key) is not None]
-    return sum(values) if values else None
-
-
-def _in_use(cp: dict[str, Any]) -> int | None:
-    return _view_sum(cp, "in_use")
-
-
-def _unused_pool(cp: dict[str, Any]) -> int | None:
-    """What the allocator holds beyond the live bytes, or None where the framework does not say."""
-    reserved = _view_sum(cp, "reserved")
-    if reserved is None:
-        return None
-    return max(0, reserved - (_in_use(cp) or 0))
-
-
 def roles(checkpoints: list[dict[str, Any]], cleanup: list[str] | None) -> tuple[int | None, int | None, list[int]]:
     """Indexes of the floor, the peak and the cleanup checkpoints."""
     if not checkpoints:
@@ -92,7 +69,7 @@ def roles(checkpoints: list[dict[str, Any]], cleanup: list[str] | None) -> tuple
         peak = labels.index("peak")
     else:  # no declared peak: the highest reading on the best meter
         meter = primary_meter(checkpoints)
-        peak = max(range(len(checkpoints)), key=lambda i: _reading(checkpoints[i], meter) or 0) if meter else floor
+        peak = max(range(len(checkpoints)), key=lambda i: reading(checkpoints[i], meter) or 0) if meter else floor
     if cleanup is not None:
         steps = [i for i, label in enumerate(labels) if label in cleanup]
     else:
@@ -102,63 +79,16 @@ def roles(checkpoints: list[dict[str, Any]], cleanup: list[str] | None) -> tuple
 
 def primary_meter(points: list[dict[str, Any]], prefer: str | None = None) -> str | None:
     for meter in ((prefer,) if prefer else ()) + PRIMARY_ORDER:
-        if all(_reading(cp, meter) is not None for cp in points):
+        if all(reading(cp, meter) is not None for cp in points):
             return meter
     return None
-
-
-@dataclass(frozen=True)
-class DriverFloor:
-    """What the driver question is judged against, and how it was found."""
-
-    value: int
-    basis: str  # "pre-GPU + runtime", "pre-GPU (pool mapped at first touch)", "ready"
-    runtime_cost: int | None = None
-    first_touch: str | None = None
-    premapped: bool = False
-
-    def describe(self) -> dict[str, Any]:
-        return {"driver_floor": self.value, "floor_basis": self.basis, "runtime_cost": self.runtime_cost,
-                "first_touch": self.first_touch, "premapped": self.premapped}
 
 
 def measured_meter(record: dict[str, Any]) -> str:
     """The meter a record's own numbers are read on (bisect criteria, repro peaks and loops):
     per-process NVML when it saw the cell's checkpoints, else RSS."""
     cps = record.get("checkpoints") or []
-    return "nvml_process" if any(_reading(cp, "nvml_process") is not None for cp in cps) else "rss"
-
-
-def baseline_reading(record: dict[str, Any], meter: str) -> int | None:
-    """The process before any scenario code: the agent's pre_gpu reading; on per-process NVML a
-    record without it still has one, since a process has no GPU memory before its first CUDA call."""
-    pre = record.get("pre_gpu")
-    if pre is not None:
-        return _reading(pre, meter)
-    return 0 if meter == "nvml_process" else None
-
-
-def driver_floor(record: dict[str, Any], before_peak: list[dict[str, Any]], peak_cp: dict[str, Any],
-                 floor_cp: dict[str, Any], meter: str) -> DriverFloor:
-    """The floor of the driver question on ``meter`` (see the module docstring)."""
-    floor_reading = _reading(floor_cp, meter) or 0
-    base = baseline_reading(record, meter) if meter in NVML_METERS else None
-    if base is None:
-        return DriverFloor(value=floor_reading, basis="ready")
-    touched = [cp for cp in before_peak if (_reading(cp, meter) or 0) > base]
-    if not touched:  # nothing of the GPU before the peak (work done in a child): the bare process
-        return DriverFloor(value=base, basis="pre-GPU", runtime_cost=0)
-    first = touched[0]
-    at_first = _reading(first, meter) or 0
-    unused = _unused_pool(first)
-    if unused is not None:
-        return DriverFloor(value=at_first - unused, basis="pre-GPU + runtime", runtime_cost=at_first - unused - base,
-                           first_touch=first["label"])
-    if at_first - base > (_reading(peak_cp, meter) or 0) - at_first:
-        return DriverFloor(value=base, basis="pre-GPU (pool mapped at first touch)", first_touch=first["label"],
-                           premapped=True)
-    return DriverFloor(value=at_first, basis="pre-GPU + runtime", runtime_cost=at_first - base,
-                       first_touch=first["label"])
+    return "nvml_process" if any(reading(cp, "nvml_process") is not None for cp in cps) else "rss"
 
 
 def judge_step(
@@ -171,20 +101,20 @@ def judge_step(
         return {"label": cp["label"], "verdict": "skipped", "meter": meter, "reason": cp["skipped"]}
     if meter is None:
         return {"label": cp["label"], "verdict": "unmeasured", "meter": None}
-    base = floor.value if floor is not None else (_reading(floor_cp, meter) or 0)
-    peak, value = (_reading(x, meter) or 0 for x in (peak_cp, cp))
+    base = floor.value if floor is not None else (reading(floor_cp, meter) or 0)
+    peak, value = (reading(x, meter) or 0 for x in (peak_cp, cp))
     grown, left = peak - base, value - base
     elsewhere, others = attribution.others_left(floor_cp, cp, script_pid) if meter == "nvml_process" else (0, [])
     grown, left = max(0, grown - elsewhere), left - elsewhere  # the script's own; its other processes' named apart
     tol = tolerance(grown, meter)
     result: dict[str, Any] = {"label": cp["label"], "meter": meter, "grown": grown, "left": left, "tol": int(tol)}
-    fw_floor, fw_peak, fw_now = _in_use(floor_cp) or 0, _in_use(peak_cp), _in_use(cp)
+    fw_floor, fw_peak, fw_now = in_use(floor_cp) or 0, in_use(peak_cp), in_use(cp)
     fw_left = None if fw_now is None else fw_now - fw_floor
     fw_grown = None if fw_peak is None else fw_peak - fw_floor
     fw_tol = max(FRAMEWORK_RULE.abs_tol, REL_TOL * (fw_grown or 0))
     result.update(framework_left=fw_left, framework_grown=fw_grown)
     fw_signal = fw_grown is not None and fw_grown >= FRAMEWORK_RULE.min_signal
-    gpu_pool = _unused_pool(cp) if meter in NVML_METERS else None  # the framework's pool is GPU memory
+    gpu_pool = unused_pool(cp) if meter in NVML_METERS else None  # the framework's pool is GPU memory
     if grown < METER_RULES[meter].min_signal and not fw_signal:
         verdict = "no-signal"
     elif left <= tol:

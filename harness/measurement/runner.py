@@ -30,7 +30,6 @@ from harness.measurement.scenario import Scenario
 from harness.reporting.results import SCHEMA_VERSION, TIMELINE_COLUMNS, log_path
 
 DEFAULT_TIMEOUT_S = 300.0
-EXIT_GRACE_S = 10.0  # after ``end``, how long the process may take to exit on its own
 
 @dataclass(frozen=True, kw_only=True)
 class CellOptions:
@@ -125,10 +124,7 @@ def run_cell(
             with TimelineSampler(meters, tracker) as sampler:
                 _converse(channel, meters, tracker, record, started + timeout, notify)
                 if record["status"] != "timeout":
-                    record["exit_code"] = cell.wait(max(0.0, min(EXIT_GRACE_S, started + timeout - time.monotonic())))
-                    if record["exit_code"] is None and record["status"] != "crashed":
-                        record["status"] = "timeout"
-                        record["error"] = {"type": "Timeout", "message": "the agent reported its end but did not exit"}
+                    _await_exit(cell, record, started + timeout)
         finally:
             tracker.current(force=True)
             record["killed"] = _still_running(meters, tracker, cell.root_pid())
@@ -195,9 +191,14 @@ def _converse(
             record["script_pid"] = procs.host_pid(tracker.current(force=True), int(event.data.get("pid") or 0))
             record["env_seen"] = event.data.get("env") or {}  # memory-relevant variables, as the cell saw them
             record["facts"] = {"python": event.data.get("python"), "frameworks": {}}
-        elif event.kind == "frameworks":  # imported so far: kept even if the cell never ends
-            record["facts"]["frameworks"] = dict(event.data.get("frameworks") or {})
+        elif event.kind == "child-exit":  # a process the script forked: a failing worker is named
+            record["children_exited"] = record.get("children_exited", 0) + 1
+            if event.data.get("code"):
+                record.setdefault("children_failed", []).append(  # its PID as the script saw it
+                    {"pid": event.data.get("pid"), "code": event.data.get("code"), "t": event.data.get("t")})
         elif event.kind == "checkpoint":
+            if event.data.get("frameworks"):  # imported so far: kept even if the cell never ends
+                record["facts"]["frameworks"] = dict(event.data["frameworks"])
             readings, settle = meters.read_settled(tracker)
             checkpoint = {
                 "seq": event.data["seq"], "label": event.data["label"], "t": event.data["t"],
@@ -218,9 +219,27 @@ def _converse(
             record["status"] = event.data.get("status", "error")
             record["error"] = event.data.get("error")
             record["facts"] = event.data.get("facts") or record["facts"]
+            if event.data.get("exit_code") is not None:
+                record["script_exit_code"] = event.data["exit_code"]  # what the script itself ended with
             if event.data.get("loops"):
                 record["loops"] = event.data["loops"]  # looped checkpoint site -> iterations run
             return
+
+
+def _await_exit(cell: Any, record: dict[str, Any], deadline: float) -> None:
+    """A script's exit is its own: after its last line it may take until the cell's timeout to
+    end (compile workers shutting down, atexit handlers, non-daemon threads); how long it took is
+    recorded (``exit_s``), and only a process still there at the timeout is a ``timeout``."""
+    ended = time.monotonic()
+    record["exit_code"] = cell.wait(max(0.0, deadline - ended))
+    if record["exit_code"] is not None:
+        record["exit_s"] = round(time.monotonic() - ended, 3)
+    elif record["status"] != "crashed":
+        record["status"] = "timeout"
+        record["error"] = {"type": "Timeout", "message": (
+            f"the script's last line ran, but its process had not exited {deadline - ended:.0f} s later, at the "
+            f"cell's {record['timeout_s']:.0f} s timeout (a non-daemon thread, an atexit handler or a child it "
+            "waits for keeps it alive)")}
 
 
 def _gpu_processes(on_gpu: dict[int, int], cell: set[int]) -> list[dict[str, Any]]:

@@ -55,7 +55,6 @@ class Scenario:
     cpu_params: dict[str, Any] = field(default_factory=dict)
     meter: str | None = None  # judge on this meter (e.g. "rss" for pinned host memory)
     mode: str = "scenario"  # "repro": a user's unmodified script, checkpoints added by the agent
-    preinit: tuple[str, ...] = ()  # repro: frameworks whose device runtime starts before "start"
     notes: tuple[str, ...] = ()  # repro: what a reader must know about how the script ran (stdin, ...)
     companions: tuple[str, ...] = ()  # repro: the script's own modules it imports, relative to its folder
 

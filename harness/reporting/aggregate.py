@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from harness.common.units import human_bytes
-from harness.judgement import claims, loops, tolerances, verdicts
+from harness.judgement import claims, floors, loops, tolerances, verdicts
 from harness.reporting import glance, machines, pairing, sweeps
 from harness.reporting.results import SCHEMA_VERSION, read_records, write_json, write_record
 
@@ -26,7 +26,7 @@ def _levels(record: dict[str, Any]) -> tuple[str | None, dict[str, int]]:
     floor, _, _ = verdicts.roles(checkpoints, (record.get("scenario") or {}).get("cleanup"))
     if meter is None or floor is None:
         return meter, {}
-    base = verdicts.baseline_reading(record, meter) if meter in tolerances.NVML_METERS else None
+    base = floors.baseline_reading(record, meter) if meter in tolerances.NVML_METERS else None
     if base is None:
         base = checkpoints[floor]["readings"][meter]
     return meter, {cp["label"]: cp["readings"][meter] - base for cp in checkpoints}

@@ -1,7 +1,7 @@
-"""The tool's torch warm-up must not change what nvidia-smi shows for a user's script.
+"""Measuring must not change what nvidia-smi shows for a user's script.
 
 The same script (a tensor op that needs no cuBLAS) runs bare and under `repro`; the process's
-GPU memory as NVML reports it must agree (the warm-up makes the CUDA context only).
+GPU memory as NVML reports it must agree (the agent starts no CUDA runtime of its own).
 """
 from __future__ import annotations
 
@@ -28,7 +28,7 @@ MiB = 1024 * 1024
 
 
 @pytest.mark.gpu
-def test_warmup_adds_nothing_nvidia_smi_would_show(tmp_path: Path) -> None:
+def test_repro_adds_nothing_nvidia_smi_would_show(tmp_path: Path) -> None:
     nvml = Nvml.open()
     if not nvml.available:
         pytest.skip(f"no NVML: {nvml.reason}")

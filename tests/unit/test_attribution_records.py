@@ -7,7 +7,7 @@ import json
 from pathlib import Path
 
 from harness.judgement import verdicts
-from harness.running import repro
+from harness.reporting import repro_md
 
 FIXTURES = Path(__file__).resolve().parents[2] / "matrix" / "reference" / "h100-580.159.04-attribution"
 MiB = 1024 * 1024
@@ -27,7 +27,7 @@ def test_a_small_tensor_freed_is_released_and_the_kernels_loaded_are_the_runtime
     assert emptied["verdict"] == "released" and emptied["pool"] == 0 and emptied["runtime_growth"] == 92 * MiB
     assert "everything torch allocated is back to the driver" in emptied["detail"]
     assert "92.00 MiB more than at the first touch is the CUDA runtime's own" in emptied["detail"]
-    said = repro.markdown([record], Path("torch_small_tensor.py"))
+    said = repro_md.markdown([record], Path("torch_small_tensor.py"))
     assert "released (92.00 MiB left): everything torch allocated is back" in said
 
 
@@ -38,7 +38,7 @@ def test_a_helpers_memory_is_named_as_its_own_not_the_scripts_cache() -> None:
     assert step["elsewhere"] >= 4 * 1024 * MiB and [p["pid"] for p in step["elsewhere_processes"]] == [helper["pid"]]
     assert step["verdict"] == "released" and step["left"] < 128 * MiB  # the script's own: runtime growth only
     assert f"held by another process the script started: PID {helper['pid']}" in step["detail"]
-    said = repro.markdown([record], Path("torch_detached_child.py"))
+    said = repro_md.markdown([record], Path("torch_detached_child.py"))
     assert f"once the harness had killed 1 process still running as the cell ended: PID {helper['pid']}" in said
 
 

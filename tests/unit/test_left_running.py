@@ -10,7 +10,7 @@ from harness.measurement import procs
 from harness.measurement.backends.process import ProcessBackend
 from harness.measurement.nvml import Nvml
 from harness.measurement.runner import CellOptions, run_cell
-from harness.reporting import aggregate
+from harness.reporting import aggregate, repro_md
 from harness.running import repro
 
 DETACH = """import os, subprocess, sys
@@ -39,7 +39,7 @@ def test_a_detached_child_outliving_the_script_is_named_and_killed(tmp_path: Pat
     child = _child(record)
     assert "os.setsid(); time.sleep(120)" in child["command"] and child["rss"] > 0
     assert not procs.alive(child["pid"])
-    said = repro.markdown([record], tmp_path / "detach.py")
+    said = repro_md.markdown([record], tmp_path / "detach.py")
     assert f"once the harness had killed 1 process still running as the cell ended: PID {child['pid']}" in said
     assert f"killed by the harness: PID {child['pid']}" in aggregate.cell_text(aggregate.cell_summary(record))
 
@@ -60,4 +60,4 @@ def test_a_script_reading_stdin_gets_end_of_file_and_the_report_says_so(tmp_path
     options = CellOptions(run_id="r", run_dir=tmp_path, env_name="local", env_facts={}, params={}, timeout=30)
     record = run_cell(ProcessBackend(python=sys.executable), item, options, Nvml(False, "not needed"))
     assert record["status"] == "ok" and "read 0" in record["stderr_tail"]  # never blocks waiting for input
-    assert "reads standard input, which is not connected" in repro.markdown([record], script)
+    assert "reads standard input, which is not connected" in repro_md.markdown([record], script)

@@ -63,3 +63,17 @@ def test_a_long_loop_is_measured_at_sampled_iterations(tmp_path: Path) -> None:
     assert "loop.py:5: gc.collect()" in [cp["label"] for cp in record["checkpoints"]]  # outside the loop: no number
     fast = [cp for cp in record["checkpoints"] if cp["settle"].get("fast")]
     assert len(fast) >= len(record["checkpoints"]) // 2  # nothing moved: four equal readings, a few ms
+
+
+def test_library_cleanup_helpers_get_checkpoints() -> None:
+    """accelerate's release_memory / free_memory, torch.compiler.reset, and any call whose name says it
+    frees, clears, releases, resets or closes; an allocation named `empty` is not a cleanup."""
+    sys.path.insert(0, str(Path(repro.__file__).resolve().parents[1] / "agent"))
+    import instrument
+    source = ("model, opt = release_memory(model, opt)\naccelerator.free_memory()\ntorch.compiler.reset()\n"
+              "pool.freeAll()\nx = torch.empty(3)\ny = model(x)\nkeras.backend.clear_session()\n")
+    code, added = instrument.instrument(source, "s.py")
+    assert added == 5
+    labels = [c for c in code.co_consts if isinstance(c, str) and c.startswith("s.py:")]
+    assert labels == ["s.py:1: model, opt = release_memory(model, opt)", "s.py:2: accelerator.free_memory()",
+                      "s.py:3: torch.compiler.reset()", "s.py:4: pool.freeAll()", "s.py:7: keras.backend.clear_session()"]

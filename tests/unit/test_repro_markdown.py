@@ -7,7 +7,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-from harness.running import repro
+from harness.reporting import repro_md
 
 REFERENCE = Path(__file__).resolve().parents[2] / "matrix" / "reference"
 
@@ -18,24 +18,24 @@ def _load(path: Path) -> dict[str, Any]:
 
 def test_a_peak_between_checkpoints_gets_its_own_row() -> None:
     record = _load(REFERENCE / "h100-580.159.04" / "host-python3" / "torch__cudnn_benchmark.json")
-    peaks = repro.peaks_between(record)
+    peaks = repro_md.peaks_between(record)
     assert list(peaks) == [1] and peaks[1]["after"] == "ready" and peaks[1]["before"] == "peak"
     assert peaks[1]["readings"]["nvml_process"] > record["checkpoints"][1]["readings"]["nvml_process"]
-    text = repro.markdown([record], Path("bench.py"))
+    text = repro_md.markdown([record], Path("bench.py"))
     assert "| *peak between `ready` and `peak`, at 5.46 s* | 43.04 GiB |" in text
 
 
 def test_loops_are_summarised_per_site() -> None:
     record = _load(next((REFERENCE / "h100-580.159.04-repro" / "torch_model_loop" / "host-python3").glob("*.json")))
-    text = repro.markdown([record], Path("torch_model_loop.py"))
+    text = repro_md.markdown([record], Path("torch_model_loop.py"))
     assert ("`torch_model_loop.py:10: del model` ran 30 times, measured at 12 of them (1-10, then every 10th, 100th, ...): "
             "656.00 MiB at #1, 1.21 GiB at #30; grows 20.00 MiB per iteration (noise ±282.48 KiB)") in text
 
 
 def test_libraries_loaded_later_are_named_not_hidden() -> None:
     record = _load(next((REFERENCE / "h100-580.159.04-repro" / "torch_del_empty_cache" / "host-python3").glob("*.json")))
-    assert repro.outside_allocator(record) == ("end", 224 * 1024 * 1024)
-    assert "took 518.00 MiB of GPU memory at `start`" in repro.markdown([record], Path("x.py"))
+    assert repro_md.outside_allocator(record) == ("end", 224 * 1024 * 1024)
+    assert "took 518.00 MiB of GPU memory at `start`" in repro_md.markdown([record], Path("x.py"))
 
 
 def test_a_script_that_timed_out_still_names_its_versions() -> None:
@@ -43,7 +43,7 @@ def test_a_script_that_timed_out_still_names_its_versions() -> None:
     hung = copy.deepcopy(record)
     hung.update(status="timeout", facts={"python": None, "frameworks": {"torch": "2.11.0+cu130"}},
                 error={"type": "Timeout", "message": "no end after 600s"})
-    line = repro.markdown([hung], Path("x.py")).splitlines()[2]
+    line = repro_md.markdown([hung], Path("x.py")).splitlines()[2]
     assert "torch 2.11.0+cu130; Python 3.12.3" in line
 
 

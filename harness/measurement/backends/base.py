@@ -48,7 +48,6 @@ class CellSpec:
             "ack_dir": ack_dir,
             "ack_timeout": self.timeout,
             "mode": self.scenario.mode,
-            "preinit": list(self.scenario.preinit),
             "asked_env": sorted(self.env_vars),  # reported back whatever their names
         }
 

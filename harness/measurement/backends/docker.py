@@ -206,7 +206,7 @@ class DockerBackend:
 
         scenario_dir = _readable_scenario_dir(spec.scenario.path, spec.ack_dir, spec.scenario.companions)
         agent_spec = spec.agent_spec(scenario_path=f"{MOUNT_SCENARIO}/{spec.scenario.path.name}", ack_dir=MOUNT_ACK)
-        environment = {"PYTHONUNBUFFERED": "1", "HOME": "/tmp", **self._gpu_environment(), **spec.env_vars}
+        environment = {"HOME": "/tmp", **self._gpu_environment(), **spec.env_vars}  # the non-root user needs a HOME
         if self.gpus and spec.gpu_index is not None:
             environment.setdefault("CUDA_DEVICE_ORDER", "PCI_BUS_ID")
             environment.setdefault("CUDA_VISIBLE_DEVICES", str(spec.gpu_index))

@@ -87,8 +87,7 @@ class ProcessBackend:
     def start(self, spec: CellSpec) -> ProcessCell:
         agent_spec = spec.agent_spec(scenario_path=str(spec.scenario.path), ack_dir=str(spec.ack_dir))
         env = dict(os.environ)
-        env.update(spec.env_vars)
-        env["PYTHONUNBUFFERED"] = "1"
+        env.update(spec.env_vars)  # nothing else: the script sees the variables a bare run sees (-u is the agent's)
         if spec.gpu_index is not None and "CUDA_VISIBLE_DEVICES" not in spec.env_vars:
             # NVML numbers GPUs in PCI order; make CUDA agree so both name the same GPU.
             env["CUDA_DEVICE_ORDER"] = "PCI_BUS_ID"

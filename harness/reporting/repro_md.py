@@ -1,0 +1,216 @@
+"""repro's Markdown block for an issue thread: per environment, what the script's memory did.
+
+Rendering only (the judging is in judgement/): the environment line, the runtime's cost, what
+the script's own process gained outside any pool, one row per checkpoint with the script's own
+process and its other processes apart, timeline peaks between checkpoints, loop growth, how its
+processes ended, and what the harness had to kill.
+"""
+from __future__ import annotations
+
+import re
+from pathlib import Path
+from typing import Any
+
+from harness import __version__
+from harness.common.units import human_bytes
+from harness.judgement import attribution, loops, tolerances, verdicts
+from harness.judgement.tolerances import TOLERANCES
+from harness.reporting.results import TIMELINE_COLUMNS
+
+
+def _env_line(record: dict[str, Any]) -> str:
+    facts, env, host = record.get("facts") or {}, record.get("env") or {}, record.get("host") or {}
+    versions = (facts.get("frameworks") or {}).items()
+    frameworks = ", ".join(f"{k} {v}" for k, v in versions if k != "numpy") or "no framework imported"
+    gpu = (host.get("gpu") or {}).get("name") or "no GPU"
+    where = env.get("image") or env.get("interpreter") or ""
+    python = facts.get("python") or (record.get("agent") or {}).get("python") or "?"
+    built = f" ({', '.join(env['packages'])} on {env.get('base')})" if env.get("packages") else ""
+    return (f"**{env.get('name')}**: {frameworks}; Python {python}; driver {host.get('driver') or 'n/a'}; "
+            f"{gpu}; {env.get('backend')} {where}".rstrip() + built)
+
+
+def killed_clause(record: dict[str, Any]) -> str:
+    """``, once the harness had killed ...``: processes the cell left running, named, or ``""``."""
+    killed = record.get("killed") or []
+    if not killed:
+        return ""
+    named = "; ".join(f"PID {k['pid']} ({k['role']}) `{k['command'][:80]}`, RSS {human_bytes(k.get('rss'))}"
+                      + (f", GPU {human_bytes(k['gpu'])}" if k.get("gpu") is not None else "") for k in killed)
+    what = "process" if len(killed) == 1 else "processes"
+    return f", once the harness had killed {len(killed)} {what} still running as the cell ended: {named}"
+
+
+ERROR_LINE = re.compile(r"^\s*[A-Za-z_][\w.]*(Error|Exception|Exit|Interrupt)\b.*")
+
+
+def process_lines(record: dict[str, Any]) -> list[str]:
+    """How the script's processes ended, where a reader could not tell from its status: a forked
+    worker that failed while the script went on, and an exit that came long after its last line."""
+    lines = []
+    failed = record.get("children_failed") or []
+    if failed:
+        errors = [m.group(0).strip() for m in map(ERROR_LINE.match, str(record.get("stderr_tail") or "").splitlines()) if m]
+        last = f" (the last error line on the cell's stderr: `{errors[-1][:200]}`)" if errors else ""
+        codes = ", ".join(f"PID {c['pid']} exited with code {c['code']}" for c in failed)
+        of = f"{len(failed)} of {record.get('children_exited', len(failed))}"
+        lines.append(f"A process the script forked failed ({of} forked processes that exited): {codes}{last}.")
+    if (record.get("exit_s") or 0) >= 1:
+        lines.append(f"The script's process exited {record['exit_s']:.1f} s after its last line (threads, atexit "
+                     "handlers or workers it waits for).")
+    return lines
+
+
+def peaks_between(record: dict[str, Any]) -> dict[int, dict[str, Any]]:
+    """Peaks the 100 Hz timeline saw between checkpoints (and after the last) that exceed both
+    ends by more than the meter's smallest judged change: checkpoint index -> the peak before it
+    (index len(checkpoints): after the last one). Each: {"after", "before", "t_s", "readings"}."""
+    cps = record.get("checkpoints") or []
+    samples = (record.get("timeline") or {}).get("samples") or []
+    if not cps or not samples:
+        return {}
+    meter = verdicts.measured_meter(record)
+    column = TIMELINE_COLUMNS.index(meter)
+    origin = float((record.get("pre_gpu") or cps[0])["t"])
+    edges = [float(cp["t"]) for cp in cps] + [float("inf")]
+    found: dict[int, dict[str, Any]] = {}
+    for i in range(1, len(edges)):
+        inside = [row for row in samples if edges[i - 1] < float(row[0]) < edges[i] and row[column] is not None]
+        if not inside:
+            continue
+        top = max(inside, key=lambda row: row[column])
+        ends = [cps[j]["readings"].get(meter) for j in (i - 1, i) if j < len(cps)]
+        highest_end = max((v for v in ends if v is not None), default=0)
+        if top[column] - highest_end > tolerances.METER_RULES[meter].min_signal:
+            found[i] = {"after": cps[i - 1]["label"], "before": cps[i]["label"] if i < len(cps) else None,
+                        "t_s": round(float(top[0]) - origin, 2),
+                        "readings": dict(zip(TIMELINE_COLUMNS[1:], top[1:], strict=True))}
+    return found
+
+
+def outside_allocator(record: dict[str, Any]) -> tuple[str, int] | None:
+    """(label, bytes) the script's own process gained outside every allocator between the first and
+    the last checkpoint: libraries loaded on first use (cuBLAS, cuDNN kernels, handles), which no
+    cleanup call returns. Its other processes are never counted here. None when no framework
+    reports its pool, or the gain is below the signal."""
+    pid = record.get("script_pid")
+    cps = [cp for cp in record.get("checkpoints") or [] if cp["readings"].get("nvml_process") is not None]
+    if len(cps) < 2:
+        return None
+
+    def pooled(cp: dict[str, Any]) -> int | None:
+        views = [v.get("reserved") for v in (cp.get("view") or {}).values()]
+        return None if not views or None in views else sum(int(v) for v in views)
+
+    first, last = cps[0], cps[-1]
+    if pooled(first) is None or pooled(last) is None:
+        return None
+    gained = int(attribution.own_reading(last, pid) or 0) - int(attribution.own_reading(first, pid) or 0)
+    outside = gained - (int(pooled(last) or 0) - int(pooled(first) or 0))
+    return (last["label"], outside) if outside > tolerances.METER_RULES["nvml_process"].min_signal else None
+
+
+def loop_lines(record: dict[str, Any]) -> list[str]:
+    """Growth per iteration of every looped checkpoint: first, last, slope."""
+    meter = verdicts.measured_meter(record)
+    ran = record.get("loops") or {}
+    lines = []
+    for site, points in loops.groups(record.get("checkpoints") or [], meter).items():
+        total = ran.get(site, points[-1][0])
+        sampled = "" if len(points) == total else f", measured at {len(points)} of them (1-10, then every 10th, 100th, ...)"
+        lines.append(f"- `{site}` ran {total} times{sampled}: {human_bytes(points[0][1])} at #{points[0][0]}, "
+                     f"{human_bytes(points[-1][1])} at #{points[-1][0]}; {loops.trend(points, meter, total).text()} "
+                     f"({meter.replace('_', ' ')})")
+    return lines
+
+
+def _variables_line(record: dict[str, Any]) -> str:
+    """The memory-relevant variables the script saw (and which of them --setenv set), or ''."""
+    seen, setenv = record.get("env_seen") or {}, record.get("setenv") or {}
+    if not seen and not setenv:
+        return ""
+    gpu = (record.get("host") or {}).get("gpu_index")
+    # The backends pin a cell to its GPU (CUDA_VISIBLE_DEVICES, in NVML's PCI order) unless the user set it.
+    pinned = {"CUDA_VISIBLE_DEVICES": str(gpu), "CUDA_DEVICE_ORDER": "PCI_BUS_ID"} if gpu is not None else {}
+
+    def origin(name: str, value: str) -> str:
+        if name in setenv:
+            return " (--setenv)"
+        return " (the harness: the cell's GPU)" if pinned.get(name) == value else ""
+    shown = ", ".join(f"`{k}={v}`{origin(k, v)}" for k, v in sorted({**seen, **setenv}.items()))
+    return f"Variables: {shown}"
+
+
+def _others_cell(cp: dict[str, Any], pid: int | None) -> str:
+    """The script's other processes at ``cp``, each with its PID, command line and memory."""
+    _, who = attribution.other_processes(cp, pid)
+    return attribution.named([p for p in who if p.get("bytes")]).replace("|", "\\|") or "-"
+
+
+def _peak_row(peak: dict[str, Any], others: bool = False) -> str:
+    """A timeline peak: the cell's processes together (the timeline does not tell them apart)."""
+    where = f"between `{peak['after']}` and `{peak['before']}`" if peak["before"] else f"after `{peak['after']}`"
+    r = peak["readings"]
+    cell = " (with its other processes) | |" if others else " |"
+    return (f"| *peak {where.replace('|', chr(92) + '|')}, at {peak['t_s']:.2f} s* | {human_bytes(r.get('nvml_process'))}"
+            f"{cell} {human_bytes(r.get('nvml_device'))} | {human_bytes(r.get('rss'))} | (timeline) | |")
+
+
+def markdown(records: list[dict[str, Any]], script: Path) -> str:
+    """The per-environment results as one Markdown block for an issue thread."""
+    lines = [f"### GPU memory of `{script.name}`, per environment", ""]
+    for record in records:
+        lines += [_env_line(record), ""]
+        variables = _variables_line(record)
+        if variables:
+            lines += [variables, ""]
+        verdict_of = record.get("verdicts") or verdicts.judge(record)
+        if verdict_of.get("runtime_cost"):
+            lines += [f"The runtime (CUDA context and libraries) took {human_bytes(verdict_of['runtime_cost'])} of GPU "
+                      f"memory at `{verdict_of['first_touch']}`; nothing gives it back before exit, so it is not counted "
+                      f"as left.", ""]
+        outside = outside_allocator(record)
+        if outside:
+            lines += [f"By `{outside[0]}` the process held {human_bytes(outside[1])} more than at the start outside any "
+                      f"allocator's pool: libraries loaded on first use (cuBLAS, cuDNN kernels and handles), which no "
+                      f"cleanup call returns before exit; it is part of what is left below.", ""]
+        judged = {s["label"]: s for s in verdict_of.get("steps", [])}
+        peaks = peaks_between(record)
+        pid = record.get("script_pid")
+        cps = record.get("checkpoints") or []
+        others = any(attribution.other_processes(cp, pid)[0] for cp in cps)
+        extra = " GPU, its other processes |" if others else ""
+        lines += [f"| checkpoint | GPU, the script's process |{extra} GPU, device | host RSS | framework in use / reserved "
+                  "| verdict |", "|---|---|---|---|---|---|" + ("---|" if others else "")]
+        for index, cp in enumerate([*cps, None]):
+            if index in peaks:
+                lines.append(_peak_row(peaks[index], others))
+            if cp is None:
+                break
+            r, views = cp["readings"], cp.get("view") or {}
+            fw = "; ".join(f"{n} {human_bytes(v.get('in_use'))} / {human_bytes(v.get('reserved'))}" for n, v in views.items())
+            step = judged.get(cp["label"], {})
+            verdict = step.get("verdict", "")
+            if step.get("left") is not None and verdict not in ("skipped", ""):
+                verdict += f" ({human_bytes(step['left'])} left)"
+            if step.get("detail") and verdict:
+                verdict += ": " + str(step["detail"]).replace("|", "\\|")
+            label = cp["label"].replace("|", "\\|")
+            theirs = f" {_others_cell(cp, pid)} |" if others else ""
+            lines.append(f"| `{label}` | {human_bytes(attribution.own_reading(cp, pid))} |{theirs} "
+                         f"{human_bytes(r.get('nvml_device'))} | {human_bytes(r.get('rss'))} | {fw or '-'} | {verdict} |")
+        looped = loop_lines(record)
+        if looped:
+            lines += ["", "Growth per loop iteration:", *looped]
+        exit_verdict = ((record.get("verdicts") or {}).get("exit") or {}).get("verdict")
+        status = record.get("status")
+        error = record.get("error") or {}
+        if status != "ok":
+            last = (error.get("traceback") or error.get("message") or "").strip().splitlines()[-1:] or [""]
+            lines.append(f"\nStatus: **{status}**: `{last[0][:200]}`")
+        lines += ["", *process_lines(record)] if process_lines(record) else []
+        lines.append(f"\nAfter exit: {exit_verdict or 'n/a'}{killed_clause(record)}.\n")
+        lines += [f"Note: {note}.\n" for note in (record.get("scenario") or {}).get("notes") or []]
+    lines.append(f"Measured from outside the process with NVML (per-process and device) and /proc (RSS) by "
+                 f"gpu-cleanup-matrix {__version__}; {TOLERANCES['text']}.")
+    return "\n".join(lines) + "\n"

@@ -1,0 +1,55 @@
+"""A script behaves under `repro` exactly as it does bare (tests/fidelity/compare.py), on real
+processes: what it finds at its first line, a fork after its imports, spawn children that need its
+__main__, its exit code, an exit long after its last line, and a forked worker that fails."""
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import pytest
+from helpers import ROOT
+
+sys.path.insert(0, str(ROOT / "tests" / "fidelity"))
+import compare  # noqa: E402
+
+SCRIPTS = ROOT / "tests" / "fidelity" / "scripts"
+
+
+def _compare(name: str, tmp_path: Path) -> compare.Outcome:
+    return compare.compare(SCRIPTS / name, sys.executable, None, tmp_path, 120.0, [])
+
+
+@pytest.mark.parametrize("name", ["first_line.py", "fork_after_import.py", "spawn_main_function.py", "env_before_import.py"])
+def test_the_script_sees_what_it_sees_bare(name: str, tmp_path: Path) -> None:
+    outcome = _compare(name, tmp_path)
+    assert outcome.bare_lines and outcome.bare_lines == outcome.repro_lines
+    assert outcome.bare_exit == outcome.repro_exit == 0 and outcome.status == "ok", outcome.repro_said
+
+
+def test_nothing_of_the_agent_is_loaded_at_the_first_line(tmp_path: Path) -> None:
+    outcome = _compare("first_line.py", tmp_path)
+    modules = next(line for line in outcome.repro_lines if line.startswith("FIDELITY modules"))
+    assert "json" not in modules and "'framework_view'" not in modules and "'instrument'" not in modules
+    assert "FIDELITY threads 1 ['MainThread']" in outcome.repro_lines
+
+
+def test_the_script_ends_its_process_with_its_own_exit_code(tmp_path: Path) -> None:
+    outcome = _compare("exit_code.py", tmp_path)
+    assert outcome.bare_exit == outcome.repro_exit == 3 and outcome.bare_lines == outcome.repro_lines
+    assert outcome.status == "error" and "Status: **error**: `SystemExit: 3`" in outcome.repro_said
+
+
+def test_an_exit_15_s_after_the_last_line_is_the_scripts_own(tmp_path: Path) -> None:
+    outcome = _compare("slow_exit.py", tmp_path)
+    assert outcome.same and outcome.status == "ok"
+    assert outcome.exit_s is not None and 14.0 <= outcome.exit_s <= 30.0
+    assert any(line.startswith(f"The script's process exited {outcome.exit_s:.1f} s after its last line")
+               for line in outcome.repro_said), outcome.repro_said
+
+
+def test_a_forked_worker_that_fails_is_named_while_the_script_is_ok(tmp_path: Path) -> None:
+    outcome = _compare("failing_fork_child.py", tmp_path)
+    assert outcome.same and outcome.bare_exit == 0 and outcome.status == "ok"
+    assert outcome.repro_lines == ["FIDELITY child exit code 1"]
+    line = next(s for s in outcome.repro_said if s.startswith("A process the script forked failed"))
+    assert "exited with code 1" in line and "`RuntimeError: the worker failed on purpose`" in line
