@@ -91,9 +91,20 @@ def _jax_view():
         return None
 
 
+def cuda_in_process():
+    """Whether CUDA's driver is open in this process (its device files are mapped), read from
+    /proc alone: a framework's own query could be the first CUDA call, after which a fork child
+    can no longer use the GPU."""
+    try:
+        with open("/proc/self/maps") as maps:
+            return any("/dev/nvidia" in line for line in maps)
+    except (IOError, OSError):
+        return False
+
+
 def _cupy_view():
     cupy = _module("cupy")
-    if cupy is None:
+    if cupy is None or not cuda_in_process():
         return None
     try:
         pool = cupy.get_default_memory_pool()
@@ -151,8 +162,9 @@ def _tf_facts(facts):
         facts["built_with_cuda"] = bool(tf.test.is_built_with_cuda())
     except Exception:
         pass
+    if not _tf_context_initialized(tf):
+        return  # listing devices would start TF's GPU platform, which the script never did
     try:
-        # Read at the end, once the scenario is done: listing the devices initialises the platform.
         # A CUDA build that could not load its GPU libraries lists none ("Skipping registering GPU devices").
         facts.setdefault("gpu_devices", {})["tensorflow"] = len(tf.config.list_physical_devices("GPU"))
     except Exception:
