@@ -90,7 +90,7 @@ def run_bare(script: Path, interpreter: str | None, image: str | None, timeout: 
 def run_repro(script: Path, interpreter: str | None, image: str | None, results: Path, timeout: float,
               extra: list[str]) -> tuple[dict[str, Any], str, str]:
     """The record of the script's one cell, its log, and repro's Markdown block."""
-    where = ["--image", image, "--family", "any"] if image else ["--interpreter", interpreter or sys.executable]
+    where = ["--image", image] if image else ["--interpreter", interpreter or sys.executable]  # its frameworks: detected
     command = [sys.executable, "-m", "harness", "repro", str(script), *where, "--results", str(results),
                "--timeout", str(timeout), *extra]
     done = subprocess.run(command, capture_output=True, text=True, cwd=REPO, stdin=subprocess.DEVNULL)

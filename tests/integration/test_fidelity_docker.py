@@ -21,5 +21,5 @@ def test_a_script_in_its_container_behaves_as_bare(cpu_image, name: str, tmp_pat
     outcome = compare.compare(SCRIPTS / name, None, image, tmp_path, 300.0, [])
     assert outcome.bare_lines and outcome.bare_lines == outcome.repro_lines, (outcome.bare_lines, outcome.repro_lines)
     assert outcome.bare_exit == outcome.repro_exit, outcome.repro_said
-    if name == "env_before_import.py":  # torch ran in the image: the script set its threads before importing it
-        assert outcome.repro_lines[-1] == "FIDELITY threads 3"
+    if name == "env_before_import.py":  # torch ran in the image: the script's OMP_NUM_THREADS=1 took effect
+        assert outcome.repro_lines[-1] == "FIDELITY threads 1"  # else torch takes every core (2 on CI)

@@ -2,7 +2,7 @@
 import os
 import sys
 
-os.environ["OMP_NUM_THREADS"] = "3"
+os.environ["OMP_NUM_THREADS"] = "1"  # under the cores of any machine: torch would otherwise take them all
 os.environ["PYTORCH_CUDA_ALLOC_CONF"] = "backend:cudaMallocAsync"
 print("FIDELITY torch imported before the script: %s" % ("torch" in sys.modules))
 try:
