@@ -22,7 +22,7 @@ from harness import __version__
 from harness.common.events import Event
 from harness.judgement import verdicts
 from harness.measurement import procs
-from harness.measurement.backends.base import Backend, CellSpec
+from harness.measurement.backends.base import Backend, CellSpec, RunningCell
 from harness.measurement.meters import Meters, PidTracker, TimelineSampler
 from harness.measurement.nvml import Nvml
 from harness.measurement.protocol import EOF_EVENT, HostChannel
@@ -226,7 +226,7 @@ def _converse(
             return
 
 
-def _await_exit(cell: Any, record: dict[str, Any], deadline: float) -> None:
+def _await_exit(cell: RunningCell, record: dict[str, Any], deadline: float) -> None:
     """A script's exit is its own: after its last line it may take until the cell's timeout to
     end (compile workers shutting down, atexit handlers, non-daemon threads); how long it took is
     recorded (``exit_s``), and only a process still there at the timeout is a ``timeout``."""

@@ -208,7 +208,8 @@ def markdown(records: list[dict[str, Any]], script: Path) -> str:
         if status != "ok":
             last = (error.get("traceback") or error.get("message") or "").strip().splitlines()[-1:] or [""]
             lines.append(f"\nStatus: **{status}**: `{last[0][:200]}`")
-        lines += ["", *process_lines(record)] if process_lines(record) else []
+        ended = process_lines(record)
+        lines += ["", *ended] if ended else []
         lines.append(f"\nAfter exit: {exit_verdict or 'n/a'}{killed_clause(record)}.\n")
         lines += [f"Note: {note}.\n" for note in (record.get("scenario") or {}).get("notes") or []]
     lines.append(f"Measured from outside the process with NVML (per-process and device) and /proc (RSS) by "
