@@ -1,12 +1,41 @@
-"""Shared test helpers: run a scenario file for real through the process backend."""
+"""Shared test helpers: run a scenario file for real through the process backend.
+
+The tests build and use images under their own name (TEST_IMAGE_PREFIX), never the user's
+gpu-cleanup-matrix/* images, and remove those they built as the session ends (unless
+HARNESS_KEEP_TEST_IMAGES=1: a developer running them again keeps the builds).
+"""
 from __future__ import annotations
 
+import os
 import sys
 from pathlib import Path
 from typing import Any
 
 import pytest
 from helpers import SCENARIOS
+
+TEST_IMAGE_PREFIX = "gpu-cleanup-matrix-test"
+os.environ.setdefault("HARNESS_IMAGE_PREFIX", TEST_IMAGE_PREFIX)  # CLI subprocesses inherit it
+
+
+def pytest_sessionfinish(session: pytest.Session) -> None:
+    """Every image under the test prefix goes (registry copies included): nothing of the tests stays."""
+    prefix = os.environ["HARNESS_IMAGE_PREFIX"]
+    if prefix != TEST_IMAGE_PREFIX or os.environ.get("HARNESS_KEEP_TEST_IMAGES") == "1":
+        return
+    try:
+        from harness.environments.docker_client import connect
+
+        client = connect(timeout=120)
+    except Exception:
+        return  # no engine: no image was built
+    for image in client.images.list():
+        if any(f"{prefix}/" in tag for tag in image.tags):
+            for tag in image.tags:
+                try:
+                    client.images.remove(tag)
+                except Exception:
+                    pass  # in use by a container another session left: `harness clean`, then docker image prune
 
 
 @pytest.fixture

@@ -21,10 +21,13 @@ def harness_cli(*args: str, cwd: Path | None = None, timeout: float = 120,
 
 
 def processes_with(marker: str) -> list[int]:
-    """PIDs whose command line contains ``marker`` (to prove nothing is left running)."""
+    """Live PIDs whose command line contains ``marker`` (to prove nothing is left running; a zombie
+    whose parent is gone, left to an init that does not reap, has ended)."""
+    from harness.measurement import procs
+
     found = []
     for entry in os.listdir("/proc"):
-        if entry.isdigit() and int(entry) != os.getpid():
+        if entry.isdigit() and int(entry) != os.getpid() and procs.alive(int(entry)):
             try:
                 cmdline = Path(f"/proc/{entry}/cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace")
             except OSError:
@@ -43,3 +46,35 @@ def old_pythons() -> list[str]:
         if path and subprocess.run([path, "-c", "pass"], capture_output=True).returncode == 0:
             found.append(path)
     return found
+
+
+# A script whose child leaves the session (setsid), forks a grandchild and exits at once; the
+# grandchild becomes a long sleeper named by {marker}, keeping the cell's stdio or (close=True)
+# closing it as a daemon does. The script's own process ends normally.
+DETACHING = '''import os, sys, time
+CLOSE = {close}
+pid = os.fork()
+if pid == 0:
+    os.setsid()
+    if os.fork() == 0:
+        if CLOSE:
+            null = os.open(os.devnull, os.O_RDWR)
+            for fd in (0, 1, 2):
+                os.dup2(null, fd)
+            os.closerange(3, 256)
+        os.execv(sys.executable, [sys.executable, "-c", "import time; time.sleep(300)", "{marker}"])
+    os._exit(0)
+os.waitpid(pid, 0)
+print("main process done")
+'''
+
+
+def broken_pin(tmp_path: Path) -> list[str]:
+    """A folder index offering torch 0.0.1 whose wheel is not a wheel: the image build fails in pip."""
+    wheels, index = tmp_path / "wheels", tmp_path / "index" / "torch"
+    wheels.mkdir()
+    index.mkdir(parents=True)
+    name = "torch-0.0.1-py3-none-any.whl"
+    (wheels / name).write_bytes(b"not a zip archive")
+    (index / "index.html").write_text(f'<html><body><a href="{(wheels / name).as_uri()}">{name}</a></body></html>\n')
+    return ["--with", "torch==0.0.1", "--index-url", index.parent.as_uri(), "--wheelhouse", str(wheels)]

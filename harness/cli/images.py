@@ -34,7 +34,7 @@ def main(args: argparse.Namespace, err: Console, out: Console) -> int:
                 images.build(client, env, variant, options, lambda text: status.update(text[:100]))
             err.print(f"[green]✓[/] {tag}: the Dockerfile builds on {env.variant(variant).base} and its pins resolve")
             continue
-        if not args.force and images.image_current(client, env, variant):
+        if not args.force and images.image_current(client, env, variant, options):
             err.print(f"[green]✓[/] {tag} is current ({human_bytes(images.size_of(client, tag))})")
         else:
             with err.status(f"building {tag}") as status:

@@ -7,11 +7,12 @@ from typing import Any
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
-from harness.cli.shared import build_options, command_line_envs, nothing_ran, show_matrix, warn_unreadable
+from harness.cli.shared import asked_for, build_options, command_line_envs, nothing_ran, show_matrix, warn_unreadable
 from harness.common.errors import UsageError
 from harness.measurement.nvml import Nvml
 from harness.reporting import render
-from harness.running.matrix import MatrixOptions, resume_options, run_matrix
+from harness.running.matrix import MatrixOptions, run_matrix
+from harness.running.resume import resume_options
 
 
 def main(args: argparse.Namespace, err: Console, out: Console) -> int:
@@ -67,4 +68,4 @@ def main(args: argparse.Namespace, err: Console, out: Console) -> int:
     bad = [r for r in run.records if r["status"] not in ("ok", "unsupported")]
     where = run.run_dir / "matrix.md"
     err.print(f"{len(run.records)} cells, {len(bad)} not ok, {run.wall_s:.1f}s; written: {where}, matrix.json, report.html")
-    return nothing_ran(run.records, err)
+    return nothing_ran(run.records, err, asked_for(args))

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -137,7 +138,8 @@ OPTIONS: list[Option] = [
     Option(("--script",), "a script to run in every release (default: the catalogue's scenarios that apply)", ("sweep",),
            {"type": Path, "default": None}),
     # building images
-    Option(("--wheelhouse",), "a folder of wheels handed to every build", BUILDS, {"type": Path, "default": None}),
+    Option(("--wheelhouse",), "a folder of wheels handed to every build (default: $HARNESS_WHEELHOUSE)", BUILDS,
+           {"type": Path, "default": Path(os.environ["HARNESS_WHEELHOUSE"]) if os.environ.get("HARNESS_WHEELHOUSE") else None}),
     Option(("--offline",), "air-gapped builds: the wheelhouse only, no index", BUILDS, {"action": "store_true"}),
     Option(("--pull",), "pull newer base images while building (and --image images before running)", BUILDS,
            {"action": "store_true"}),

@@ -2,15 +2,24 @@
 from __future__ import annotations
 
 import argparse
+from pathlib import Path
 
 from rich.console import Console
 
-from harness.cli.shared import build_options, command_line_envs, nothing_ran, plain_events
+from harness.cli.shared import asked_for, build_options, command_line_envs, nothing_ran, plain_events
 from harness.environments import config
 from harness.measurement.nvml import Nvml
 from harness.reporting import render, repro_md, results
 from harness.running import catalogue, repro
 from harness.running.matrix import MatrixOptions, run_matrix
+
+
+def python2_possible(args: argparse.Namespace, names: list[str]) -> bool:
+    """Whether an environment that will run the script may be Python 2, whose scripts this Python
+    cannot compile: a Python 2 environment, a python2 interpreter, or an image (its Python is unknown here)."""
+    envs = config.load_environments()
+    return (bool(args.image) or any("python2" in Path(p).name for p in args.interpreter)
+            or any(envs[name].python_version.startswith("2") for name in names if name in envs))
 
 
 def main(args: argparse.Namespace, err: Console, out: Console) -> int:
@@ -20,6 +29,8 @@ def main(args: argparse.Namespace, err: Console, out: Console) -> int:
     names = args.env
     if names is None and not extra and not args.with_pins:
         names = [env.name for env in config.select(config.load_environments(), None) if catalogue.applies(env, item)]
+    if not python2_possible(args, names or []):
+        repro.refuse_syntax_errors(args.script)
     options = MatrixOptions(envs=names, variant=args.variant, results_root=args.results, timeout=args.timeout,
                             build=build_options(args), gpu_mode=args.gpu_mode, extra_envs=extra, backend=args.backend,
                             venv_root=args.venv_dir, items=[item], setenv=dict(args.setenv), with_pins=args.with_pins,
@@ -31,7 +42,10 @@ def main(args: argparse.Namespace, err: Console, out: Console) -> int:
         nvml.close()
     records = sorted(run.records, key=lambda r: run.matrix["environments"].index(r["env"]["name"]))
     for record in records:
-        out.print(render.checkpoint_table(record))
+        if repro_md.never_ran(record):
+            out.print("\n".join(repro_md.not_run_section(record)), markup=False)
+        else:
+            out.print(render.checkpoint_table(record))
     block = repro_md.markdown(records, args.script)
     try:
         (run.run_dir / "repro.md").write_text(block, encoding="utf-8")
@@ -39,4 +53,4 @@ def main(args: argparse.Namespace, err: Console, out: Console) -> int:
         raise results.unwritable(run.run_dir, exc) from exc
     print(block, end="")
     err.print(f"written: {run.run_dir / 'repro.md'}, and report.html (a timeline per environment)")
-    return nothing_ran(records, err)
+    return nothing_ran(records, err, asked_for(args))

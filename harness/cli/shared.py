@@ -4,6 +4,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+from collections.abc import Collection
 from typing import Any
 
 from rich.console import Console
@@ -34,14 +35,31 @@ def command_line_envs(args: argparse.Namespace, families: list[str]) -> list[con
             + [config.adhoc_interpreter(py, families) for py in args.interpreter])
 
 
-def nothing_ran(records: list[dict[str, Any]], err: Console) -> int:
+def asked_for(args: argparse.Namespace) -> set[str]:
+    """The environments the command line named (--env, --with): one of them not running is a failure."""
+    from harness.environments import adhoc
+
+    return set(args.env or ()) | {",".join(str(r) for r in adhoc.parse(text)) for text in args.with_pins}
+
+
+def nothing_ran(records: list[dict[str, Any]], err: Console, asked: Collection[str] = ()) -> int:
     """Exit 3 when no environment ran what was asked (every cell skipped or failed by the harness);
-    4 when some ran but an environment could not be built or started (its cells say why)."""
-    failed = sorted({r["env"]["name"] for r in records if (r.get("error") or {}).get("type") == "EnvironmentFailed"})
+    4 when some ran but an environment could not be built or started (its cells say why), or one
+    named on the command line was skipped here."""
+    def env(record: dict[str, Any]) -> str:
+        return str((record.get("env") or {}).get("name"))
+    failed = sorted({env(r) for r in records if (r.get("error") or {}).get("type") == "EnvironmentFailed"
+                     or (r["status"] == "skipped" and env(r) in asked)})
+    lost = [r["error"] for r in records if (r.get("error") or {}).get("type") == "EngineLost"]
+    if lost:  # one line for the run, not one per cell: how to finish it is the same for all
+        how = lost[0]["message"].partition("; ")[2].replace("runs the cell again", "finishes the run")
+        err.print(f"[red]{lost[0].get('why', 'the engine stopped answering')}[/]: {len(lost)} cell(s) cut or never "
+                  f"started; {how}", soft_wrap=True)
+        return 4 if any(r["status"] in RAN for r in records) else 3
     if any(r["status"] in RAN for r in records):
         if failed:
-            err.print(f"[red]not every environment ran[/]: {', '.join(failed)} could not be built or started "
-                      "(its cells are harness-error records with the cause)")
+            err.print(f"[red]not every environment ran[/]: {', '.join(failed)} could not be built or started here "
+                      "(its cells are harness-error or skipped records with the cause)")
             return 4
         return 0
     reasons = sorted({f"{r['status']}: {str((r.get('error') or {}).get('message', '')).splitlines()[0][:120]}"

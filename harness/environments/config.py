@@ -1,13 +1,15 @@
 """Environment definitions, read from matrix/environments.toml into frozen dataclasses.
 
 Config is data: the file is checked as a whole against a schema (schema.py) and every problem
-is listed with its line before anything runs; nothing here reads the process environment. The
+is listed with its line before anything runs; nothing here reads the process environment but
+HARNESS_IMAGE_PREFIX, the namespace of the images. The
 same definitions feed image builds (as build args) and the record.
 """
 from __future__ import annotations
 
 import hashlib
 import json
+import os
 import re
 import sys
 from dataclasses import asdict, dataclass, field
@@ -25,6 +27,12 @@ else:  # Python 3.10
 REPO = Path(__file__).resolve().parents[2]
 DEFAULT_ENVIRONMENTS = REPO / "matrix" / "environments.toml"
 IMAGE_PREFIX = "gpu-cleanup-matrix"
+IMAGE_PREFIX_VARIABLE = "HARNESS_IMAGE_PREFIX"  # another namespace for the images (the tests build under their own)
+
+
+def image_prefix() -> str:
+    """The repository prefix of this tool's images: HARNESS_IMAGE_PREFIX, else gpu-cleanup-matrix."""
+    return os.environ.get(IMAGE_PREFIX_VARIABLE) or IMAGE_PREFIX
 Variant = Literal["cpu", "gpu"]
 VARIANTS: tuple[Variant, ...] = ("cpu", "gpu")
 
@@ -88,7 +96,7 @@ class EnvDef:
         return self.variants[variant]
 
     def image_tag(self, variant: str) -> str:
-        return self.image or f"{IMAGE_PREFIX}/{re.sub(r'[^a-z0-9._-]+', '-', self.name.lower())}:{variant}"
+        return self.image or f"{image_prefix()}/{re.sub(r'[^a-z0-9._-]+', '-', self.name.lower())}:{variant}"
 
     def build_args(self, variant: str) -> dict[str, str]:
         """What an image build receives: BASE as a build arg, the rest in the build context's pins.env."""

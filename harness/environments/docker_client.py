@@ -4,14 +4,10 @@ Only the docker backend, the image builder and `doctor` come here; the process p
 """
 from __future__ import annotations
 
-import os
 from typing import Any
 
 from harness.common.errors import DockerUnavailable
-
-
-def engine_address() -> str:
-    return os.environ.get("DOCKER_HOST", "unix:///var/run/docker.sock")
+from harness.measurement.backends.docker import engine_address as engine_address  # where the engine is asked for
 
 
 def connect(timeout: int = 120) -> Any:

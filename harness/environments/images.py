@@ -3,11 +3,17 @@
 The build context is assembled in a temporary folder: the env's Dockerfile, the shared build
 script (images/common/) with the env's pins from matrix/environments.toml as build/pins.env, and
 a wheelhouse (empty unless one is handed over); only the base arrives as a build arg. An image
-is current when its tag exists and carries the definition hash label of what it was built from;
-otherwise it is (re)built.
+is current when its tag exists and its labels carry both the definition hash (Dockerfile, pins)
+and the build identity (what else decides what pip installs: the index it could reach, its
+options, the wheels handed over); otherwise it is (re)built. Without the identity a torch pin
+built while PyTorch's CPU index was unreachable (PyPI's CUDA build, 5 GB) would pass for the CPU
+build under the same definition.
 """
 from __future__ import annotations
 
+import functools
+import hashlib
+import json
 import shlex
 import shutil
 import tempfile
@@ -23,6 +29,7 @@ from harness.common.errors import BuildError
 from harness.environments.config import REPO, EnvDef
 
 HASH_LABEL = "harness.definition-hash"
+IDENTITY_LABEL = "harness.build-identity"
 BASE_LABEL = "harness.base"  # the base image the build started from (a stand-in shows here by its name and id)
 BuildProgress = Callable[[str], None]
 
@@ -37,6 +44,7 @@ class BuildOptions:
     check_only: bool = False  # build up to pip's resolution of the pins (no install): a broken Dockerfile or pin fails
 
 
+@functools.cache  # one answer per run: every environment on the same index asks
 def index_reachable(url: str, timeout: float = 5.0) -> bool:
     """Whether a package index answers from here (then it answers from a build container too)."""
     try:
@@ -84,14 +92,28 @@ def detect_families(client: Any, image: str, python: str = "python") -> tuple[st
     return families
 
 
-def image_current(client: Any, env: EnvDef, variant: str) -> bool:
+def build_identity(env: EnvDef, variant: str, options: BuildOptions) -> str:
+    """What decides the image's content beside its definition: the build's effective arguments
+    (the index pip can reach, offline or not) and the wheels handed over, by name and size."""
+    args = build_args(env, variant, BuildOptions(wheelhouse=options.wheelhouse, offline=options.offline), lambda _: None)
+    digest = hashlib.sha256(json.dumps({"definition": env.definition_hash(variant), **args}, sort_keys=True).encode())
+    for wheel in sorted(options.wheelhouse.glob("*.whl")) if options.wheelhouse else ():
+        digest.update(f"{wheel.name}:{wheel.stat().st_size}".encode())
+    return digest.hexdigest()[:16]
+
+
+def image_current(client: Any, env: EnvDef, variant: str, options: BuildOptions | None = None) -> bool:
+    """The image exists for this definition and, given build ``options``, as these options would
+    build it (without them, however it was built: doctor, run)."""
     import docker.errors
 
     try:
-        image = client.images.get(env.image_tag(variant))
+        labels = client.images.get(env.image_tag(variant)).labels or {}
     except docker.errors.ImageNotFound:
         return False
-    return bool((image.labels or {}).get(HASH_LABEL) == env.definition_hash(variant))
+    if labels.get(HASH_LABEL) != env.definition_hash(variant):
+        return False
+    return options is None or labels.get(IDENTITY_LABEL) == build_identity(env, variant, options)
 
 
 def build_args(env: EnvDef, variant: str, options: BuildOptions, note: BuildProgress) -> dict[str, str]:
@@ -118,7 +140,8 @@ def build(client: Any, env: EnvDef, variant: str, options: BuildOptions, note: B
     tag = env.image_tag(variant) + ("-check" if options.check_only else "")
     args = build_args(env, variant, options, note)
     labels = {"harness.env": env.name, "harness.variant": variant, BASE_LABEL: args["BASE"],
-              **({} if options.check_only else {HASH_LABEL: env.definition_hash(variant)})}
+              **({} if options.check_only else {HASH_LABEL: env.definition_hash(variant),
+                                                IDENTITY_LABEL: build_identity(env, variant, options)})}
     try:  # the base's id as well as its name: a stand-in made under the real name shows by its id
         labels[BASE_LABEL + "-id"] = str(client.images.get(args["BASE"]).id)
     except docker.errors.ImageNotFound:
@@ -141,7 +164,8 @@ def build(client: Any, env: EnvDef, variant: str, options: BuildOptions, note: B
                 if "error" in chunk and not failure:
                     failure = str(chunk["error"]).strip().splitlines()[0]
             if failure:
-                raise BuildError(f"building {tag} failed: {failure} (the build log's tail follows)", detail="\n".join(log[-15:]))
+                raise BuildError(f"building {tag} on {args['BASE']} failed: {failure} (the build log's tail follows)",
+                                 detail="\n".join(log[-15:]))
         except docker.errors.APIError as exc:
             raise BuildError(f"building {tag} failed: {exc.explanation or exc} (is the base image {args['BASE']} "
                              "available? `docker pull` it, or build a stand-in)") from exc

@@ -103,7 +103,7 @@ def ready_image(client: Any, env: config.EnvDef, variant: str, build: images.Bui
     import docker.errors
 
     if env.kind == "build":
-        if not images.image_current(client, env, variant):
+        if not images.image_current(client, env, variant, build):
             if build.registry and images.pull_current(client, env, variant, build.registry):
                 emit("build", {"env": env.name, "tag": f"{env.image_tag(variant)} pulled from {build.registry}"})
                 return

@@ -40,10 +40,11 @@ Readings = dict[str, "int | None"]
 
 
 class PidTracker:
-    """The cell's host PIDs: a root PID and its descendants, refreshed at most every 100 ms.
+    """The cell's host PIDs: the descendants of its root PID, refreshed at most every 100 ms.
 
-    Every PID ever seen is remembered, so a child that has exited is still stopped and its
-    absence still shows in the readings.
+    The root is the cell's reaper (harness/agent/reaper.py), which holds what the script leaves
+    behind and is not the script's: it is never measured. Every PID ever seen is remembered, so
+    a child that has exited is still stopped and its absence still shows in the readings.
     """
 
     def __init__(self, root: Callable[[], int | None]) -> None:
@@ -58,7 +59,7 @@ class PidTracker:
             now = time.monotonic()
             if force or now - self._at >= PID_REFRESH_S:
                 root = self._root()
-                self._pids = procs.descendants(root) if root else set()
+                self._pids = procs.descendants(root) - {root} if root else set()
                 self.seen |= self._pids
                 self._at = now
             return set(self._pids)

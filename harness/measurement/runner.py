@@ -27,6 +27,7 @@ from harness.measurement.meters import Meters, PidTracker, TimelineSampler
 from harness.measurement.nvml import Nvml
 from harness.measurement.protocol import EOF_EVENT, HostChannel
 from harness.measurement.scenario import Scenario
+from harness.measurement.unrun import engine_lost, not_started, scenario_facts
 from harness.reporting.results import SCHEMA_VERSION, TIMELINE_COLUMNS, log_path
 
 DEFAULT_TIMEOUT_S = 300.0
@@ -56,18 +57,6 @@ def _host_facts(nvml: Nvml, gpu_index: int) -> dict[str, Any]:
             "name": gpu.name, "uuid": gpu.uuid, "total_bytes": gpu.total_bytes, "mig_mode": gpu.mig_mode,
         },
         "hostname": os.uname().nodename,
-    }
-
-
-def scenario_facts(scenario: Scenario, params: dict[str, Any]) -> dict[str, Any]:
-    return {
-        "name": scenario.name, "path": str(scenario.path), "title": scenario.title,
-        "families": list(scenario.families), "technique": scenario.technique, "seed": scenario.seed,
-        "params": params, "env": scenario.env,
-        "cleanup": list(scenario.cleanup) if scenario.cleanup is not None else None,
-        "meter": scenario.meter,
-        "mode": scenario.mode,
-        **({"notes": list(scenario.notes)} if scenario.notes else {}),
     }
 
 
@@ -115,20 +104,22 @@ def run_cell(
         try:
             cell = backend.start(spec)
         except Exception as exc:  # e.g. the engine refused the container: a result, not a crash
-            return _not_started(record, exc, started, notify)
+            return not_started(record, exc, started, notify, options.run_dir)
         record["env"].update(cell.facts)
         tracker = PidTracker(cell.root_pid)
         channel = HostChannel(spec.nonce, ack_dir)
         try:
             channel.follow(cell.lines())
             with TimelineSampler(meters, tracker) as sampler:
-                _converse(channel, meters, tracker, record, started + timeout, notify)
-                if record["status"] != "timeout":
-                    _await_exit(cell, record, started + timeout)
+                if _converse(channel, meters, tracker, record, started + timeout, notify):
+                    _await_exit(channel, cell, record, started + timeout)
         finally:
             tracker.current(force=True)
-            record["killed"] = _still_running(meters, tracker, cell.root_pid())
+            record["killed"] = _still_running(meters, tracker, record.get("script_pid"))
             cell.stop(tracker.seen)
+        lost = cell.lost() if record["status"] in ("crashed", "timeout") else None
+        if lost:  # the engine went away under the cell: nothing follows about the script
+            record.update(status="harness-error", error=engine_lost(lost, options.run_dir))
         if record["status"] == "crashed" and record["error"] is None:
             code = record["exit_code"] if record["exit_code"] is not None else cell.wait(1.0)
             record["exit_code"] = code
@@ -145,57 +136,29 @@ def run_cell(
     return record
 
 
-def skipped_record(run_id: str, env_name: str, backend: str, scenario: Scenario, reason: str,
-                   status: str = "skipped") -> dict[str, Any]:
-    """The record of a cell that never ran: its environment cannot run here (skipped), or the
-    harness lost it (``status="harness-error"``); a result, with the reason and fix."""
-    record: dict[str, Any] = {
-        "schema_version": SCHEMA_VERSION, "tool_version": __version__, "run_id": run_id, "cell_id": uuid.uuid4().hex[:12],
-        "env": {"name": env_name, "backend": backend},
-        "scenario": scenario_facts(scenario, scenario.params),
-        "status": status, "error": {"type": {"skipped": "Skipped", "interrupted": "Interrupted"}.get(status, "HarnessError"),
-                                    "message": reason},
-        "checkpoints": [], "facts": {},
-        "exit_code": None, "after_exit": None, "timeline": None, "stderr_tail": "", "duration_s": 0.0,
-        "started_at": dt.datetime.now(dt.timezone.utc).isoformat(),
-    }
-    record["verdicts"] = verdicts.judge(record)
-    return record
-
-
-def _not_started(record: dict[str, Any], exc: Exception, started: float, notify: Event) -> dict[str, Any]:
-    message = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
-    record.update(status="harness-error", error={"type": "StartFailed", "message": f"the cell could not start: {message}"},
-                  after_exit=None, timeline=None, stderr_tail="", stray_stdout=[],
-                  duration_s=round(time.monotonic() - started, 3))
-    record["verdicts"] = verdicts.judge(record)
-    notify("done", record)
-    return record
-
-
 def _converse(
     channel: HostChannel, meters: Meters, tracker: PidTracker, record: dict[str, Any], deadline: float, notify: Event
-) -> None:
-    """Serve the agent's events until it ends, dies or runs out of time."""
+) -> bool:
+    """Serve the agent's events until it ends (True), dies or runs out of time (False)."""
     while True:
         event = channel.next_event(deadline - time.monotonic())
         if event is None:
             last = record["checkpoints"][-1]["label"] if record["checkpoints"] else "no checkpoint"
             record["status"] = "timeout"
             record["error"] = {"type": "Timeout", "message": f"no end after {record['timeout_s']:.0f}s; last seen: {last}"}
-            return
+            return False
         if event is EOF_EVENT:
-            return  # stdout closed without ``end``: status stays "crashed"
+            return False  # stdout closed without ``end``: status stays "crashed"
         if event.kind == "hello":
             record["agent"] = {k: event.data.get(k) for k in ("pid", "python", "executable")}
             record["script_pid"] = procs.host_pid(tracker.current(force=True), int(event.data.get("pid") or 0))
             record["env_seen"] = event.data.get("env") or {}  # memory-relevant variables, as the cell saw them
             record["facts"] = {"python": event.data.get("python"), "frameworks": {}}
-        elif event.kind == "child-exit":  # a process the script forked: a failing worker is named
-            record["children_exited"] = record.get("children_exited", 0) + 1
-            if event.data.get("code"):
-                record.setdefault("children_failed", []).append(  # its PID as the script saw it
-                    {"pid": event.data.get("pid"), "code": event.data.get("code"), "t": event.data.get("t")})
+        elif event.kind == "child-exit":
+            _child_exit(record, event)
+        elif event.kind == "exit":  # the reaper saw the script's process end before its last line
+            record["exit_code"] = event.data.get("code")
+            return False
         elif event.kind == "checkpoint":
             if event.data.get("frameworks"):  # imported so far: kept even if the cell never ends
                 record["facts"]["frameworks"] = dict(event.data["frameworks"])
@@ -223,15 +186,36 @@ def _converse(
                 record["script_exit_code"] = event.data["exit_code"]  # what the script itself ended with
             if event.data.get("loops"):
                 record["loops"] = event.data["loops"]  # looped checkpoint site -> iterations run
-            return
+            return True
 
 
-def _await_exit(cell: RunningCell, record: dict[str, Any], deadline: float) -> None:
+def _child_exit(record: dict[str, Any], event: Any) -> None:
+    """A process the script forked ended: a failing worker is named (its PID as the script saw it)."""
+    record["children_exited"] = record.get("children_exited", 0) + 1
+    if event.data.get("code"):
+        record.setdefault("children_failed", []).append(
+            {"pid": event.data.get("pid"), "code": event.data.get("code"), "t": event.data.get("t")})
+
+
+def _await_exit(channel: HostChannel, cell: RunningCell, record: dict[str, Any], deadline: float) -> None:
     """A script's exit is its own: after its last line it may take until the cell's timeout to
     end (compile workers shutting down, atexit handlers, non-daemon threads); how long it took is
-    recorded (``exit_s``), and only a process still there at the timeout is a ``timeout``."""
+    recorded (``exit_s``), and only a process still there at the timeout is a ``timeout``. The
+    reaper reports the exit as it happens: processes the script left running, which may hold the
+    cell's pipes for good, do not hold the cell."""
     ended = time.monotonic()
-    record["exit_code"] = cell.wait(max(0.0, deadline - ended))
+    while True:
+        event = channel.next_event(deadline - time.monotonic())
+        if event is None:
+            break
+        if event is EOF_EVENT:  # no reaper's word (it was killed): the process's own code, if it has one
+            record["exit_code"] = cell.wait(max(0.0, min(1.0, deadline - time.monotonic())))
+            break
+        if event.kind == "child-exit":
+            _child_exit(record, event)
+        elif event.kind == "exit":
+            record["exit_code"] = event.data.get("code")
+            break
     if record["exit_code"] is not None:
         record["exit_s"] = round(time.monotonic() - ended, 3)
     elif record["status"] != "crashed":
@@ -247,13 +231,13 @@ def _gpu_processes(on_gpu: dict[int, int], cell: set[int]) -> list[dict[str, Any
             for pid, used in sorted(on_gpu.items())]
 
 
-def _still_running(meters: Meters, tracker: PidTracker, root: int | None) -> list[dict[str, Any]]:
+def _still_running(meters: Meters, tracker: PidTracker, script: int | None) -> list[dict[str, Any]]:
     """What the harness is about to kill as the cell ends: the script's own process when it did not
     end (timeout), and any process it started that outlived it (a detached child, a daemon), each
     named with its PID, command line and memory, so a report never hides them."""
     alive = sorted(p for p in tracker.seen if procs.alive(p))
     on_gpu = meters.nvml.processes(meters.gpu_index) if alive else None  # one NVML query for them all
-    return [{"pid": pid, "role": "script" if pid == root else "started by the script",
+    return [{"pid": pid, "role": "script" if pid == script else "started by the script",
              "command": procs.command_line(pid), "rss": procs.rss_bytes([pid]),
              "gpu": None if on_gpu is None else on_gpu.get(pid, 0)} for pid in alive]
 

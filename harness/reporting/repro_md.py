@@ -156,10 +156,34 @@ def _peak_row(peak: dict[str, Any], others: bool = False) -> str:
             f"{cell} {human_bytes(r.get('nvml_device'))} | {human_bytes(r.get('rss'))} | (timeline) | |")
 
 
+def never_ran(record: dict[str, Any]) -> bool:
+    """An environment the script never ran in: skipped here, or not built or started."""
+    return record.get("status") in ("skipped", "harness-error") and not record.get("checkpoints")
+
+
+def not_run_section(record: dict[str, Any]) -> list[str]:
+    """Why an environment that was asked for has no results: the cause in one line, then the
+    build log's (or engine's) last lines, so the thread's reader sees what failed, not a gap."""
+    error = record.get("error") or {}
+    cause, _, log = str(error.get("message") or "no reason recorded").partition("\n")
+    how = ("was skipped here" if record.get("status") == "skipped" else "did not run" if error.get("why")
+           else "did not run: it could not be built or started")
+    lines = [f"**{record['env']['name']}** {how}: {cause.strip()}", ""]
+    tail = [line for line in log.splitlines() if line.strip()][-15:]
+    return lines + (["```", *tail, "```", ""] if tail else [])
+
+
 def markdown(records: list[dict[str, Any]], script: Path) -> str:
     """The per-environment results as one Markdown block for an issue thread."""
     lines = [f"### GPU memory of `{script.name}`, per environment", ""]
+    missing = [r["env"]["name"] for r in records if never_ran(r) and r.get("status") != "skipped"]
+    if missing:
+        lines += [f"Not every environment asked for ran: {', '.join(f'`{m}`' for m in missing)} (the cause is in "
+                  "its section below).", ""]
     for record in records:
+        if never_ran(record):
+            lines += not_run_section(record)
+            continue
         lines += [_env_line(record), ""]
         variables = _variables_line(record)
         if variables:
@@ -205,6 +229,9 @@ def markdown(records: list[dict[str, Any]], script: Path) -> str:
         exit_verdict = ((record.get("verdicts") or {}).get("exit") or {}).get("verdict")
         status = record.get("status")
         error = record.get("error") or {}
+        if error.get("why"):  # the harness lost the cell (its engine went): what it measured stays above
+            lines.append(f"\nStatus: **{status}**: {error['message']}{killed_clause(record)}.\n")
+            continue
         if status != "ok":
             last = (error.get("traceback") or error.get("message") or "").strip().splitlines()[-1:] or [""]
             lines.append(f"\nStatus: **{status}**: `{last[0][:200]}`")

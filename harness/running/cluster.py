@@ -29,8 +29,9 @@ from harness.common.errors import EnvironmentNotFound, UsageError
 from harness.environments import images, prepare, venvs
 from harness.environments.config import EnvDef
 from harness.measurement.nvml import Nvml
-from harness.measurement.runner import CellOptions, run_cell, skipped_record
+from harness.measurement.runner import CellOptions, run_cell
 from harness.measurement.scenario import Scenario
+from harness.measurement.unrun import skipped_record
 
 RESOURCE = "harness_cell"
 MAX_RETRIES = 3  # a task whose node dies runs again on another node, this many times at most

@@ -12,9 +12,11 @@ from harness.measurement.backends.base import Backend
 
 
 def finished(path: Path) -> bool:
-    """A readable record of a cell that was not cut by the user: --resume leaves it alone."""
+    """A readable record of a cell that was neither cut by the user nor dropped by its engine:
+    --resume leaves it alone."""
     try:
-        return bool(json.loads(path.read_text(encoding="utf-8")).get("status") != "interrupted")
+        record = json.loads(path.read_text(encoding="utf-8"))
+        return bool(record.get("status") != "interrupted" and (record.get("error") or {}).get("type") != "EngineLost")
     except (OSError, ValueError, AttributeError):
         return False
 

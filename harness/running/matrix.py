@@ -14,7 +14,7 @@ import os
 import sys
 import threading
 import time
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -24,10 +24,12 @@ from harness.common.events import Event
 from harness.environments import adhoc, config, images, pkgindex, prepare
 from harness.measurement import gpu_access
 from harness.measurement.nvml import Nvml
-from harness.measurement.runner import CellOptions, run_cell, skipped_record
+from harness.measurement.runner import CellOptions, run_cell
 from harness.measurement.scenario import Scenario
+from harness.measurement.unrun import ENGINE_LOST, engine_down_record, skipped_record
 from harness.reporting import aggregate, results
 from harness.running import catalogue, interruption
+from harness.running.resume import request_of
 from harness.running.slots import run_on_slots, slots_for
 
 
@@ -128,6 +130,7 @@ def run_matrix(options: MatrixOptions, nvml: Nvml, emit: Event) -> MatrixRun:
     not_run = _write_skipped(run, todo)
 
     interrupted = threading.Event()
+    engine_down: list[str] = []  # why the engine stopped answering, once a cell saw it
 
     def one(env: config.EnvDef, item: Scenario, slot: int | None) -> dict[str, Any]:
         backend = ready.backends[env.name]
@@ -137,8 +140,13 @@ def run_matrix(options: MatrixOptions, nvml: Nvml, emit: Event) -> MatrixRun:
         cell_options = CellOptions(run_id=run_id, run_dir=run.run_dir, env_name=env.name, env_facts=facts,
                                    params=options.params, timeout=options.timeout, cpu_only=not gpu,
                                    gpu_index=slot or 0, setenv=options.setenv)
-        emit("cell-start", {"env": env.name, "scenario": item.name, "slot": slot})
-        record = run_cell(backend, item, cell_options, nvml)
+        if engine_down:  # no cell starts on an engine that stopped answering; --resume runs it
+            record = engine_down_record(run_id, env.name, backend.name, item, engine_down[0], run.run_dir)
+        else:
+            emit("cell-start", {"env": env.name, "scenario": item.name, "slot": slot})
+            record = run_cell(backend, item, cell_options, nvml)
+            if (record.get("error") or {}).get("type") == ENGINE_LOST:
+                engine_down.append(record["error"]["why"])
         if interrupted.is_set() and record["status"] in ("crashed", "harness-error", "timeout"):
             interruption.mark(record, run.run_dir)  # cut by the user's Ctrl-C, not its own result
         try:
@@ -196,40 +204,6 @@ def _todo(cells: list[tuple[config.EnvDef, Scenario]], run_dir: Path,
     if not options.resume:
         return cells
     return [(env, item) for env, item in cells if not interruption.finished(results.cell_path(run_dir, env.name, item.name))]
-
-
-def request_of(options: MatrixOptions) -> dict[str, Any]:
-    """What was asked, kept in the manifest so --resume can plan the same cells again."""
-    return {
-        "envs": options.envs, "scenarios": options.scenarios, "variant": options.variant, "timeout": options.timeout,
-        "params": options.params, "setenv": options.setenv, "with_pins": options.with_pins, "backend": options.backend,
-        "gpu_mode": options.gpu_mode, "index_url": options.index_url, "cluster": options.cluster,
-        "extra_envs": [{"image": e.image, "interpreter": e.interpreter, "family": list(e.family)} for e in options.extra_envs],
-        "items": [{"path": str(i.path), "timeout": i.timeout} for i in options.items or [] if i.mode == "repro"] or None,
-    }
-
-
-def resume_options(run_dir: Path, base: MatrixOptions) -> MatrixOptions:
-    """The options a run was started with (its manifest's request), to finish it: --resume."""
-    import json
-
-    from harness.running import repro
-
-    try:
-        manifest = json.loads((run_dir / "manifest.json").read_text(encoding="utf-8"))
-        asked = manifest["request"]
-    except (OSError, ValueError, KeyError) as exc:
-        raise UsageError(f"--resume {run_dir}: no manifest with the run's request there ({exc}); "
-                         "give a run folder this version wrote") from exc
-    extra = [config.adhoc_image(e["image"], e["family"]) if e["image"]
-             else config.adhoc_interpreter(e["interpreter"], e["family"]) for e in asked.get("extra_envs") or []]
-    items = [repro.script_scenario(Path(i["path"]), i["timeout"], plain=True, setenv=asked["setenv"])
-             for i in asked.get("items") or []] or None
-    return replace(base, envs=asked["envs"], scenarios=asked["scenarios"], variant=asked["variant"],
-                   timeout=asked["timeout"], params=asked["params"], setenv=asked["setenv"], with_pins=asked["with_pins"],
-                   backend=asked["backend"], gpu_mode=asked["gpu_mode"], index_url=asked["index_url"],
-                   cluster=base.cluster or asked.get("cluster"), extra_envs=extra, items=items,
-                   results_root=run_dir.parent, run_id=run_dir.name, resume=True)
 
 
 def _run_on_cluster(options: MatrixOptions, nvml: Nvml, emit: Event, envs: list[config.EnvDef], chosen: list[Scenario],

@@ -30,6 +30,27 @@ def script_families(source: str) -> tuple[str, ...]:
     return families_of(tuple(f for m in modules for f in script_imports.frameworks_of(m.split(".")[0], backend)))
 
 
+def syntax_problem(path: Path) -> str | None:
+    """``FILE:LINE: message`` when the script is not valid Python 3 here, else None."""
+    try:
+        compile(path.read_bytes(), str(path), "exec", dont_inherit=True)
+    except SyntaxError as exc:  # IndentationError and TabError too
+        where = f"{path}:{exc.lineno}" + (f":{exc.offset}" if exc.offset else "")
+        text = f" (`{exc.text.strip()}`)" if exc.text and exc.text.strip() else ""
+        return f"{where}: {exc.msg}{text}"
+    except ValueError as exc:  # source with NUL bytes
+        return f"{path}: {exc}"
+    return None
+
+
+def refuse_syntax_errors(path: Path) -> None:
+    """A script that cannot run is refused before any environment is made or started."""
+    problem = syntax_problem(path)
+    if problem:
+        raise UsageError(f"{problem}: the script does not compile, so no environment could run it; fix that line "
+                         "(a Python 2 script runs with --interpreter python2.7 or --env tf1.8)")
+
+
 def script_scenario(path: Path, timeout: float | None = None, plain: bool = False,
                     setenv: dict[str, str] | None = None) -> Scenario:
     """The script as a scenario. ``plain``: a script whose imports name no framework runs too

@@ -3,8 +3,9 @@
 `nox -s faults` (or `python tests/faults/run_faults.py`): each case starts the real CLI (or, for a
 file the CLI reads from the repository, the real loader) with real processes, signals and
 filesystems, then checks what a user would: the exit code, the cell's status, one clear line and no
-traceback, and whether anything measured was lost. Needs no Docker engine; the two filesystem
-cases need root (a small tmpfs), the shared-virtualenv case needs PyPI.
+traceback, and whether anything measured was lost. The two filesystem cases need root (a small
+tmpfs), the shared-virtualenv and image-identity cases PyPI; the docker cases (a failed build, a
+lost engine: a second dockerd of its own) need an engine and root, and say so when there is none.
 """
 from __future__ import annotations
 
@@ -16,7 +17,6 @@ import sys
 import tempfile
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
 from pathlib import Path
 
 from rich.console import Console
@@ -24,34 +24,15 @@ from rich.table import Table
 
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "tests"))
+sys.path.insert(0, str(ROOT / "tests" / "faults"))
+from docker_cases import failed_build_beside_an_env, image_identity, lost_engine  # noqa: E402
+from faultkit import Outcome, cli, error_line, records  # noqa: E402
+from helpers import DETACHING, processes_with  # noqa: E402
+
 from harness.common.errors import UsageError  # noqa: E402
 from harness.environments import config  # noqa: E402
 from harness.measurement import procs  # noqa: E402
-
-
-@dataclass
-class Outcome:
-    exit: str
-    status: str
-    lost: str  # "no", or what was lost
-    ok: bool
-    detail: str
-
-
-def cli(*args: str, timeout: float = 300, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
-    env = dict(env or os.environ, NO_COLOR="1", COLUMNS="200", PYTHONPATH=str(ROOT))
-    return subprocess.run([sys.executable, "-m", "harness", *args], capture_output=True, text=True, cwd=ROOT,
-                          env=env, timeout=timeout)
-
-
-def error_line(result: subprocess.CompletedProcess[str]) -> str:
-    lines = [x for x in result.stderr.splitlines() if x.startswith("harness: error:")]
-    return lines[0][len("harness: error: "):] if lines else ""
-
-
-def records(run_root: Path) -> dict[str, dict]:
-    return {p.parent.name + "/" + p.stem: json.loads(p.read_text()) for p in run_root.glob("*/*/*.json")
-            if p.parent.name != "logs"}
 
 
 def matrix_statuses(run_root: Path) -> dict[str, str]:
@@ -235,8 +216,47 @@ def readme_commands(tmp: Path) -> Outcome:
     return Outcome(str(result.returncode), "-", "no", result.returncode == 0, last)
 
 
+def _detaching(tmp: Path, close: bool) -> Outcome:
+    marker = f"harness-detached-{os.getpid()}-{int(time.monotonic() * 1000)}"
+    script = tmp / "detaching.py"
+    script.write_text(DETACHING.format(close=close, marker=marker))
+    started = time.monotonic()
+    result = cli("repro", str(script), "--interpreter", sys.executable, "--timeout", "30", "--results", str(tmp / "r"))
+    took = time.monotonic() - started
+    (record,) = records(tmp / "r").values()
+    named = [k for k in record.get("killed") or [] if marker in k["command"]]
+    alive = processes_with(marker)
+    ok = result.returncode == 0 and record["status"] == "ok" and len(named) == 1 and not alive and took < 30
+    pids = ", ".join(f"PID {k['pid']}" for k in named) or "none"
+    return Outcome(str(result.returncode), record["status"], "no", ok,
+                   f"ended in {took:.1f} s; named and killed: {pids}; alive after: {alive or 'none'}")
+
+
+def detached_grandchild(tmp: Path) -> Outcome:
+    return _detaching(tmp, False)
+
+
+def daemon_without_stdio(tmp: Path) -> Outcome:
+    return _detaching(tmp, True)
+
+
+def syntax_error(tmp: Path) -> Outcome:
+    script = tmp / "broken.py"
+    script.write_text("import torch\nif True:\nprint(torch)\n")
+    result = cli("repro", str(script), "--results", str(tmp / "r"))
+    line = error_line(result)
+    ok = result.returncode == 2 and f"{script}:3:" in line and not (tmp / "r").exists() and "Traceback" not in result.stderr
+    return Outcome(str(result.returncode), "-", "no", ok, line[:160])
+
+
 CASES: list[tuple[str, Callable[[Path], Outcome]]] = [
     ("detached child, --timeout 10", detached_child_timeout),
+    ("setsid + fork: a grandchild keeps the pipes, --timeout 30", detached_grandchild),
+    ("double fork, stdio closed (a daemon)", daemon_without_stdio),
+    ("repro of a file with a syntax error", syntax_error),
+    ("--with build fails beside a working env", failed_build_beside_an_env),
+    ("the Docker engine dies mid-run, then --resume", lost_engine),
+    ("same pins, other wheels: image identity", image_identity),
     ("Ctrl-C, two cells in flight, then --resume", ctrl_c_two_cells),
     ("two runs share .matrix-venvs/ at once", shared_virtualenvs),
     ("nox's python vs the shell's", launcher_path),

@@ -46,14 +46,21 @@ def environments() -> dict[str, config.EnvDef]:
 
 
 @pytest.fixture(scope="session")
-def cpu_image(docker_client: Any, environments: dict[str, config.EnvDef]):
+def build_options() -> images.BuildOptions:
+    """How the tests build: with the wheelhouse CI hands over, as `nox -s images` did before them."""
+    return images.BuildOptions(wheelhouse=_wheelhouse())
+
+
+@pytest.fixture(scope="session")
+def cpu_image(docker_client: Any, environments: dict[str, config.EnvDef], build_options: images.BuildOptions):
     """Build (or confirm, through the layer cache) an env's cpu image; returns its tag."""
     built: dict[str, str] = {}
 
     def get(name: str) -> str:
         if name not in built:
             env = environments[name]
-            images.build(docker_client, env, "cpu", images.BuildOptions(wheelhouse=_wheelhouse()), lambda text: None)
+            if not images.image_current(docker_client, env, "cpu", build_options):
+                images.build(docker_client, env, "cpu", build_options, lambda text: None)
             built[name] = env.image_tag("cpu")
         return built[name]
 

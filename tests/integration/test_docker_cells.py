@@ -7,6 +7,7 @@ from typing import Any
 import pytest
 from helpers import SCENARIOS
 
+from harness.environments import config
 from harness.judgement import tolerances
 from harness.measurement import scenario
 from harness.measurement.backends.docker import LABEL_RUN, DockerBackend
@@ -57,7 +58,7 @@ def test_crash_and_error_in_a_container_are_results(cpu_image, docker_client, tm
 
 
 def test_a_missing_image_is_a_failed_cell_not_a_crash(docker_client, tmp_path: Path) -> None:
-    record = _run(docker_client, "gpu-cleanup-matrix/no-such-env:cpu", "alloc_free", tmp_path)
+    record = _run(docker_client, f"{config.image_prefix()}/no-such-env:cpu", "alloc_free", tmp_path)
     assert record["status"] == "harness-error"  # the harness failed the cell, not the scenario
     assert record["error"]["type"] == "StartFailed"
 

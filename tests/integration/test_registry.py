@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 
-from harness.environments import adhoc, images, prepare
+from harness.environments import adhoc, config, images, prepare
 
 
 @pytest.fixture()
@@ -47,7 +47,7 @@ def test_an_image_pushed_once_is_pulled_not_built(docker_client: Any, registry: 
     images.build(docker_client, env, "cpu", images.BuildOptions(), lambda text: None)
     assert not images.pull_current(docker_client, env, "cpu", registry)  # the registry is empty
     ref = images.push(docker_client, env, "cpu", registry)
-    assert ref == f"{registry}/gpu-cleanup-matrix/six-1.16.0:cpu"
+    assert ref == f"{registry}/{config.image_prefix()}/six-1.16.0:cpu"
     for tag in (env.image_tag("cpu"), ref):
         docker_client.images.remove(tag)
     assert not images.image_current(docker_client, env, "cpu")
@@ -56,5 +56,5 @@ def test_an_image_pushed_once_is_pulled_not_built(docker_client: Any, registry: 
                         lambda kind, data: events.append((kind, data)))
     assert images.image_current(docker_client, env, "cpu")
     assert [data["tag"] for kind, data in events if kind == "build"] == [
-        f"gpu-cleanup-matrix/six-1.16.0:cpu pulled from {registry}"]
+        f"{config.image_prefix()}/six-1.16.0:cpu pulled from {registry}"]
     assert not [kind for kind, _ in events if kind == "build-log"]  # nothing was built

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from harness.common.errors import UsageError
-from harness.environments import adhoc
+from harness.environments import adhoc, config
 
 PROJECTS = {
     "tensorflow": ["tensorflow-2.9.2-cp310-cp310-manylinux_2_17_x86_64.manylinux2014_x86_64.whl",
@@ -75,7 +75,7 @@ def test_a_release_that_cannot_run_here_is_an_environment_saying_why(index: str)
 def test_torch_cpu_builds_come_from_pytorchs_cpu_index(index: str) -> None:
     env = adhoc.environment("torch==2.5.1", "cpu", index_url=index)
     assert env.variants["cpu"].index_url == "https://download.pytorch.org/whl/cpu"
-    assert env.image_tag("cpu") == "gpu-cleanup-matrix/torch-2.5.1:cpu"
+    assert env.image_tag("cpu") == f"{config.image_prefix()}/torch-2.5.1:cpu"
 
 
 def test_a_package_that_is_no_framework_takes_the_scripts_family(index: str) -> None:

@@ -41,7 +41,7 @@ def test_cells_ran_in_images_built_from_the_committed_dockerfiles(torch_cells: d
         assert len(cells) == len([p for p in (DOCKER / name).glob("*/*.json") if p.parent.name != "logs"])
         for record in cells.values():
             labels = record["env"]["image_labels"]
-            assert record["env"]["gpu_mode"] == "cdi" and record["env"]["image"] == envs[name].image_tag("gpu")
+            assert record["env"]["gpu_mode"] == "cdi" and record["env"]["image"] == f"{config.IMAGE_PREFIX}/{name}:gpu"
             assert labels["harness.base"] == envs[name].variant("gpu").base  # a stand-in, recorded by name and id
             assert labels["harness.base-id"].startswith("sha256:")
             assert all(cp["readings"]["nvml_process"] is not None for cp in record["checkpoints"])

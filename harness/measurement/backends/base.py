@@ -11,6 +11,7 @@ from harness.measurement.scenario import Scenario
 
 AGENT_DIR = Path(__file__).resolve().parents[2] / "agent"
 AGENT_SCRIPT = "agent.py"
+REAPER_SCRIPT = "reaper.py"
 STDERR_TAIL_BYTES = 8192
 
 # Set while a run is being stopped (Ctrl-C, SIGTERM): a cell whose start was already in flight
@@ -20,6 +21,10 @@ closing = threading.Event()
 
 class CellRefused(KeyboardInterrupt):
     """A cell that would have started while its run is being stopped."""
+
+
+class EngineLost(Exception):
+    """The engine that runs the cells stopped answering: no cell of this backend can start now."""
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -70,6 +75,10 @@ class RunningCell(Protocol):
     def stderr_tail(self) -> str:
         """The last few KiB of the cell's stderr (the scenario's own output included)."""
 
+    def lost(self) -> str | None:
+        """Why the backend lost the cell (its engine stopped answering), or None: a cell that ended
+        badly is then the harness's failure, not the script's."""
+
 
 class Backend(Protocol):
     name: str
@@ -79,6 +88,16 @@ class Backend(Protocol):
 
     def start(self, spec: CellSpec) -> RunningCell:
         """Start the agent for ``spec``; on failure nothing is left running."""
+
+
+def agent_argv(python: str, agent_dir: str, spec_json: str) -> list[str]:
+    """The agent's command line, ``agent_dir`` as the cell sees it (-u is the protocol's)."""
+    return [python, "-B", "-u", f"{agent_dir}/{AGENT_SCRIPT}", spec_json]
+
+
+def reaper_argv(python: str, agent_dir: str, nonce: str, agent: list[str]) -> list[str]:
+    """``agent`` under the cell's reaper (the same interpreter, without site: stdlib is all it needs)."""
+    return [python, "-S", "-B", f"{agent_dir}/{REAPER_SCRIPT}", nonce, *agent]
 
 
 def tail(path: Path, limit: int = STDERR_TAIL_BYTES) -> str:

@@ -11,7 +11,9 @@ from __future__ import annotations
 
 import atexit
 import json
+import os
 import shutil
+import signal
 import stat
 import threading
 import time
@@ -22,7 +24,16 @@ from pathlib import Path
 from typing import Any
 
 from harness.measurement import procs
-from harness.measurement.backends.base import AGENT_DIR, AGENT_SCRIPT, STDERR_TAIL_BYTES, CellRefused, CellSpec, closing
+from harness.measurement.backends.base import (
+    AGENT_DIR,
+    STDERR_TAIL_BYTES,
+    CellRefused,
+    CellSpec,
+    EngineLost,
+    agent_argv,
+    closing,
+    reaper_argv,
+)
 from harness.measurement.backends.capped_log import CappedLog
 from harness.measurement.gpu_access import GpuAccess
 from harness.measurement.protocol import split_lines
@@ -50,7 +61,7 @@ def remove_container(container: Any) -> None:
             container.remove(force=True)
             break
         except Exception as exc:
-            if getattr(exc, "status_code", None) == 404 or time.monotonic() > deadline:
+            if getattr(exc, "status_code", None) == 404 or time.monotonic() > deadline or engine_silent(container.client):
                 break  # gone (or the engine itself is gone: nothing more to do from here)
             time.sleep(0.2)
     with _live_lock:
@@ -103,10 +114,18 @@ class DockerCell:
     def stop(self, extra_pids: set[int]) -> None:
         try:
             self.container.kill()
-        except Exception:
-            pass  # already exited
+        except Exception:  # already exited, or the engine is gone while its container's processes are not
+            for pid in {*extra_pids, *([self._pid] if self._pid else [])}:
+                if procs.alive(pid):
+                    try:
+                        os.kill(pid, signal.SIGKILL)  # the container's PID 1 first among them ends the rest
+                    except OSError:
+                        pass
         self._save_stderr()
         remove_container(self.container)
+
+    def lost(self) -> str | None:
+        return engine_silent(self.container.client)
 
     def _save_stderr(self) -> None:
         if self._stderr is not None:
@@ -124,6 +143,19 @@ class DockerCell:
     def stderr_tail(self) -> str:
         self._save_stderr()
         return self._stderr or ""
+
+
+def engine_address() -> str:
+    return os.environ.get("DOCKER_HOST", "unix:///var/run/docker.sock")
+
+
+def engine_silent(client: Any) -> str | None:
+    """Why the engine does not answer (it stopped, its socket went), or None while it does."""
+    try:
+        client.ping()
+        return None
+    except Exception:
+        return f"the Docker engine stopped answering at {engine_address()}"
 
 
 def _others_can(path: Path, bits: int) -> bool:
@@ -217,9 +249,36 @@ class DockerBackend:
             Mount(MOUNT_ACK, str(spec.ack_dir), type="bind", read_only=True),
             *gpu.pop("mounts", []),
         ]
-        container = self.client.containers.create(
+        try:
+            container = self._create(spec, agent_spec, environment, mounts, gpu)
+        except Exception as exc:
+            silent = engine_silent(self.client)
+            if silent:
+                raise EngineLost(silent) from exc
+            raise
+        with _live_lock:
+            _live[container.id] = container
+        try:
+            if closing.is_set():  # the run was stopped while this container was being created
+                raise CellRefused
+            container.start()
+        except BaseException as exc:
+            remove_container(container)
+            silent = engine_silent(self.client) if isinstance(exc, Exception) else None
+            if silent:
+                raise EngineLost(silent) from exc
+            raise
+        return DockerCell(container, spec, facts={"container": container.name})
+
+    def _create(self, spec: CellSpec, agent_spec: dict[str, Any], environment: dict[str, str], mounts: list[Any],
+                gpu: dict[str, Any]) -> Any:
+        return self.client.containers.create(
             self.image,
-            command=[self.python, "-B", "-u", f"{MOUNT_AGENT}/{AGENT_SCRIPT}", json.dumps(agent_spec)],
+            # The reaper is the container's PID 1: it reaps, and holds what the script leaves running
+            # until the harness has named it (docker's own init would end the container, and with
+            # it every such process, unseen, the moment the script exits).
+            command=reaper_argv(self.python, MOUNT_AGENT, spec.nonce,
+                                agent_argv(self.python, MOUNT_AGENT, json.dumps(agent_spec))),
             name=NAME_PREFIX + uuid.uuid4().hex[:12],
             labels={LABEL_RUN: spec.run_id, LABEL_CELL: spec.cell_id, "harness.env": spec.env_name,
                     "harness.scenario": spec.scenario.name, **spec.labels},
@@ -231,16 +290,5 @@ class DockerBackend:
             # A private, writable /tmp for every cell: the cell runs as nobody, and an image's own /tmp
             # may be missing (docker then makes the working dir root-owned) or not writable by it.
             tmpfs={"/tmp": "rw,exec,mode=1777"},
-            init=True,
             **gpu,
         )
-        with _live_lock:
-            _live[container.id] = container
-        try:
-            if closing.is_set():  # the run was stopped while this container was being created
-                raise CellRefused
-            container.start()
-        except BaseException:
-            remove_container(container)
-            raise
-        return DockerCell(container, spec, facts={"container": container.name})

@@ -1,7 +1,9 @@
 """The process backend: the agent under a local interpreter, one fresh process per cell.
 
 For GPU hosts without Docker, virtualenv environments and development. The cell is a new
-process session; stopping it kills the whole group and any descendant that left it.
+process session under the cell's reaper (harness/agent/reaper.py), a child subreaper: whatever
+the script starts stays below it however it detaches, and stopping the cell kills the whole
+group and every descendant that left it.
 """
 from __future__ import annotations
 
@@ -10,13 +12,13 @@ import os
 import shutil
 import subprocess
 import threading
-from collections.abc import Iterable
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
 from harness.common.errors import EnvironmentNotFound
 from harness.measurement import subproc
-from harness.measurement.backends.base import AGENT_DIR, AGENT_SCRIPT, CellRefused, CellSpec, closing, tail
+from harness.measurement.backends.base import AGENT_DIR, CellRefused, CellSpec, agent_argv, closing, reaper_argv, tail
 from harness.measurement.backends.capped_log import CappedLog, pump
 from harness.measurement.protocol import split_lines
 
@@ -47,10 +49,13 @@ class ProcessCell:
     log_pump: threading.Thread  # the scenario's output into its capped log
     facts: dict[str, Any] = field(default_factory=dict)
 
-    def lines(self) -> Iterable[str]:
+    def lines(self) -> Iterator[str]:
         stream = self.proc.stdout
         assert stream is not None
-        return split_lines(iter(lambda: stream.read1(65536), b""))  # type: ignore[attr-defined]
+        try:  # closed by its reader at end-of-file, never under it (see stop)
+            yield from split_lines(iter(lambda: stream.read1(65536), b""))  # type: ignore[attr-defined]
+        finally:
+            stream.close()
 
     def root_pid(self) -> int | None:
         return self.proc.pid if self.proc.poll() is None else None
@@ -63,14 +68,18 @@ class ProcessCell:
 
     def stop(self, extra_pids: set[int]) -> None:
         subproc.stop(self.proc, extra_pids=extra_pids - {self.proc.pid})
-        if self.proc.stdout is not None:
-            self.proc.stdout.close()
-        self.log_pump.join(5.0)  # the whole group is gone: its stderr has ended
+        # Every process of the cell is gone, so its pipes reach end-of-file and both readers end.
+        # Never close a pipe under its reader: the close waits for the read, which waits for the
+        # last writer; one that escaped would hold the run for as long as it lives.
+        self.log_pump.join(5.0)
         with _live_lock:
             _live.discard(self)
 
     def stderr_tail(self) -> str:
         return tail(self.spec.log_path)
+
+    def lost(self) -> str | None:
+        return None  # the host's processes have no engine to lose
 
 
 @dataclass
@@ -95,7 +104,8 @@ class ProcessBackend:
         log = CappedLog(spec.log_path)
         try:
             proc = subproc.start(
-                [self.python, "-B", "-u", str(AGENT_DIR / AGENT_SCRIPT), json.dumps(agent_spec)],
+                reaper_argv(self.python, str(AGENT_DIR), spec.nonce,
+                            agent_argv(self.python, str(AGENT_DIR), json.dumps(agent_spec))),
                 env=env,
                 stdout=subprocess.PIPE,
                 stderr=subprocess.PIPE,

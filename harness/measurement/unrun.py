@@ -1,0 +1,75 @@
+"""Records of cells that never ran or were dropped: skipped here, not started, or cut by a lost
+engine. Each is a result with the reason and the fix, never an exception."""
+from __future__ import annotations
+
+import datetime as dt
+import time
+import uuid
+from pathlib import Path
+from typing import Any
+
+from harness import __version__
+from harness.common.events import Event
+from harness.judgement import verdicts
+from harness.measurement.backends.base import EngineLost
+from harness.measurement.scenario import Scenario
+from harness.reporting.results import SCHEMA_VERSION
+
+
+def scenario_facts(scenario: Scenario, params: dict[str, Any]) -> dict[str, Any]:
+    return {
+        "name": scenario.name, "path": str(scenario.path), "title": scenario.title,
+        "families": list(scenario.families), "technique": scenario.technique, "seed": scenario.seed,
+        "params": params, "env": scenario.env,
+        "cleanup": list(scenario.cleanup) if scenario.cleanup is not None else None,
+        "meter": scenario.meter,
+        "mode": scenario.mode,
+        **({"notes": list(scenario.notes)} if scenario.notes else {}),
+    }
+
+
+def skipped_record(run_id: str, env_name: str, backend: str, scenario: Scenario, reason: str,
+                   status: str = "skipped") -> dict[str, Any]:
+    """The record of a cell that never ran: its environment cannot run here (skipped), or the
+    harness lost it (``status="harness-error"``); a result, with the reason and fix."""
+    record: dict[str, Any] = {
+        "schema_version": SCHEMA_VERSION, "tool_version": __version__, "run_id": run_id, "cell_id": uuid.uuid4().hex[:12],
+        "env": {"name": env_name, "backend": backend},
+        "scenario": scenario_facts(scenario, scenario.params),
+        "status": status, "error": {"type": {"skipped": "Skipped", "interrupted": "Interrupted"}.get(status, "HarnessError"),
+                                    "message": reason},
+        "checkpoints": [], "facts": {},
+        "exit_code": None, "after_exit": None, "timeline": None, "stderr_tail": "", "duration_s": 0.0,
+        "started_at": dt.datetime.now(dt.timezone.utc).isoformat(),
+    }
+    record["verdicts"] = verdicts.judge(record)
+    return record
+
+
+ENGINE_LOST = "EngineLost"
+
+
+def engine_lost(why: str, run_dir: Path) -> dict[str, str]:
+    """The error of a cell its engine dropped: the harness's failure, which --resume runs again."""
+    return {"type": ENGINE_LOST, "why": why, "message": f"{why}: nothing follows about the script; `nox -s matrix -- "
+                                                        f"--resume {run_dir}` runs the cell again once the engine answers"}
+
+
+def engine_down_record(run_id: str, env_name: str, backend: str, scenario: Scenario, why: str,
+                       run_dir: Path) -> dict[str, Any]:
+    """A cell not started because its engine had stopped answering (a run stops starting cells then)."""
+    record = skipped_record(run_id, env_name, backend, scenario, "", status="harness-error")
+    record["error"] = engine_lost(f"not started: {why}", run_dir)
+    return record
+
+
+def not_started(record: dict[str, Any], exc: Exception, started: float, notify: Event, run_dir: Path) -> dict[str, Any]:
+    message = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+    error = (engine_lost(message, run_dir) if isinstance(exc, EngineLost)
+             else {"type": "StartFailed", "message": f"the cell could not start: {message}"})
+    record.update(status="harness-error", error=error,
+                  after_exit=None, timeline=None, stderr_tail="", stray_stdout=[],
+                  duration_s=round(time.monotonic() - started, 3))
+    record["verdicts"] = verdicts.judge(record)
+    notify("done", record)
+    return record

@@ -1,0 +1,46 @@
+"""Finishing a run later: what a run asked for, kept in its manifest, and the options that plan
+the same cells again (``--resume``: only those without a finished record run)."""
+from __future__ import annotations
+
+import json
+from dataclasses import replace
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from harness.common.errors import UsageError
+from harness.environments import config
+
+if TYPE_CHECKING:
+    from harness.running.matrix import MatrixOptions
+
+
+def request_of(options: MatrixOptions) -> dict[str, Any]:
+    """What was asked, kept in the manifest so --resume can plan the same cells again."""
+    return {
+        "envs": options.envs, "scenarios": options.scenarios, "variant": options.variant, "timeout": options.timeout,
+        "params": options.params, "setenv": options.setenv, "with_pins": options.with_pins, "backend": options.backend,
+        "gpu_mode": options.gpu_mode, "index_url": options.index_url, "cluster": options.cluster,
+        "extra_envs": [{"image": e.image, "interpreter": e.interpreter, "family": list(e.family)} for e in options.extra_envs],
+        "items": [{"path": str(i.path), "timeout": i.timeout} for i in options.items or [] if i.mode == "repro"] or None,
+    }
+
+
+def resume_options(run_dir: Path, base: MatrixOptions) -> MatrixOptions:
+    """The options a run was started with (its manifest's request), to finish it: --resume."""
+    from harness.running import repro
+
+    try:
+        manifest = json.loads((run_dir / "manifest.json").read_text(encoding="utf-8"))
+        asked = manifest["request"]
+    except (OSError, ValueError, KeyError) as exc:
+        raise UsageError(f"--resume {run_dir}: no manifest with the run's request there ({exc}); "
+                         "give a run folder this version wrote") from exc
+    extra = [config.adhoc_image(e["image"], e["family"]) if e["image"]
+             else config.adhoc_interpreter(e["interpreter"], e["family"]) for e in asked.get("extra_envs") or []]
+    items = [repro.script_scenario(Path(i["path"]), i["timeout"], plain=True, setenv=asked["setenv"])
+             for i in asked.get("items") or []] or None
+    return replace(base, envs=asked["envs"], scenarios=asked["scenarios"], variant=asked["variant"],
+                   timeout=asked["timeout"], params=asked["params"], setenv=asked["setenv"], with_pins=asked["with_pins"],
+                   backend=asked["backend"], gpu_mode=asked["gpu_mode"], index_url=asked["index_url"],
+                   cluster=base.cluster or asked.get("cluster"), extra_envs=extra, items=items,
+                   results_root=run_dir.parent, run_id=run_dir.name, resume=True)
