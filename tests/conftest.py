@@ -1,8 +1,9 @@
 """Shared test helpers: run a scenario file for real through the process backend.
 
 The tests build and use images under their own name (TEST_IMAGE_PREFIX), never the user's
-gpu-cleanup-matrix/* images, and remove those they built as the session ends (unless
-HARNESS_KEEP_TEST_IMAGES=1: a developer running them again keeps the builds).
+gpu-cleanup-matrix/* images, and remove those the session built as it ends (unless
+HARNESS_KEEP_TEST_IMAGES=1: a developer running them again keeps the builds); images already
+there when it began (CI's set-up builds them first) stay.
 """
 from __future__ import annotations
 
@@ -18,24 +19,35 @@ TEST_IMAGE_PREFIX = "gpu-cleanup-matrix-test"
 os.environ.setdefault("HARNESS_IMAGE_PREFIX", TEST_IMAGE_PREFIX)  # CLI subprocesses inherit it
 
 
-def pytest_sessionfinish(session: pytest.Session) -> None:
-    """Every image under the test prefix goes (registry copies included): nothing of the tests stays."""
-    prefix = os.environ["HARNESS_IMAGE_PREFIX"]
-    if prefix != TEST_IMAGE_PREFIX or os.environ.get("HARNESS_KEEP_TEST_IMAGES") == "1":
-        return
+def _test_images() -> tuple[object, set[str]]:
+    """(client, tags under the test prefix, registry copies included); (None, set()) without an engine."""
     try:
         from harness.environments.docker_client import connect
 
         client = connect(timeout=120)
     except Exception:
-        return  # no engine: no image was built
-    for image in client.images.list():
-        if any(f"{prefix}/" in tag for tag in image.tags):
-            for tag in image.tags:
-                try:
-                    client.images.remove(tag)
-                except Exception:
-                    pass  # in use by a container another session left: `harness clean`, then docker image prune
+        return None, set()
+    prefix = os.environ["HARNESS_IMAGE_PREFIX"]
+    return client, {tag for image in client.images.list() for tag in image.tags if f"{prefix}/" in tag}
+
+
+_before: set[str] = set()
+
+
+def pytest_sessionstart(session: pytest.Session) -> None:
+    _before.update(_test_images()[1])  # built before this session (CI's set-up, a session at work beside it): kept
+
+
+def pytest_sessionfinish(session: pytest.Session) -> None:
+    """The images this session built under the test prefix go: nothing of the tests stays."""
+    if os.environ["HARNESS_IMAGE_PREFIX"] != TEST_IMAGE_PREFIX or os.environ.get("HARNESS_KEEP_TEST_IMAGES") == "1":
+        return
+    client, now = _test_images()
+    for tag in sorted(now - _before):
+        try:
+            client.images.remove(tag)  # type: ignore[attr-defined]
+        except Exception:
+            pass  # in use by a container another session left: `harness clean`, then docker image prune
 
 
 @pytest.fixture

@@ -10,13 +10,17 @@ from __future__ import annotations
 import argparse
 import importlib
 import signal
+import sys
+from pathlib import Path
 from types import ModuleType
 from typing import NoReturn
 
 from harness import __version__
 from harness.cli.options import add_options
 from harness.cli.shared import console
+from harness.common.commands import command
 from harness.common.errors import HarnessError
+from harness.environments import config
 
 # command -> (its module here, its help). A module is imported only when its command runs: the
 # start-up of `repro` is part of what measuring costs.
@@ -47,9 +51,17 @@ class OneLineParser(argparse.ArgumentParser):
         self.exit(2, f"{self.prog}: error: {message} (see {self.prog} --help)\n")
 
 
+def program_name() -> str:
+    """The name the tool was started by: gpu-cleanup-matrix, gcm, harness (``python -m`` names its package)."""
+    called = Path(sys.argv[0]).name if sys.argv and sys.argv[0] else "harness"
+    if called == "__main__.py":
+        called = Path(sys.argv[0]).parent.name
+    return called.replace("_", "-") if called in ("gpu-cleanup-matrix", "gcm", "gpu_cleanup_matrix") else "harness"
+
+
 def build_parser() -> argparse.ArgumentParser:
-    parser = OneLineParser(prog="harness", description="Does this cleanup really give GPU memory back?")
-    parser.add_argument("--version", action="version", version=f"harness {__version__}")
+    parser = OneLineParser(prog=program_name(), description="Does this cleanup really give GPU memory back?")
+    parser.add_argument("--version", action="version", version=f"gpu-cleanup-matrix {__version__}")
     sub = parser.add_subparsers(dest="command", required=True, parser_class=OneLineParser)
     for name, (_, text) in COMMANDS.items():
         add_options(sub.add_parser(name, help=text), name)
@@ -57,22 +69,28 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: list[str] | None = None) -> int:
-    args = build_parser().parse_args(argv)
+    parser = build_parser()
+    args = parser.parse_args(argv)
     err, out = console(stderr=True), console(stderr=False)
     signal.signal(signal.SIGTERM, _terminate)
+    name = parser.prog
     try:
+        chosen = config.use_environments(getattr(args, "environments", None))
+        if getattr(args, "environments", None) is None and chosen.parent == Path.cwd().resolve():
+            err.print(f"environments: {chosen} (found in the working folder; --environments names another)",
+                      markup=False, soft_wrap=True)
         code: int = command_module(args.command).main(args, err, out)
         return code
     except HarnessError as exc:
-        err.print(f"harness: error: {exc.message}", markup=False, highlight=False, soft_wrap=True)
+        err.print(f"{name}: error: {exc.message}", markup=False, highlight=False, soft_wrap=True)
         if exc.detail:
             err.print(exc.detail, markup=False, highlight=False, style="dim")
         return exc.exit_code
     except KeyboardInterrupt as exc:
         run_dir = getattr(exc, "run_dir", None)
-        where = f"in {run_dir}; `nox -s matrix -- --resume {run_dir}` finishes the run" if run_dir else (
+        where = f"in {run_dir}; `{command('matrix', '--resume', str(run_dir))}` finishes the run" if run_dir else (
             f"under {args.results}" if getattr(args, "results", None) else "")
-        err.print(f"harness: interrupted; cells already finished are kept {where}".rstrip(), markup=False, soft_wrap=True)
+        err.print(f"{name}: interrupted; cells already finished are kept {where}".rstrip(), markup=False, soft_wrap=True)
         return 130
 
 

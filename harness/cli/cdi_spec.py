@@ -6,6 +6,7 @@ import json
 
 from rich.console import Console
 
+from harness.common.commands import command
 from harness.environments import cdi
 
 
@@ -20,5 +21,5 @@ def main(args: argparse.Namespace, err: Console, out: Console) -> int:
     err.print(f"[green]✓[/] {path}: {cdi.KIND}=all and ={','.join(gpus)}; {len(edits['deviceNodes'])} control nodes, "
               f"{len(edits['mounts'])} driver files mounted read-only")
     err.print("the engine reads it at the next container start (CDI on: Docker >= 25 with features.cdi, or 28+); "
-              "`nox -s doctor` shows the mode a run will use")
+              f"`{command('doctor')}` shows the mode a run will use")
     return 0

@@ -153,6 +153,9 @@ OPTIONS: list[Option] = [
     Option(("--push",), "push every image to --registry afterwards", ("images",), {"action": "store_true"}),
     # output
     Option(("--results",), "results folder", ("run", *CELLS), {"type": Path, "default": Path("results")}),
+    Option(("--environments",), "the environments file (default: ./environments.toml when there is one, else the "
+           "tool's own matrix/environments.toml); its dockerfile folders are looked up beside it, then among the tool's",
+           ("run", "images", "doctor", "scenarios", "report", *CELLS), {"type": Path, "default": None, "metavar": "TOML"}),
     Option(("--json",), "print the result as JSON on stdout (run: the record; matrix, report: matrix.json)",
            ("run", "matrix", "report"), {"action": "store_true"}),
     Option(("--output",), "the folder the CDI spec is written to (one the engine reads: cdi-spec-dirs)", ("cdi-spec",),

@@ -10,6 +10,7 @@ from typing import Any
 from rich.console import Console
 
 from harness import __version__
+from harness.common.commands import command
 from harness.common.errors import UsageError
 from harness.common.units import human_bytes
 from harness.measurement import scenario
@@ -80,6 +81,6 @@ def _docker_backend(args: argparse.Namespace, nvml: Nvml) -> Any:
     variant, _ = choose_variant(args.variant, nvml)
     client = connect()
     if env.kind == "build" and not images.image_current(client, env, variant):
-        raise UsageError(f"image {env.image_tag(variant)} is missing or out of date: nox -s images -- --env {env.name}")
+        raise UsageError(f"image {env.image_tag(variant)} is missing or out of date: {command('images', '--env', env.name)}")
     access = gpu_access.for_run(client.info(), variant, nvml.available, args.gpu_mode)
     return DockerBackend(client=client, image=env.image_tag(variant), python=env.python, user=env.user, access=access)

@@ -25,7 +25,28 @@ else:  # Python 3.10
     import tomli as tomllib
 
 REPO = Path(__file__).resolve().parents[2]
-DEFAULT_ENVIRONMENTS = REPO / "matrix" / "environments.toml"
+PACKAGED = Path(__file__).resolve().parents[1] / "resources"  # an installed wheel's copy of matrix/ and images/ (setup.py)
+
+
+def data_root() -> Path:
+    """Where matrix/*.toml and images/ are: the checkout when run from one, else the installed copy."""
+    return REPO if (REPO / "matrix" / "environments.toml").is_file() else PACKAGED
+
+
+ENVIRONMENTS_FILE = "environments.toml"
+_chosen: list[Path] = []  # the environments file the command line chose (--environments, or the working folder's)
+
+
+def use_environments(path: Path | None) -> Path:
+    """Make ``path`` (else ./environments.toml when there is one, else the tool's own) the file every
+    command reads its environments from; returns the file chosen."""
+    chosen = path or (Path.cwd() / ENVIRONMENTS_FILE if (Path.cwd() / ENVIRONMENTS_FILE).is_file() else None)
+    _chosen[:] = [chosen.resolve()] if chosen else []
+    return environments_file()
+
+
+def environments_file() -> Path:
+    return _chosen[0] if _chosen else data_root() / "matrix" / ENVIRONMENTS_FILE
 IMAGE_PREFIX = "gpu-cleanup-matrix"
 IMAGE_PREFIX_VARIABLE = "HARNESS_IMAGE_PREFIX"  # another namespace for the images (the tests build under their own)
 
@@ -110,9 +131,10 @@ class EnvDef:
             "IMPORTS": " ".join(imports),
         }
 
-    def definition_hash(self, variant: str, repo: Path = REPO) -> str:
+    def definition_hash(self, variant: str, repo: Path | None = None) -> str:
         """Changes whenever what the image would contain changes: pins or Dockerfile folder."""
         digest = hashlib.sha256(json.dumps(asdict(self.variant(variant)), sort_keys=True).encode())
+        repo = repo or data_root()
         for folder in (repo / self.dockerfile, repo / "images" / "common"):
             for path in sorted(p for p in folder.rglob("*") if p.is_file()):
                 digest.update(path.name.encode() + path.read_bytes())
@@ -124,8 +146,18 @@ def _variant(table: dict[str, Any]) -> VariantDef:
                       index_url=str(table.get("index_url", "")), pip_options=tuple(table.get("pip_options", ())))
 
 
-def load_environments(path: Path = DEFAULT_ENVIRONMENTS) -> dict[str, EnvDef]:
-    """Every environment of ``path``; a UsageError listing every problem with its line otherwise."""
+def _dockerfile(folder: str, source: Path) -> str:
+    """``folder`` as a path the builder finds: beside ``source`` when it is there, else the tool's own."""
+    if folder and not Path(folder).is_absolute() and (source.parent / folder / "Dockerfile").is_file():
+        return str((source.parent / folder).resolve())
+    return folder
+
+
+def load_environments(path: Path | None = None) -> dict[str, EnvDef]:
+    """Every environment of ``path`` (the chosen file by default); a UsageError listing every problem
+    with its line otherwise. A ``dockerfile`` folder is looked up beside the file first, then among
+    the tool's own images, so a user's file can name both."""
+    path = path or environments_file()
     try:
         text = path.read_text(encoding="utf-8")
         data = tomllib.loads(text)
@@ -144,7 +176,7 @@ def load_environments(path: Path = DEFAULT_ENVIRONMENTS) -> dict[str, EnvDef]:
         raise UsageError(f"{path}: {len(found)} problem{'s' if len(found) > 1 else ''}; nothing was run:\n  "
                          + "\n  ".join(found))
     return {
-        name: EnvDef(name=name, family=tuple(table["family"]), dockerfile=str(table.get("dockerfile", "")),
+        name: EnvDef(name=name, family=tuple(table["family"]), dockerfile=_dockerfile(str(table.get("dockerfile", "")), path),
                      image=str(table.get("image", "")), interpreter=str(table.get("interpreter", "")),
                      python=str(table.get("python", "python")), python_version=str(table.get("python_version", "")),
                      user=str(table.get("user", "65534:65534")), default=bool(table.get("default", True)),

@@ -4,6 +4,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from harness.common.commands import command
 from harness.common.errors import HarnessError
 from harness.common.units import human_bytes
 from harness.environments import cdi, config, images
@@ -48,7 +49,7 @@ def run_checks(nvml: Nvml) -> list[Check]:
             tag = env.image_tag(variant)
             current = images.image_current(client, env, variant)
             checks.append(Check(f"image {tag}", current, "built and current" if current else "missing or out of date",
-                                "" if current else "nox -s images (nox -s matrix builds it too)"))
+                                "" if current else f"{command('images')} ({command('matrix')} builds it too)"))
     return checks
 
 

@@ -26,7 +26,7 @@ from pathlib import Path
 from typing import Any
 
 from harness.common.errors import BuildError
-from harness.environments.config import REPO, EnvDef
+from harness.environments.config import EnvDef, data_root
 
 HASH_LABEL = "harness.definition-hash"
 IDENTITY_LABEL = "harness.build-identity"
@@ -55,8 +55,9 @@ def index_reachable(url: str, timeout: float = 5.0) -> bool:
 
 
 @contextmanager
-def build_context(env: EnvDef, settings: dict[str, str], wheelhouse: Path | None, repo: Path = REPO) -> Iterator[Path]:
+def build_context(env: EnvDef, settings: dict[str, str], wheelhouse: Path | None, repo: Path | None = None) -> Iterator[Path]:
     """The env's Dockerfile, images/common/ as build/, the pins as build/pins.env and the wheelhouse."""
+    repo = repo or data_root()
     with tempfile.TemporaryDirectory(prefix=f"harness-build-{env.name}-") as tmp:
         ctx = Path(tmp)
         shutil.copy2(repo / env.dockerfile / "Dockerfile", ctx / "Dockerfile")

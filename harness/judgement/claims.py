@@ -16,14 +16,13 @@ from typing import Any
 
 from harness.common.errors import UsageError, suggest
 from harness.common.units import human_bytes
-from harness.environments.config import REPO, load_environments
+from harness.environments.config import data_root, load_environments
 
 if sys.version_info >= (3, 11):
     import tomllib
 else:  # Python 3.10
     import tomli as tomllib
 
-DEFAULT_CLAIMS = REPO / "matrix" / "claims.toml"
 MEASURED = {"released", "cached", "held", "partial", "returned", "not-returned"}
 GPU_METERS = {"nvml_process", "nvml_device"}
 KNOWN = {"id", "says", "seed", "scenario", "step", "expect", "envs", "gpu", "compare"}
@@ -42,7 +41,9 @@ class Claim:
     compare: dict[str, str] | None = None
 
 
-def load_claims(path: Path = DEFAULT_CLAIMS) -> list[Claim]:
+def load_claims(path: Path | None = None) -> list[Claim]:
+    """The seed articles' claims (matrix/claims.toml in the checkout, or the installed copy)."""
+    path = path or data_root() / "matrix" / "claims.toml"
     try:
         data = tomllib.loads(path.read_text(encoding="utf-8"))
     except (OSError, tomllib.TOMLDecodeError) as exc:

@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from harness import __version__
+from harness.common.commands import command
 from harness.common.events import Event
 from harness.judgement import verdicts
 from harness.measurement.backends.base import EngineLost
@@ -51,8 +52,9 @@ ENGINE_LOST = "EngineLost"
 
 def engine_lost(why: str, run_dir: Path) -> dict[str, str]:
     """The error of a cell its engine dropped: the harness's failure, which --resume runs again."""
-    return {"type": ENGINE_LOST, "why": why, "message": f"{why}: nothing follows about the script; `nox -s matrix -- "
-                                                        f"--resume {run_dir}` runs the cell again once the engine answers"}
+    again = command("matrix", "--resume", str(run_dir))
+    return {"type": ENGINE_LOST, "why": why,
+            "message": f"{why}: nothing follows about the script; `{again}` runs the cell again once the engine answers"}
 
 
 def engine_down_record(run_id: str, env_name: str, backend: str, scenario: Scenario, why: str,

@@ -10,9 +10,8 @@ import json
 from pathlib import Path
 from typing import Any
 
-from harness.common.units import human_bytes
 from harness.judgement import claims, floors, loops, tolerances, verdicts
-from harness.reporting import glance, machines, pairing, sweeps
+from harness.reporting import glance, machines, matrix_md, pairing, sweeps
 from harness.reporting.results import SCHEMA_VERSION, read_records, write_json, write_record
 
 MATRIX_SCHEMA_VERSION = 1
@@ -195,70 +194,6 @@ def compare(matrix: dict[str, Any], other: dict[str, Any]) -> dict[str, Any]:
     return {"other": other["run"], "pairs": pairs, "changed": changed}
 
 
-def cell_text(cell: dict[str, Any]) -> str:
-    """One Markdown cell: the status when it is not ok, else each step's verdict and what is left."""
-    status = cell.get("status")
-    if status != "ok":
-        return f"**{status}**" + (f" ({cell['error'][:80]})" if cell.get("error") else "")
-    parts = []
-    for step in cell["steps"]:
-        judged = step.get("left") is not None and step["verdict"] != "skipped"
-        left = f", {human_bytes(step['left'])} left" if judged else ""
-        if judged and step.get("framework_left") is not None:
-            left += f" (framework: {human_bytes(step['framework_left'])})"
-        parts.append(f"{step['label']}: {step['verdict']}{left}")
-    parts += [f"loop ({cell['loop']['site']}): {cell['loop']['text']}"] if cell.get("loop") else []
-    if cell.get("exit"):
-        parts.append(f"exit: {cell['exit']}")
-    left_running = [k for k in cell.get("killed") or [] if k.get("role") != "script"]
-    if left_running:
-        pids = ", ".join(f"PID {k['pid']}" for k in left_running)
-        parts.append(f"left running, killed by the harness: {pids}")
-    if cell.get("runtime_cost"):
-        parts.append(f"runtime: {human_bytes(cell['runtime_cost'])}")
-    elif cell.get("blind_labels"):
-        parts.append("pool mapped at first touch")
-    return "<br>".join(parts) or "ok (no cleanup step)"
-
-
-def _claim_mark(result: dict[str, Any]) -> str:
-    symbol = {"confirmed": "✅ confirmed", "contradicted": "❌ contradicted", "untestable": "➖ untestable"}
-    return f"{symbol[result['outcome']]} ({result['why']})"
-
-
-def to_markdown(matrix: dict[str, Any]) -> str:
-    envs = matrix["environments"]
-    lines = [f"## GPU memory cleanup matrix ({matrix['run']})", ""]
-    if matrix.get("note"):
-        lines += [matrix["note"], ""]
-    lines += [f"Measured on: {matrix.get('machine') or 'unknown machine'}.", ""]
-    lines.append("| scenario | " + " | ".join(envs) + " |")
-    lines.append("|---|" + "---|" * len(envs))
-    for name in matrix["scenarios"]:
-        row = matrix["cells"][name]
-        lines.append(f"| `{name}` | " + " | ".join(cell_text(row[e]) if e in row else "n/a" for e in envs) + " |")
-    lines += ["", "### Claims from the seeds", ""]
-    lines += ["| claim | seed | " + " | ".join(envs) + " |", "|---|---|" + "---|" * len(envs)]
-    for claim in matrix.get("claims", []):
-        results = claim["results"]
-        if not results:
-            continue  # no cell of this run can speak to it
-        marks = [_claim_mark(results[e]) if e in results else "" for e in envs]
-        seed = claim["seed"][:3] if claim["seed"][:3].isdigit() else claim["seed"]
-        lines.append(f"| {claim['says']} (`{claim['scenario']}`) | `{seed}` | " + " | ".join(marks) + " |")
-    if matrix.get("compare"):
-        diff = matrix["compare"]
-        lines += ["", f"### Changed since {diff['other']}", ""]
-        lines += [f"Compared {p['env']} with {p['other_env']} ({p['by']})." for p in diff.get("pairs", [])] + [""]
-        changes = [f"- `{c['scenario']}` @ {c['env']}"
-                   + (f" (vs {c['other_env']})" if c.get("other_env", c["env"]) != c["env"] else "")
-                   + f": {c['before']} -> **{c['after']}**" for c in diff["changed"]]
-        lines += changes or ["- nothing"]
-    text = matrix.get("tolerances_text") or matrix["tolerances"]["text"]
-    lines += ["", f"Tolerances: {text}. n/a: the scenario does not apply to that env."]
-    return "\n".join(lines) + "\n"
-
-
 Judged = tuple[list[dict[str, Any]], list[tuple[Path, str]]]
 
 
@@ -282,7 +217,7 @@ def write_reports(run_dir: Path, planned: list[tuple[str, str]] | None = None, n
         matrix["compare"] = compare(matrix, build_matrix(compare_with))
     matrix.update(extra or sweeps.kept(run_dir, matrix))  # a sweep's summary travels with its matrix
     write_json(run_dir / "matrix.json", matrix)
-    _write_text(run_dir / "matrix.md", to_markdown(matrix))
+    _write_text(run_dir / "matrix.md", matrix_md.to_markdown(matrix))
     _write_text(run_dir / "report.html", report_html.render(matrix, records))
     return matrix
 

@@ -9,6 +9,7 @@ from rich.text import Text
 from harness.common.units import human_bytes
 from harness.judgement.tolerances import TOLERANCES
 from harness.reporting import glance
+from harness.reporting.glance import NO_GPU
 
 STYLES = {
     "released": "green", "returned": "green", "ok": "green",
@@ -132,6 +133,9 @@ def matrix_summary(matrix: dict[str, Any]) -> str:
             outcomes[result["outcome"]] += 1
     cells = ", ".join(f"{n} {s}" for s, n in sorted(statuses.items()))
     claims = ", ".join(f"{n} {o}" for o, n in outcomes.items())
+    if matrix.get("machine") == NO_GPU:
+        claims = (f"{outcomes['confirmed']} confirmed, {outcomes['contradicted']} contradicted; no GPU here, so "
+                  f"{outcomes['untestable']} about GPU memory are not decided")
     changed = matrix.get("compare")
     diff = f"; {len(changed['changed'])} changed since {changed['other']}" if changed else ""
     return f"{cells}; claims: {claims}{diff}"

@@ -147,13 +147,24 @@ def _others_cell(cp: dict[str, Any], pid: int | None) -> str:
     return attribution.named([p for p in who if p.get("bytes")]).replace("|", "\\|") or "-"
 
 
-def _peak_row(peak: dict[str, Any], others: bool = False) -> str:
+def _peak_row(peak: dict[str, Any], others: bool, gpu: bool) -> list[str]:
     """A timeline peak: the cell's processes together (the timeline does not tell them apart)."""
     where = f"between `{peak['after']}` and `{peak['before']}`" if peak["before"] else f"after `{peak['after']}`"
     r = peak["readings"]
-    cell = " (with its other processes) | |" if others else " |"
-    return (f"| *peak {where.replace('|', chr(92) + '|')}, at {peak['t_s']:.2f} s* | {human_bytes(r.get('nvml_process'))}"
-            f"{cell} {human_bytes(r.get('nvml_device'))} | {human_bytes(r.get('rss'))} | (timeline) | |")
+    own = [f"{human_bytes(r.get('nvml_process'))}" + (" (with its other processes)" if others else "")]
+    return _row([f"*peak {where.replace('|', chr(92) + '|')}, at {peak['t_s']:.2f} s*", *own, *([""] if others else []),
+                 human_bytes(r.get("nvml_device")), human_bytes(r.get("rss")), "(timeline)", ""], gpu, others)
+
+
+def _row(cells: list[str], gpu: bool, others: bool) -> list[str]:
+    """A table row in the order the header has; without a GPU the GPU columns (all n/a) are left out."""
+    if not gpu:
+        cells = [cells[0], *cells[3 + others:]]
+    return cells
+
+
+HEADER = ["checkpoint", "GPU, the script's process", "GPU, its other processes", "GPU, device", "host RSS",
+          "framework in use / reserved", "verdict"]
 
 
 def never_ran(record: dict[str, Any]) -> bool:
@@ -175,7 +186,10 @@ def not_run_section(record: dict[str, Any]) -> list[str]:
 
 def markdown(records: list[dict[str, Any]], script: Path) -> str:
     """The per-environment results as one Markdown block for an issue thread."""
-    lines = [f"### GPU memory of `{script.name}`, per environment", ""]
+    gpu = any((r.get("host") or {}).get("nvml_available") for r in records)
+    lines = [f"### {'GPU' if gpu else 'Host'} memory of `{script.name}`, per environment", ""]
+    if not gpu:
+        lines += ["No NVIDIA GPU here: host memory (RSS) only; run it on a machine with a GPU for GPU memory.", ""]
     missing = [r["env"]["name"] for r in records if never_ran(r) and r.get("status") != "skipped"]
     if missing:
         lines += [f"Not every environment asked for ran: {', '.join(f'`{m}`' for m in missing)} (the cause is in "
@@ -203,12 +217,11 @@ def markdown(records: list[dict[str, Any]], script: Path) -> str:
         pid = record.get("script_pid")
         cps = record.get("checkpoints") or []
         others = any(attribution.other_processes(cp, pid)[0] for cp in cps)
-        extra = " GPU, its other processes |" if others else ""
-        lines += [f"| checkpoint | GPU, the script's process |{extra} GPU, device | host RSS | framework in use / reserved "
-                  "| verdict |", "|---|---|---|---|---|---|" + ("---|" if others else "")]
+        header = _row([h for h in HEADER if others or h != HEADER[2]], gpu, others)
+        lines += ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
         for index, cp in enumerate([*cps, None]):
             if index in peaks:
-                lines.append(_peak_row(peaks[index], others))
+                lines.append("| " + " | ".join(_peak_row(peaks[index], others, gpu)) + " |")
             if cp is None:
                 break
             r, views = cp["readings"], cp.get("view") or {}
@@ -220,9 +233,10 @@ def markdown(records: list[dict[str, Any]], script: Path) -> str:
             if step.get("detail") and verdict:
                 verdict += ": " + str(step["detail"]).replace("|", "\\|")
             label = cp["label"].replace("|", "\\|")
-            theirs = f" {_others_cell(cp, pid)} |" if others else ""
-            lines.append(f"| `{label}` | {human_bytes(attribution.own_reading(cp, pid))} |{theirs} "
-                         f"{human_bytes(r.get('nvml_device'))} | {human_bytes(r.get('rss'))} | {fw or '-'} | {verdict} |")
+            cells = [f"`{label}`", human_bytes(attribution.own_reading(cp, pid)),
+                     *([_others_cell(cp, pid)] if others else []), human_bytes(r.get("nvml_device")),
+                     human_bytes(r.get("rss")), fw or "-", verdict]
+            lines.append("| " + " | ".join(_row(cells, gpu, others)) + " |")
         looped = loop_lines(record)
         if looped:
             lines += ["", "Growth per loop iteration:", *looped]
@@ -239,6 +253,10 @@ def markdown(records: list[dict[str, Any]], script: Path) -> str:
         lines += ["", *ended] if ended else []
         lines.append(f"\nAfter exit: {exit_verdict or 'n/a'}{killed_clause(record)}.\n")
         lines += [f"Note: {note}.\n" for note in (record.get("scenario") or {}).get("notes") or []]
-    lines.append(f"Measured from outside the process with NVML (per-process and device) and /proc (RSS) by "
-                 f"gpu-cleanup-matrix {__version__}; {TOLERANCES['text']}.")
+    if gpu:
+        lines.append(f"Measured from outside the process with NVML (per-process and device) and /proc (RSS) by "
+                     f"gpu-cleanup-matrix {__version__}; {TOLERANCES['text']}.")
+    else:
+        lines.append(f"Measured from outside the process with /proc (RSS) by gpu-cleanup-matrix {__version__}; "
+                     f"{tolerances.tolerances_text(host_only=True)}.")
     return "\n".join(lines) + "\n"

@@ -6,6 +6,7 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
+from harness.common.commands import command
 from harness.judgement import verdicts
 from harness.measurement.backends import docker as docker_backend
 from harness.measurement.backends.base import Backend
@@ -33,7 +34,7 @@ def mark(record: dict[str, Any], run_dir: Path) -> None:
     """A cell the user stopped: a harness status, never the scenario's; --resume runs it again."""
     record["status"] = "interrupted"
     record["error"] = {"type": "Interrupted", "message": "stopped by Ctrl-C or SIGTERM before it ended; nothing follows "
-                       f"about the scenario: `nox -s matrix -- --resume {run_dir}` runs it again"}
+                       f"about the scenario: `{command('matrix', '--resume', str(run_dir))}` runs it again"}
     record["verdicts"] = verdicts.judge(record)
 
 

@@ -79,7 +79,8 @@ def choose_variant(requested: str | None, nvml: Nvml) -> tuple[str, str]:
         return requested, "asked for"
     if nvml.available:
         return "gpu", f"NVIDIA GPU found ({nvml.gpus[0].name}, driver {nvml.driver})"
-    return "cpu", f"no NVIDIA GPU: {nvml.reason}; the GPU columns are unavailable, RSS only"
+    return "cpu", (f"no NVIDIA GPU: {nvml.reason}; this run measures host memory (RSS) only, so the seeds' GPU "
+                   "claims cannot be decided here")
 
 
 def _environments(options: MatrixOptions, variant: str, items: list[Scenario]) -> list[config.EnvDef]:

@@ -16,7 +16,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 
-from harness.reporting import aggregate, render, report_html, results  # noqa: E402
+from harness.reporting import aggregate, matrix_md, render, report_html, results  # noqa: E402
 
 
 def main() -> int:
@@ -47,7 +47,7 @@ def main() -> int:
         text_json = json.dumps(matrix, indent=1, sort_keys=True)
         timings["matrix.json"] = time.perf_counter() - start
         start = time.perf_counter()
-        text_md = aggregate.to_markdown(matrix)
+        text_md = matrix_md.to_markdown(matrix)
         timings["matrix.md"] = time.perf_counter() - start
         start = time.perf_counter()
         page = report_html.render(matrix, loaded)

@@ -9,7 +9,7 @@ import subprocess
 from pathlib import Path
 
 import pytest
-from helpers import ROOT
+from helpers import ROOT, harness_cli
 from reportkit import EVERY_OUTCOME, make_run
 
 FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking",
@@ -64,9 +64,13 @@ PROBE = """<script>setTimeout(function () {
   for (var i = 0; i < boxes.length; i++) for (var j = i + 1; j < boxes.length; j++) { var a = boxes[i], b = boxes[j];
     if (a.left < b.right && b.left < a.right && a.top < b.bottom && b.top < a.bottom) hits++; }
   var scroller = document.querySelector(".scroll"), last = document.querySelector("#matrix-table tr:nth-child(2) td:last-child");
+  var top = function (id) { var e = document.getElementById(id); return e ? Math.round(e.getBoundingClientRect().top) : -1; };
+  var chart = document.querySelector("#timeline svg");
   document.body.dataset.probe = JSON.stringify({labels: boxes.length, overlaps: hits, page: document.documentElement.scrollWidth,
     window: window.innerWidth, table: scroller.scrollWidth, scrolls: getComputedStyle(scroller).overflowX,
-    cell: Math.round(last.getBoundingClientRect().width)});
+    cell: Math.round(last.getBoundingClientRect().width), matrix: top("matrix"), legend: top("legend"),
+    chart: chart ? Math.round(chart.getBoundingClientRect().width) : 0,
+    font: chart && chart.querySelector("text") ? Math.round(chart.querySelector("text").getBoundingClientRect().height) : 0});
 }, 1500);</script></body>"""
 
 
@@ -82,9 +86,16 @@ def _probe(chromium: str, page: Path, tmp_path: Path, width: int, fragment: str)
     return dom, json.loads(dom[start:dom.index('"', start)].replace("&quot;", '"'))
 
 
+def _reference(name: str, tmp_path: Path) -> Path:
+    """A committed reference run, rendered by today's code (its records, not a stored page)."""
+    run = tmp_path / name.replace("/", "_")
+    shutil.copytree(ROOT / "matrix" / "reference" / name, run)
+    assert harness_cli("report", str(run)).returncode == 0
+    return run
+
+
 def test_a_gpu_reference_report_answers_at_a_glance(chromium: str, tmp_path: Path) -> None:
-    run = tmp_path / "tf27"
-    shutil.copytree(ROOT / "matrix" / "reference" / "h100-580.159.04-tf27", run)
+    run = _reference("h100-580.159.04-tf27", tmp_path)
     page = run / "report.html"
     dom, probe = _probe(chromium, page, tmp_path, 1400, "#cell=tf2%2Ftf_function_training%7Chost-tf-2.7.4")
     assert "Measured on: NVIDIA H100 80GB HBM3; NVIDIA driver 580.159.04" in dom  # the GPU named at the top
@@ -102,8 +113,28 @@ def test_a_gpu_reference_report_answers_at_a_glance(chromium: str, tmp_path: Pat
 
 
 def test_checkpoint_labels_never_overlap_in_a_long_loop(chromium: str, tmp_path: Path) -> None:
-    run = tmp_path / "loop"  # 26 checkpoints, most within the last seconds of the run
-    shutil.copytree(ROOT / "matrix" / "reference" / "h100-580.159.04-repro" / "torch_model_loop", run)
+    run = _reference("h100-580.159.04-repro/torch_model_loop", tmp_path)  # 26 checkpoints, most in the last seconds
     dom, probe = _probe(chromium, run / "report.html", tmp_path, 1400, "")  # a one-cell report opens on its cell
     assert 'id="timeline"' in dom and dom.count("<li>") >= 26  # every checkpoint listed by its number
     assert probe["labels"] >= 2 and probe["overlaps"] == 0
+
+
+def test_a_loop_that_grows_is_never_green_and_a_phone_sees_the_table_first(chromium: str, tmp_path: Path) -> None:
+    run = _reference("h100-580.159.04-loops", tmp_path)
+    dom, wide = _probe(chromium, run / "report.html", tmp_path, 1400, "")
+    growing = re.search(r'class="cell (back-\w+)"[^>]*data-key="torch/loss_history_loop\|host-python3"', dom)
+    assert growing and growing.group(1) == "back-part"  # released at the end, 64 MiB more per iteration before it
+    flat = re.search(r'class="cell (back-\w+)"[^>]*data-key="torch/loss_history_loop@no_grad\|host-python3"', dom)
+    assert flat and flat.group(1) == "back-all"
+    rows = re.findall(r'data-key="(\w+)/', dom)
+    assert rows[0] == "torch"  # the framework with the most answers leads
+    assert wide["legend"] < wide["matrix"]
+    _, phone = _probe(chromium, run / "report.html", tmp_path, 390, "")
+    assert phone["matrix"] < phone["legend"] and phone["page"] <= phone["window"]  # the phone leads with the table
+
+
+def test_a_repro_report_reads_on_a_phone(chromium: str, tmp_path: Path) -> None:
+    run = _reference("h100-580.159.04-repro/torch_model_loop", tmp_path)
+    _, phone = _probe(chromium, run / "report.html", tmp_path, 390, "")
+    assert phone["page"] <= phone["window"]  # the environment table wraps or scrolls inside itself
+    assert 0 < phone["chart"] <= phone["window"] and phone["font"] >= 8  # drawn at the phone's width: axes readable

@@ -19,8 +19,11 @@ window.onerror = function (msg) { document.body.dataset.errors = (document.body.
   document.getElementById("machine").textContent = "Measured on: " + (M.machine || "unknown machine");
   var legend = document.getElementById("legend"), LEG = M.legend || {};
   ["all", "part", "none", "n/a"].forEach(function (b) { var it = el("span", {"class": "key back-" + b.replace("/", "")}, LEG[b] || b); legend.appendChild(it); });
-  legend.appendChild(el("span", {"class": "hint"}, "The word says why; \u2713n / \u2717n: claim n (notes below the table) confirmed / contradicted here. " +
-    "Click a cell for its timeline, every step and its environment."));
+  var decided = (M.claims || []).some(function (cl) { for (var e in cl.results) if (cl.results[e].outcome !== "untestable") return true; return false; });
+  legend.appendChild(el("span", {"class": "hint"}, "The word says why" + (decided ? "; \u2713n / \u2717n: claim n (notes below the table) confirmed / contradicted here" : "") +
+    ". Click a cell for its timeline, every step and its environment."));
+  if (M.machine === "no GPU: host memory (RSS) only") document.getElementById("note").parentNode.insertBefore(el("p", {"class": "gpu-note"},
+    "No NVIDIA GPU in this run: it measured host memory (RSS) only, so the claims about GPU memory cannot be decided here."), document.getElementById("note"));
   function glance(c) { return c.glance || {back: "n/a", word: c.status}; }
   function header(env) { var th = el("th", {"class": "env"}, env), f = (M.columns || {})[env]; if (!f) return th;
     var rel = Object.keys(f.frameworks || {}).map(function (k) { return k + " " + f.frameworks[k]; });
@@ -35,7 +38,12 @@ window.onerror = function (msg) { document.body.dataset.errors = (document.body.
   function scenarioCell(name) { var th = el("th", {"class": "scn"});  // breaks only after / @ _ (copying the name stays exact)
     name.split(/([\/@_])/).forEach(function (part) { th.appendChild(document.createTextNode(part)); if (/^[\/@_]$/.test(part)) th.appendChild(el("wbr")); });
     return th; }
-  M.scenarios.forEach(function (name) { var tr = el("tr"); tr.appendChild(scenarioCell(name));
+  // Rows by framework, those with the most measured answers first (a framework that could not run here goes last).
+  var answered = {}; M.scenarios.forEach(function (name) { var fam = name.split("/")[0]; answered[fam] = answered[fam] || 0;
+    M.environments.forEach(function (env) { var c = (M.cells[name] || {})[env]; if (c && glance(c).back !== "n/a") answered[fam]++; }); });
+  var rows = M.scenarios.slice().sort(function (a, b) { var fa = a.split("/")[0], fb = b.split("/")[0];
+    return fa === fb ? (a < b ? -1 : 1) : (answered[fb] - answered[fa] || (fa < fb ? -1 : 1)); });
+  rows.forEach(function (name) { var tr = el("tr"); tr.appendChild(scenarioCell(name));
     M.environments.forEach(function (env) { var c = (M.cells[name] || {})[env], key = name + "|" + env;
       if (!c) { tr.appendChild(el("td", {"class": "na"}, "n/a")); return; }
       var g = glance(c); counts[c.status] = (counts[c.status] || 0) + 1;
@@ -56,7 +64,8 @@ window.onerror = function (msg) { document.body.dataset.errors = (document.body.
   var cl = { confirmed: 0, contradicted: 0, untestable: 0 };
   (M.claims || []).forEach(function (c) { for (var e in c.results) cl[c.results[e].outcome]++; });
   document.getElementById("summary").textContent = Object.keys(counts).map(function (k) { return counts[k] + " " + k; }).join(", ") +
-    " | claims: " + cl.confirmed + " confirmed, " + cl.contradicted + " contradicted, " + cl.untestable + " untestable";
+    " | claims: " + cl.confirmed + " confirmed, " + cl.contradicted + " contradicted, " + (M.machine === "no GPU: host memory (RSS) only" ?
+    cl.untestable + " about GPU memory not decided (no GPU here)" : cl.untestable + " untestable");
   if (M.sweep) { var sw = document.getElementById("changes"); sw.appendChild(el("h2", {}, "Changes across " + M.sweep.package + " releases"));
     var sl = el("ul"); M.sweep.changes.forEach(function (c) { sl.appendChild(el("li", {}, c.scenario + " changed in " + c.release + ": " +
       c.before_release + " " + c.before + " \u2192 " + c.release + " " + c.after)); });
@@ -81,7 +90,7 @@ window.onerror = function (msg) { document.body.dataset.errors = (document.body.
   }
   function drawChart(d, data, holder) {  // Vega (vega-embed.js), rendered to SVG: a whole-cell panel and a zoom on the checkpoints
     if (!data) { holder.textContent = "no timeline"; holder.dataset.drawn = "0"; return; }
-    var W = 820, H = 160, ymax = 1, floor = d.floor || null;
+    var W = Math.max(280, Math.min(820, (document.documentElement.clientWidth || 820) - 110)), H = 160, ymax = 1, floor = d.floor || null;  // drawn at the page's width: a phone reads its axes
     data.rows.concat(data.fw).forEach(function (r) { if (r.v > ymax) ymax = r.v; });
     if (floor && floor.hi > ymax) ymax = floor.hi;
     var unit = ymax >= 1073741824 ? 1073741824 : 1048576, uname = unit === 1048576 ? "MiB" : "GiB";

@@ -1,0 +1,84 @@
+"""matrix.md: the matrix as Markdown, a cell in a phrase, and the seeds' claims this run decides."""
+from __future__ import annotations
+
+from typing import Any
+
+from harness.common.units import clip, human_bytes
+from harness.reporting import glance
+
+
+def cell_text(cell: dict[str, Any]) -> str:
+    """One Markdown cell: the status when it is not ok, else each step's verdict and what is left."""
+    status = cell.get("status")
+    if status != "ok":
+        return f"**{status}**" + (f" ({clip(cell['error'], 120)})" if cell.get("error") else "")
+    parts = []
+    for step in cell["steps"]:
+        judged = step.get("left") is not None and step["verdict"] != "skipped"
+        left = f", {human_bytes(step['left'])} left" if judged else ""
+        if judged and step.get("framework_left") is not None:
+            left += f" (framework: {human_bytes(step['framework_left'])})"
+        parts.append(f"{step['label']}: {step['verdict']}{left}")
+    parts += [f"loop ({cell['loop']['site']}): {cell['loop']['text']}"] if cell.get("loop") else []
+    if cell.get("exit"):
+        parts.append(f"exit: {cell['exit']}")
+    left_running = [k for k in cell.get("killed") or [] if k.get("role") != "script"]
+    if left_running:
+        pids = ", ".join(f"PID {k['pid']}" for k in left_running)
+        parts.append(f"left running, killed by the harness: {pids}")
+    if cell.get("runtime_cost"):
+        parts.append(f"runtime: {human_bytes(cell['runtime_cost'])}")
+    elif cell.get("blind_labels"):
+        parts.append("pool mapped at first touch")
+    return "<br>".join(parts) or "ok (no cleanup step)"
+
+
+def _claim_mark(result: dict[str, Any]) -> str:
+    symbol = {"confirmed": "✅ confirmed", "contradicted": "❌ contradicted", "untestable": "➖ untestable"}
+    return f"{symbol[result['outcome']]} ({result['why']})"
+
+
+def claims_to_show(matrix: dict[str, Any]) -> tuple[list[dict[str, Any]], int]:
+    """The claims this run speaks to, and how many it cannot decide for want of a GPU (0 with one):
+    without a GPU those are said once, not listed as a table of "untestable"."""
+    spoken = [c for c in matrix.get("claims", []) if c["results"]]
+    if matrix.get("machine") != glance.NO_GPU:
+        return spoken, 0
+    decided = [c for c in spoken if any(r["outcome"] != "untestable" for r in c["results"].values())]
+    return decided, len(spoken) - len(decided)
+
+
+def to_markdown(matrix: dict[str, Any]) -> str:
+    envs = matrix["environments"]
+    lines = [f"## GPU memory cleanup matrix ({matrix['run']})", ""]
+    if matrix.get("note"):
+        lines += [matrix["note"], ""]
+    lines += [f"Measured on: {matrix.get('machine') or 'unknown machine'}.", ""]
+    lines.append("| scenario | " + " | ".join(envs) + " |")
+    lines.append("|---|" + "---|" * len(envs))
+    for name in matrix["scenarios"]:
+        row = matrix["cells"][name]
+        lines.append(f"| `{name}` | " + " | ".join(cell_text(row[e]) if e in row else "n/a" for e in envs) + " |")
+    lines += ["", "### Claims from the seeds", ""]
+    shown, need_gpu = claims_to_show(matrix)
+    if need_gpu:
+        lines += [f"No NVIDIA GPU in this run: it measured host memory (RSS) only, so the {need_gpu} claims about GPU "
+                  "memory cannot be decided here (run the matrix on a machine with an NVIDIA GPU).", ""]
+    if shown:
+        lines += ["| claim | seed | " + " | ".join(envs) + " |", "|---|---|" + "---|" * len(envs)]
+    for claim in shown:
+        results = claim["results"]
+        marks = [_claim_mark(results[e]) if e in results else "" for e in envs]
+        seed = claim["seed"][:3] if claim["seed"][:3].isdigit() else claim["seed"]
+        lines.append(f"| {claim['says']} (`{claim['scenario']}`) | `{seed}` | " + " | ".join(marks) + " |")
+    if matrix.get("compare"):
+        diff = matrix["compare"]
+        lines += ["", f"### Changed since {diff['other']}", ""]
+        lines += [f"Compared {p['env']} with {p['other_env']} ({p['by']})." for p in diff.get("pairs", [])] + [""]
+        changes = [f"- `{c['scenario']}` @ {c['env']}"
+                   + (f" (vs {c['other_env']})" if c.get("other_env", c["env"]) != c["env"] else "")
+                   + f": {c['before']} -> **{c['after']}**" for c in diff["changed"]]
+        lines += changes or ["- nothing"]
+    text = matrix.get("tolerances_text") or matrix["tolerances"]["text"]
+    lines += ["", f"Tolerances: {text}. n/a: the scenario does not apply to that env."]
+    return "\n".join(lines) + "\n"
