@@ -21,6 +21,7 @@ COMMANDS = {
     "sweep": "A package's releases as one matrix's columns: --package P --from V1 --to V2 [--every minor|patch] "
              "[--scenario GLOB | --script S]; marks where each answer changes.",
     "report": "Re-render a saved run (RUN_DIR [--compare OTHER_RUN_DIR]): terminal table, matrix.md/json, report.html.",
+    "atlas": "Every committed reference run as one static site in atlas/ (grid, evidence pages, claims) with atlas.json/csv.",
     "repro": "A bug report's script, unmodified, in each environment (SCRIPT [--env NAME ...]); prints a Markdown block.",
 }
 

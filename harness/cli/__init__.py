@@ -32,6 +32,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "bisect": ("bisect", "the first release where a script's memory behaviour turns, in few runs"),
     "sweep": ("sweep", "a package's releases as the columns of one matrix, with where each answer changes"),
     "report": ("report", "re-render a saved run: terminal table, matrix.md, matrix.json, report.html"),
+    "atlas": ("atlas", "every committed reference run as one static site (grid, evidence, claims) and atlas.json/csv"),
     "scenarios": ("scenarios", "the catalogue as a Markdown table: scenario, technique, seed, envs"),
     "doctor": ("doctor", "what this host can run: engine, driver, container GPU support, images"),
     "cdi-spec": ("cdi_spec", "write a CDI spec (nvidia.com/gpu) for this host's driver: GPUs in containers on "

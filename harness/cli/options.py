@@ -153,6 +153,8 @@ OPTIONS: list[Option] = [
     Option(("--push",), "push every image to --registry afterwards", ("images",), {"action": "store_true"}),
     # output
     Option(("--results",), "results folder", ("run", *CELLS), {"type": Path, "default": Path("results")}),
+    Option(("--out",), "the atlas's folder", ("atlas",), {"type": Path, "default": Path("atlas")}),
+    Option(("--references",), "the reference runs (default: matrix/reference)", ("atlas",), {"type": Path, "default": None}),
     Option(("--environments",), "the environments file (default: ./environments.toml when there is one, else the "
            "tool's own matrix/environments.toml); its dockerfile folders are looked up beside it, then among the tool's",
            ("run", "images", "doctor", "scenarios", "report", *CELLS), {"type": Path, "default": None, "metavar": "TOML"}),

@@ -2,22 +2,31 @@
 from __future__ import annotations
 
 import argparse
+import json
 from pathlib import Path
 
 from rich.console import Console
 
 from harness.cli.shared import show_matrix, warn_unreadable
 from harness.common.errors import UsageError
-from harness.reporting import aggregate, render, repro_md
+from harness.reporting import aggregate, render, repro_md, results
+
+
+def repro_run(run_dir: Path) -> bool:
+    """A run `repro` made (its manifest's request names the script)."""
+    try:
+        return bool(json.loads((run_dir / "manifest.json").read_text(encoding="utf-8"))["request"].get("items"))
+    except (OSError, ValueError, KeyError, AttributeError):
+        return False
 
 
 def main(args: argparse.Namespace, err: Console, out: Console) -> int:
     for folder in (args.run_dir, args.compare):
-        if folder is not None and not (folder / "manifest.json").is_file() and not list(folder.glob("*/*.json")):
+        if folder is not None and not (folder / "manifest.json").is_file() and not results.record_paths(folder):
             raise UsageError(f"{folder} holds no results (give a run folder such as results/<run-id>)")
     judged = aggregate.read_judged(args.run_dir, rewrite=True)
     matrix = aggregate.write_reports(args.run_dir, compare_with=args.compare, judged=judged)
-    if (args.run_dir / "repro.md").is_file():  # a repro run: its Markdown block re-judged too
+    if (args.run_dir / "repro.md").is_file() or repro_run(args.run_dir):  # a repro run: its Markdown block too
         records = judged[0]
         script = Path(records[0]["scenario"]["path"]) if records else args.run_dir
         (args.run_dir / "repro.md").write_text(repro_md.markdown(records, script), encoding="utf-8")

@@ -83,12 +83,16 @@ def _asset(name: str) -> str:
     return (ASSETS / name).read_text(encoding="utf-8")
 
 
-def render(matrix: dict[str, Any], records: list[dict[str, Any]]) -> str:
+def render(matrix: dict[str, Any], records: list[dict[str, Any]], vega_src: str | None = None) -> str:
+    """The page; with ``vega_src`` Vega is loaded from that relative path instead of inlined (the
+    atlas holds many reports beside one copy)."""
     column = machines.column_namer(records)
     details = {f"{r['scenario']['name']}|{column(r)}": cell_detail(r) for r in records}
     data = json.dumps({"matrix": matrix, "details": details}, separators=(",", ":"), default=str)
     data = data.replace("</", "<\\/")  # a record's text can never close the script element
     title = html.escape(f"GPU memory cleanup matrix - {matrix['run']}")
     page = _asset("report.html").replace("%TITLE%", title).replace("%STYLE%", _asset("report.css"))
+    if vega_src:
+        page = page.replace("<script>%VEGA%</script>", f'<script src="{html.escape(vega_src)}"></script>')
     page = page.replace("%VEGA%", _asset("vega-embed.js"))  # Vega draws the timelines, inlined once: the page stays offline
     return page.replace("%SCRIPT%", _asset("report.js")).replace("%DATA%", data)

@@ -1,6 +1,8 @@
 """Results are files: one JSON record per cell, a manifest per run.
 
-Layout: ``results/<run-id>/manifest.json`` and ``results/<run-id>/<env>/<scenario>.json``.
+Layout: ``results/<run-id>/manifest.json`` and ``results/<run-id>/<env>/<scenario>.json``; a
+record may be kept gzipped (``<scenario>.json.gz``, as the committed references are: their 100 Hz
+timelines compress tenfold), and is read and rewritten as it is kept.
 Every write goes to a temporary file in the same folder and is then ``os.replace``d, so a
 reader never sees half a record and an interrupted run keeps every cell it finished.
 Readers take only these files, so runs can be resumed, merged and re-rendered; an unreadable
@@ -10,6 +12,7 @@ from __future__ import annotations
 
 import datetime as dt
 import errno
+import gzip
 import json
 import os
 import shutil
@@ -86,9 +89,41 @@ def log_path(run_dir: Path, env: str, scenario: str) -> Path:
 
 
 def write_record(run_dir: Path, record: dict[str, Any]) -> Path:
+    """The cell's record, written where it is kept (gzipped when it is kept gzipped)."""
     path = cell_path(run_dir, record["env"]["name"], record["scenario"]["name"])
+    packed = path.with_name(path.name + ".gz")
+    if packed.is_file():
+        write_gzipped(packed, record)
+        return packed
     write_json(path, record)
     return path
+
+
+def write_gzipped(path: Path, data: Any) -> None:
+    """``data`` as gzipped JSON, atomically and byte-for-byte reproducible (no timestamp inside)."""
+    text = (json.dumps(data, indent=1, sort_keys=True, default=str) + "\n").encode("utf-8")
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    try:
+        with os.fdopen(fd, "wb") as raw, gzip.GzipFile(filename="", mode="wb", fileobj=raw, mtime=0, compresslevel=9) as zipped:
+            zipped.write(text)
+        os.replace(tmp, path)
+    except BaseException:
+        try:
+            os.unlink(tmp)
+        except OSError:
+            pass
+        raise
+
+
+def record_paths(run_dir: Path) -> list[Path]:
+    """The run's record files, plain or gzipped (the run folder's */*.json and */*.json.gz)."""
+    return sorted([*run_dir.glob("*/*.json"), *run_dir.glob("*/*.json.gz")])
+
+
+def load_record(path: Path) -> Any:
+    """A record file's JSON, gzipped or not."""
+    raw = path.read_bytes()
+    return json.loads(gzip.decompress(raw) if path.name.endswith(".gz") else raw)
 
 
 def write_manifest(run_dir: Path, manifest: dict[str, Any]) -> Path:
@@ -100,12 +135,12 @@ def write_manifest(run_dir: Path, manifest: dict[str, Any]) -> Path:
 def read_records(run_dir: Path) -> tuple[list[dict[str, Any]], list[tuple[Path, str]]]:
     """Every cell record under ``run_dir``, and the files that could not be read (with why)."""
     records, broken = [], []
-    for path in sorted(run_dir.glob("*/*.json")):
+    for path in record_paths(run_dir):
         try:
-            data = json.loads(path.read_text(encoding="utf-8"))
+            data = load_record(path)
             if not isinstance(data, dict) or "scenario" not in data:
                 raise ValueError("not a cell record")
             records.append(data)
-        except (OSError, ValueError) as exc:
+        except (OSError, EOFError, ValueError) as exc:  # a truncated gzip ends in EOFError
             broken.append((path, str(exc)))
     return records, broken

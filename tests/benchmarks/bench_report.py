@@ -23,7 +23,7 @@ def main() -> int:
     parser = argparse.ArgumentParser()
     parser.add_argument("--cells", type=int, default=2000)
     args = parser.parse_args()
-    sources = [json.loads(p.read_text()) for p in sorted((ROOT / "matrix/reference/h200-580.159.04/host-python3").glob("*.json"))]
+    sources = [results.load_record(p) for p in sorted((ROOT / "matrix/reference/h200-580.159.04/host-python3").glob("*.json.gz"))]
     envs = 20
     records = []
     for i in range(args.cells):

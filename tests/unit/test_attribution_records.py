@@ -3,19 +3,19 @@ matrix/reference/h100-580.159.04-attribution. Each case was misread before: runt
 cache, a helper process's 4 GiB as the script's cache, JAX's pool as live memory."""
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 from harness.judgement import verdicts
 from harness.reporting import repro_md
+from harness.reporting.results import load_record
 
 FIXTURES = Path(__file__).resolve().parents[2] / "matrix" / "reference" / "h100-580.159.04-attribution"
 MiB = 1024 * 1024
 
 
 def _steps(name: str) -> tuple[dict, dict[str, dict]]:
-    (path,) = FIXTURES.glob(f"{name}/*/host-python3/*.json")
-    record = json.loads(path.read_text())
+    (path,) = FIXTURES.glob(f"{name}/*/host-python3/*.json.gz")
+    record = load_record(path)
     judged = verdicts.judge(record)
     return record, {s["label"].split(": ", 1)[-1]: s for s in judged["steps"]}
 

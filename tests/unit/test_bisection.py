@@ -1,7 +1,6 @@
 """The search: fewest runs to the first bad release, skips, no turn, and each criterion's number."""
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Any
 
@@ -9,6 +8,7 @@ import pytest
 from packaging.version import Version
 
 from harness.common.errors import UsageError
+from harness.reporting.results import load_record
 from harness.running import bisection
 
 MiB = 1024 * 1024
@@ -75,7 +75,7 @@ def test_the_threshold_decides() -> None:
 
 
 def test_growth_is_the_slope_of_a_looped_checkpoint_on_a_real_gpu_record() -> None:
-    record = json.loads(next((REPRO / "torch_model_loop" / "host-python3").glob("*.json")).read_text())
+    record = load_record(next((REPRO / "torch_model_loop" / "host-python3").glob("*.json.gz")))
     growth = bisection.measure(record, bisection.Criterion.make("growth", None, None))
     assert growth.meter == "nvml_process" and growth.value == 20 * MiB  # H100: 20 MiB kept per iteration
     left = bisection.measure(record, bisection.Criterion())

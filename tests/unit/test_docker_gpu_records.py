@@ -2,7 +2,6 @@
 the Dockerfiles, cells in containers with GPU access through CDI): matrix/reference/h100-580.159.04-docker-gpu."""
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 import pytest
@@ -10,13 +9,14 @@ import pytest
 from harness.environments import config
 from harness.judgement import verdicts
 from harness.judgement.gpu_use import framework_without_gpu
+from harness.reporting.results import load_record
 
 REFERENCE = Path(__file__).resolve().parents[2] / "matrix" / "reference"
 DOCKER = REFERENCE / "h100-580.159.04-docker-gpu"
 
 
 def _records(folder: Path) -> dict[str, dict]:
-    records = (json.loads(p.read_text()) for p in sorted(folder.glob("*.json")))
+    records = (load_record(p) for p in sorted(folder.glob("*.json.gz")))
     return {r["scenario"]["name"]: r for r in records}
 
 
@@ -38,7 +38,7 @@ def tf_cells_without_ldconfig() -> dict[str, dict]:
 def test_cells_ran_in_images_built_from_the_committed_dockerfiles(torch_cells: dict, tf_cells: dict) -> None:
     envs = config.load_environments()
     for name, cells in (("torch", torch_cells), ("tf-current", tf_cells)):
-        assert len(cells) == len([p for p in (DOCKER / name).glob("*/*.json") if p.parent.name != "logs"])
+        assert len(cells) == len([p for p in (DOCKER / name).glob("*/*.json.gz") if p.parent.name != "logs"])
         for record in cells.values():
             labels = record["env"]["image_labels"]
             assert record["env"]["gpu_mode"] == "cdi" and record["env"]["image"] == f"{config.IMAGE_PREFIX}/{name}:gpu"

@@ -4,13 +4,13 @@ the two-question semantics (did the framework release it, did the driver get it 
 from __future__ import annotations
 
 import copy
-import json
 from pathlib import Path
 
 import pytest
 
 from harness.judgement import claims, verdicts
 from harness.reporting import aggregate
+from harness.reporting.results import load_record
 
 REFERENCE = Path(__file__).resolve().parents[2] / "matrix" / "reference"
 TF = REFERENCE / "h100-580.159.04-tf"
@@ -19,7 +19,7 @@ GiB, MiB = 1024**3, 1024**2
 
 
 def _record(run: Path, env: str, name: str) -> dict:
-    return json.loads((run / env / (name.replace("/", "__") + ".json")).read_text())
+    return load_record(run / env / (name.replace("/", "__") + ".json.gz"))
 
 
 def _tf(name: str) -> dict:
@@ -31,10 +31,10 @@ def _step(judged: dict, label: str) -> dict:
 
 
 def test_tf_records_hold_gpu_readings_from_the_cuda12_stack() -> None:
-    records = sorted((TF / "host-tf-2.21.0").glob("*.json"))
+    records = sorted((TF / "host-tf-2.21.0").glob("*.json.gz"))
     assert len(records) >= 20
     for path in records:
-        record = json.loads(path.read_text())
+        record = load_record(path)
         assert record["pre_gpu"]["readings"]["nvml_process"] == 0  # nothing before the first CUDA call
         assert max(cp["readings"]["nvml_process"] or 0 for cp in record["checkpoints"]) > GiB
         if "child_process" not in path.name:  # there the parent never imports TF: its child does
@@ -43,8 +43,8 @@ def test_tf_records_hold_gpu_readings_from_the_cuda12_stack() -> None:
 
 
 def test_at_least_90_percent_of_tf_cleanup_steps_are_judged() -> None:
-    steps = [s for path in (TF / "host-tf-2.21.0").glob("*.json")
-             for s in verdicts.judge(json.loads(path.read_text()))["steps"] if s["verdict"] != "skipped"]
+    steps = [s for path in (TF / "host-tf-2.21.0").glob("*.json.gz")
+             for s in verdicts.judge(load_record(path))["steps"] if s["verdict"] != "skipped"]
     judged = [s for s in steps if s["verdict"] in {"released", "cached", "held", "partial"}]
     assert len(judged) >= 0.9 * len(steps) and len(steps) >= 30
 
@@ -162,8 +162,8 @@ def test_claims_made_for_a_pinned_environment_apply_to_a_cell_of_the_same_releas
 
 
 def test_records_from_two_gpu_models_get_a_column_each() -> None:
-    h100 = json.loads((REFERENCE / "h100-580.159.04" / "host-python3" / "torch__del_gc_empty_cache.json").read_text())
-    h200 = json.loads((REFERENCE / "h200-580.159.04" / "host-python3" / "torch__del_gc_empty_cache.json").read_text())
+    h100 = load_record(REFERENCE / "h100-580.159.04" / "host-python3" / "torch__del_gc_empty_cache.json.gz")
+    h200 = load_record(REFERENCE / "h200-580.159.04" / "host-python3" / "torch__del_gc_empty_cache.json.gz")
     matrix = aggregate.matrix_from([h100, h200], [], "two-machines", [("host-python3", "torch/del_gc_empty_cache")])
     assert matrix["environments"] == ["host-python3 @ NVIDIA H100 80GB HBM3", "host-python3 @ NVIDIA H200"]
     row = matrix["cells"]["torch/del_gc_empty_cache"]

@@ -2,19 +2,19 @@
 from __future__ import annotations
 
 import copy
-import json
 from pathlib import Path
 
 import pytest
 
 from harness.judgement import verdicts
+from harness.reporting.results import load_record
 
 REFERENCE = Path(__file__).resolve().parents[2] / "matrix" / "reference" / "h200-580.159.04" / "host-python3"
 GiB = 1024**3
 
 
 def _record(name: str) -> dict:
-    return json.loads((REFERENCE / f"torch__{name}.json").read_text())
+    return dict(load_record(REFERENCE / f"torch__{name}.json.gz"))
 
 
 def _steps(record: dict) -> dict[str, str]:

@@ -1,0 +1,234 @@
+"""The atlas's data: every committed reference run, re-judged, as one table of measured cells and
+steps with stable ids (atlas.json, atlas.csv), and the landing grid made from it: a row per
+cleanup technique, a column per framework release and hardware, each cell what came back.
+
+Columns are what was measured (a framework's release on a GPU model, or on CPU); several runs of
+one cell (container and host process, repeats, other drivers) are kept side by side, and where
+their answers differ the grid says so instead of picking one.
+"""
+from __future__ import annotations
+
+import csv
+import hashlib
+import io
+import json
+from collections.abc import Iterator
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import Any
+
+from packaging.version import InvalidVersion, Version
+
+from harness.judgement import claims as seed_claims
+from harness.reporting import aggregate, glance, machines
+
+FRAMEWORK_OF = {"tf1": "tensorflow", "tf2": "tensorflow", "torch": "torch", "jax": "jax", "cupy": "cupy"}
+FRAMEWORK_ORDER = ("tensorflow", "torch", "jax", "cupy", "python")
+SCHEMA = {
+    "id": "stable id of the row: sha1 of run, environment, technique and step (16 hex digits)",
+    "cell": "stable id of the measured cell (run, environment, technique): every step of it shares this",
+    "run": "the reference run's folder under matrix/reference/",
+    "env": "the environment's name in that run",
+    "column": "framework release and hardware, the atlas's column (e.g. 'torch 2.15.0 · H100 80GB HBM3')",
+    "framework": "the framework the technique exercises (tensorflow, torch, jax, cupy; python for plain scripts)",
+    "release": "its version as the cell imported it",
+    "hardware": "the GPU model the cell measured, or CPU (host memory only)",
+    "driver": "NVIDIA driver version, empty on CPU",
+    "backend": "docker (a container of the environment's image) or process/venv (a host interpreter)",
+    "image": "the image the cell ran in, empty for a host process",
+    "definition_hash": "the image's definition hash (Dockerfile and pins), empty when not built by this tool",
+    "python": "the cell's Python version",
+    "cuda": "the CUDA version the framework reported, empty when none",
+    "technique": "the scenario (cleanup technique) or repro/<script>",
+    "family": "the scenario's API family (tf1, tf2, torch, jax, cupy, repro)",
+    "status": "how the cell ended (ok, error, unsupported, timeout, crashed, harness-error, ...)",
+    "step": "the checkpoint judged (a cleanup step), empty for a cell without one",
+    "verdict": "released, cached, held, partial, no-signal or skipped: today's judgement of the readings",
+    "meter": "the reading judged: nvml_process, nvml_device (GPU) or rss (host memory)",
+    "left_bytes": "what was left at the step against the floor (bytes)",
+    "back": "the cell's answer to 'did it come back' (all, part, none, n/a): the atlas colour",
+    "word": "the cell's answer in a few words",
+    "date": "when the cell ran (UTC, ISO 8601)",
+}
+
+
+@dataclass(frozen=True)
+class Cell:
+    """One measured cell of one run, with the glance answer and where its evidence is."""
+
+    run: str
+    env: str
+    report_key: str  # the cell's key in its run's report.html ("technique|column there")
+    technique: str
+    family: str
+    framework: str
+    release: str
+    hardware: str
+    driver: str
+    backend: str
+    image: str
+    definition_hash: str
+    python: str
+    cuda: str
+    status: str
+    back: str
+    word: str
+    date: str
+    steps: tuple[dict[str, Any], ...]
+
+    @property
+    def column(self) -> str:
+        return f"{self.framework} {self.release} · {self.hardware}"
+
+    @property
+    def cell_id(self) -> str:
+        return hashlib.sha1(f"{self.run}|{self.env}|{self.technique}".encode()).hexdigest()[:16]
+
+
+def reference_runs(root: Path) -> list[Path]:
+    """Every run folder under ``root`` (one with a manifest and records)."""
+    return sorted(p.parent for p in root.rglob("manifest.json") if any(p.parent.glob("*/*.json*")))
+
+
+def _framework(record: dict[str, Any], in_env: dict[str, str]) -> tuple[str, str]:
+    """The framework the technique exercises and its release: as the cell imported it, else as
+    another cell of the same environment did, else from the environment's pin (a cell that never
+    got to import it)."""
+    families = (record.get("scenario") or {}).get("families") or []
+    seen = {**in_env, **((record.get("facts") or {}).get("frameworks") or {})}
+    names = [FRAMEWORK_OF[f] for f in families if f in FRAMEWORK_OF] or [n for n in FRAMEWORK_ORDER if n in seen]
+    pinned = dict(p.split("==", 1) for p in str((record.get("env") or {}).get("name") or "").split(",") if "==" in p)
+    for name in names:
+        if seen.get(name) or pinned.get(name):
+            return name, str(seen.get(name) or pinned[name])
+    return (names[0], "?") if names else ("python", str((record.get("facts") or {}).get("python") or "?"))
+
+
+@dataclass(frozen=True)
+class ClaimOutcome:
+    claim: str  # its id in matrix/claims.toml
+    outcome: str  # confirmed, contradicted
+    column: str
+    run: str
+    why: str
+
+
+def claim_outcomes(run: Path, root: Path, records: list[dict[str, Any]], cells: list[Cell],
+                   claims: list[seed_claims.Claim]) -> list[ClaimOutcome]:
+    """Where this run confirms or contradicts each seed claim, in atlas columns."""
+    column = machines.column_namer(records)
+    by_env: dict[str, dict[str, Any]] = {}
+    for record in records:
+        by_env.setdefault(record["scenario"]["name"], {})[column(record)] = aggregate.cell_summary(record)
+    envs = sorted({column(r) for r in records})
+    atlas_column = {c.report_key: c.column for c in cells}
+    found = []
+    for claim in claims:
+        for env, result in seed_claims.assess(claim, by_env, envs).items():
+            where = atlas_column.get(f"{claim.scenario}|{env}")
+            if where and result["outcome"] in ("confirmed", "contradicted"):
+                found.append(ClaimOutcome(claim.id, result["outcome"], where, str(run.relative_to(root)), str(result["why"])))
+    return found
+
+
+def cells_of(run: Path, root: Path, records: list[dict[str, Any]]) -> Iterator[Cell]:
+    column = machines.column_namer(records)
+    versions: dict[str, dict[str, str]] = {}  # environment -> framework -> release, from any of its cells
+    for record in records:
+        found = (record.get("facts") or {}).get("frameworks") or {}
+        versions.setdefault(str((record.get("env") or {}).get("name")), {}).update({k: str(v) for k, v in found.items() if v})
+    for record in records:
+        summary = aggregate.cell_summary(record)
+        answer = glance.of_cell(summary)
+        framework, release = _framework(record, versions.get(str((record.get("env") or {}).get("name")), {}))
+        host, env, facts = record.get("host") or {}, record.get("env") or {}, record.get("facts") or {}
+        gpu = str((host.get("gpu") or {}).get("name") or "")
+        scenario = record["scenario"]
+        yield Cell(run=str(run.relative_to(root)), env=str(env.get("name")), report_key=f"{scenario['name']}|{column(record)}",
+                   technique=str(scenario["name"]), family=str((scenario.get("families") or ["repro"])[0])
+                   if not str(scenario["name"]).startswith("repro/") else "repro",
+                   framework=framework, release=release, hardware=gpu.replace("NVIDIA ", "") or "CPU",
+                   driver=str(host.get("driver") or ""), backend=str(env.get("backend") or ""),
+                   image=str(env.get("image") or ""),
+                   definition_hash=str((env.get("image_labels") or {}).get("harness.definition-hash") or ""),
+                   python=str(facts.get("python") or ""), cuda=str(facts.get("cuda") or ""),
+                   status=str(record.get("status")), back=str(answer["back"]), word=glance.text(answer),
+                   date=str(record.get("started_at") or ""), steps=tuple(summary.get("steps") or ()))
+
+
+def collect(root: Path) -> tuple[list[Cell], list[ClaimOutcome]]:
+    """Every cell of every reference run under ``root``, and where each seed claim was decided."""
+    cells: list[Cell] = []
+    outcomes: list[ClaimOutcome] = []
+    claims = seed_claims.load_claims()
+    for run in reference_runs(root):
+        records, _ = aggregate.read_judged(run)
+        found = list(cells_of(run, root, records))
+        cells += found
+        outcomes += claim_outcomes(run, root, records, found, claims)
+    return cells, outcomes
+
+
+def rows(cells: list[Cell]) -> list[dict[str, Any]]:
+    """atlas.json's and atlas.csv's rows: one per judged step (one per cell without a step)."""
+    out = []
+    for cell in cells:
+        base = {k: v for k, v in asdict(cell).items() if k in SCHEMA}
+        base.update(cell=cell.cell_id, column=cell.column)
+        for step in [s for s in cell.steps if s.get("verdict") != "skipped"] or [{}]:
+            label = str(step.get("label") or "")
+            out.append({**base, "id": hashlib.sha1(f"{cell.cell_id}|{label}".encode()).hexdigest()[:16], "step": label,
+                        "verdict": step.get("verdict") or "", "meter": step.get("meter") or "",
+                        "left_bytes": step.get("left") if step.get("left") is not None else ""})
+    return [{k: row.get(k, "") for k in SCHEMA} for row in out]
+
+
+def as_csv(table: list[dict[str, Any]]) -> str:
+    buffer = io.StringIO()
+    writer = csv.DictWriter(buffer, fieldnames=list(SCHEMA), lineterminator="\n")
+    writer.writeheader()
+    writer.writerows(table)
+    return buffer.getvalue()
+
+
+def as_json(table: list[dict[str, Any]], cells: list[Cell]) -> str:
+    return json.dumps({"schema": SCHEMA, "cells": len(cells), "rows": table}, indent=1, sort_keys=True) + "\n"
+
+
+def _version_key(release: str) -> tuple[int, Any]:
+    try:
+        return (0, Version(release))
+    except InvalidVersion:
+        return (1, release)
+
+
+def columns(cells: list[Cell]) -> list[str]:
+    """Framework, then release (as versions sort), then hardware (CPU last)."""
+    first = {c.column: c for c in cells}
+    order = {name: i for i, name in enumerate(FRAMEWORK_ORDER)}
+    return sorted(first, key=lambda col: (order.get(first[col].framework, 99), first[col].framework,
+                                          _version_key(first[col].release), first[col].hardware == "CPU", first[col].hardware))
+
+
+def grid(cells: list[Cell]) -> dict[str, dict[str, list[Cell]]]:
+    """technique -> column -> every cell measured there (several runs kept side by side)."""
+    out: dict[str, dict[str, list[Cell]]] = {}
+    for cell in cells:
+        out.setdefault(cell.technique, {}).setdefault(cell.column, []).append(cell)
+    return out
+
+
+def turns(row: dict[str, list[Cell]], cols: list[str]) -> set[str]:
+    """Columns where a technique's answer differs from the release before it (same framework and hardware)."""
+    found: set[str] = set()
+    last: dict[tuple[str, str], tuple[str, str]] = {}
+    for col in cols:
+        if col not in row:
+            continue
+        cell = row[col][0]
+        lane = (cell.framework, cell.hardware)
+        answer = (cell.back, cell.status)
+        if lane in last and last[lane] != answer:
+            found.add(col)
+        last[lane] = answer
+    return found

@@ -1,0 +1,55 @@
+"""`atlas`: one static site from every committed reference run (see atlas.py, atlas_html.py).
+
+Everything in it is made again from the records: the grid, a page per technique and per release,
+the claims page, atlas.json and atlas.csv, and each run's own report.html (sharing one copy of
+Vega), so the site and the data never disagree with the references they come from.
+"""
+from __future__ import annotations
+
+import shutil
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from harness.judgement import claims as seed_claims
+from harness.reporting import aggregate, atlas, atlas_html, report_html
+
+
+def build(root: Path, out: Path, progress: Callable[[str], None] = lambda _: None) -> dict[str, int]:
+    """Write the atlas of the reference runs under ``root`` into ``out``; returns its counts."""
+    cells, outcomes = atlas.collect(root)
+    cols, grid = atlas.columns(cells), atlas.grid(cells)
+    claims = seed_claims.load_claims()
+    if out.exists():
+        shutil.rmtree(out)
+    for folder in ("t", "r", "runs"):
+        (out / folder).mkdir(parents=True)
+    shutil.copyfile(report_html.ASSETS / "vega-embed.js", out / "vega.js")
+    table = atlas.rows(cells)
+    (out / "atlas.json").write_text(atlas.as_json(table, cells), encoding="utf-8")
+    (out / "atlas.csv").write_text(atlas.as_csv(table), encoding="utf-8")
+    (out / "index.html").write_text(atlas_html.landing(grid, cols, claims, cells), encoding="utf-8")
+    (out / "claims.html").write_text(atlas_html.claims_page(claims, outcomes), encoding="utf-8")
+    said = {c.scenario: c for c in claims}
+    for technique, by_column in grid.items():
+        claim = said.get(technique)
+        extra = f'<p class="note">Tests: {claim.says} ({claim.seed})</p>' if claim else ""
+        every = [cell for found in by_column.values() for cell in found]
+        (out / "t" / f"{atlas_html.slug(technique)}.html").write_text(
+            atlas_html.evidence(technique, every, "column", extra), encoding="utf-8")
+    for column in cols:
+        every = [cell for by_column in grid.values() for cell in by_column.get(column, [])]
+        (out / "r" / f"{atlas_html.slug(column)}.html").write_text(atlas_html.evidence(column, every, "technique"),
+                                                                    encoding="utf-8")
+    for run in atlas.reference_runs(root):
+        relative = run.relative_to(root)
+        progress(f"report of {relative}")
+        records, broken = aggregate.read_judged(run)
+        matrix = aggregate.matrix_from(records, broken, str(relative), aggregate.planned_cells(run))
+        target = out / "runs" / relative / "report.html"
+        target.parent.mkdir(parents=True, exist_ok=True)
+        depth = len(relative.parts) + 1
+        target.write_text(report_html.render(matrix, records, vega_src="../" * depth + "vega.js"), encoding="utf-8")
+    found: dict[str, Any] = atlas_html.summary(cells, cols, grid)
+    found["bytes"] = sum(p.stat().st_size for p in out.rglob("*") if p.is_file())
+    return found

@@ -1,0 +1,93 @@
+"""The atlas built from the committed references, as a reader opens it: headless Chromium on the
+file:// site, no network, readable at 1400 and 390 px, a cell's evidence one click away; and
+its dataset (atlas.json, atlas.csv) complete, with stable ids."""
+from __future__ import annotations
+
+import csv
+import json
+import re
+import shutil
+import subprocess
+import time
+from pathlib import Path
+from urllib.parse import unquote, urlparse
+
+import pytest
+from helpers import ROOT, harness_cli
+from test_report_browser import FLAGS
+
+NO_NETWORK = ["--host-resolver-rules=MAP * ~NOTFOUND", "--proxy-server=127.0.0.1:9"]  # any request would fail, and show
+PROBE = """<script>setTimeout(function () { var t = document.querySelector("table.grid"), s = document.querySelector(".scroll");
+  document.body.dataset.probe = JSON.stringify({page: document.documentElement.scrollWidth, window: window.innerWidth,
+    table: t.getBoundingClientRect().width, scroller: s.getBoundingClientRect().width,
+    font: Math.round(parseFloat(getComputedStyle(t.querySelector("td.c") || t).fontSize))}); }, 500);</script></body>"""
+
+
+@pytest.fixture(scope="module")
+def site(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    out = tmp_path_factory.mktemp("atlas") / "atlas"
+    began = time.monotonic()
+    result = harness_cli("atlas", "--out", str(out), timeout=300)
+    assert result.returncode == 0, result.stderr[-2000:]
+    assert time.monotonic() - began < 60
+    return out
+
+
+@pytest.fixture(scope="module")
+def chromium() -> str:
+    path = shutil.which("chromium") or shutil.which("chromium-browser")
+    if path is None:
+        pytest.fail("no chromium: .ci/run installs Debian's chromium")
+    return path
+
+
+def _browse(chromium: str, url: str, profile: Path, width: int) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([chromium, *FLAGS, *NO_NETWORK, f"--user-data-dir={profile}", "--enable-logging=stderr", "--v=0",
+                           f"--window-size={width},900", "--dump-dom", url], capture_output=True, text=True, timeout=120)
+
+
+def test_the_dataset_holds_every_reference_cell_with_stable_ids(site: Path) -> None:
+    data = json.loads((site / "atlas.json").read_text())
+    rows = data["rows"]
+    assert set(data["schema"]) == set(rows[0]) and len({r["id"] for r in rows}) == len(rows)
+    records = sum(1 for _ in (ROOT / "matrix" / "reference").rglob("*.json.gz"))
+    assert data["cells"] == records == len({r["cell"] for r in rows})
+    with open(site / "atlas.csv", newline="") as handle:
+        assert list(csv.DictReader(handle))[0].keys() == rows[0].keys()
+    again = site.parent / "again"
+    assert harness_cli("atlas", "--out", str(again), timeout=300).returncode == 0
+    assert [r["id"] for r in json.loads((again / "atlas.json").read_text())["rows"]] == [r["id"] for r in rows]
+
+
+def test_the_site_asks_nothing_of_the_network(site: Path) -> None:
+    external = re.compile(r"""(src|href)\s*=\s*["']?(https?:)?//|url\(\s*["']?(https?:)?//|@import""", re.I)
+    pages = [p for p in site.rglob("*.html")]
+    assert pages and not [p for p in pages if external.search(p.read_text(encoding="utf-8"))]
+
+
+@pytest.mark.parametrize("width", [1400, 390])
+def test_the_landing_grid_reads_at_desktop_and_phone_width(site: Path, chromium: str, tmp_path: Path, width: int) -> None:
+    page = site / "index.html"
+    probed = page.with_name(f"probed-{width}.html")
+    probed.write_text(page.read_text(encoding="utf-8").replace("</body>", PROBE), encoding="utf-8")
+    result = _browse(chromium, probed.as_uri(), tmp_path / "profile", width)
+    dom = result.stdout
+    errors = [x for x in result.stderr.splitlines() if "CONSOLE" in x and ("Error" in x or "Uncaught" in x)]
+    assert not errors and "data-errors" not in dom
+    probe = json.loads(unquote(dom.split('data-probe="', 1)[1].split('"', 1)[0].replace("&quot;", '"')))
+    assert probe["page"] <= probe["window"]  # the page never scrolls sideways: each framework's table does
+    assert probe["scroller"] <= probe["window"] and probe["font"] >= 11
+    assert dom.count('<section class="fw">') >= 4 and "torch" in dom and "tensorflow" in dom
+
+
+def test_a_cells_evidence_is_one_click_away(site: Path, chromium: str, tmp_path: Path) -> None:
+    landing = (site / "index.html").read_text(encoding="utf-8")
+    link = re.search(r'<td class="c back-all[^"]*"[^>]*><a href="(runs/[^"]+)"', landing)
+    assert link, "no cell links to its evidence"
+    target = urlparse(link.group(1).replace("&amp;", "&"))
+    assert (site / unquote(target.path)).is_file()
+    result = _browse(chromium, (site / unquote(target.path)).as_uri() + "#" + target.fragment, tmp_path / "p", 1400)
+    assert 'data-ready="1"' in result.stdout and "data-errors" not in result.stdout
+    assert re.search(r'<div id="timeline" class="vega-embed"[^>]* data-drawn="[1-9]', result.stdout)  # its timeline, drawn
+    technique = re.search(r'<th class="tech"><a href="(t/[^"]+)"', landing)
+    assert technique and "remade by" in (site / technique.group(1)).read_text(encoding="utf-8")
