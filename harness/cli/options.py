@@ -97,6 +97,9 @@ OPTIONS: list[Option] = [
     Option(("--with",), "an environment made from a pin, PKG==VER (repeatable: one environment each; join pins with "
            "commas for one environment): Python, companion pins and base are chosen from the package index",
            ("matrix", "repro"), {"dest": "with_pins", "action": "append", "default": [], "metavar": "PKG==VER"}),
+    Option(("--with",), "a pin every release is made with (repeatable), held fixed while the package's releases vary: "
+           "the framework a library runs on (--package accelerate --with torch==2.5.1)",
+           ("sweep", "bisect"), {"dest": "with_pins", "action": "append", "default": [], "metavar": "PKG==VER"}),
     Option(("--index-url",), "the package index releases are looked up in (its JSON simple API, PEP 691), or a "
            "folder of wheels (a wheelhouse, for a machine that reaches no index)", CELLS,
            {"default": DEFAULT_INDEX}),

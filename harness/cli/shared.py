@@ -36,16 +36,17 @@ def command_line_envs(args: argparse.Namespace, families: list[str]) -> list[con
 
 
 def asked_for(args: argparse.Namespace) -> set[str]:
-    """The environments the command line named (--env, --with): one of them not running is a failure."""
+    """The environments --with asked to be made: one that cannot be made here (no wheel for this
+    platform, no base for it) is a failure, not a skip. An --env whose Python is absent stays a skip."""
     from harness.environments import adhoc
 
-    return set(args.env or ()) | {",".join(str(r) for r in adhoc.parse(text)) for text in args.with_pins}
+    return {",".join(str(r) for r in adhoc.parse(text)) for text in args.with_pins}
 
 
 def nothing_ran(records: list[dict[str, Any]], err: Console, asked: Collection[str] = ()) -> int:
     """Exit 3 when no environment ran what was asked (every cell skipped or failed by the harness);
     4 when some ran but an environment could not be built or started (its cells say why), or one
-    named on the command line was skipped here."""
+    asked for with --with could not be made here."""
     def env(record: dict[str, Any]) -> str:
         return str((record.get("env") or {}).get("name"))
     failed = sorted({env(r) for r in records if (r.get("error") or {}).get("type") == "EnvironmentFailed"
@@ -101,7 +102,7 @@ def per_release_matrix(args: Any, command: str, **extra: Any) -> Any:
         raise UsageError(f"{command} makes an environment per release: use --backend docker or venv, not process")
     return MatrixOptions(variant=args.variant, results_root=args.results, timeout=args.timeout, build=build_options(args),
                          gpu_mode=args.gpu_mode, backend=args.backend, venv_root=args.venv_dir, setenv=dict(args.setenv),
-                         index_url=args.index_url, cluster=args.cluster, **extra)
+                         index_url=args.index_url, cluster=args.cluster, with_pins=list(args.with_pins), **extra)
 
 
 def release_events(err: Console, package: str) -> Any:

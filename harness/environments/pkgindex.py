@@ -223,6 +223,19 @@ def package_arg(text: str) -> tuple[str, str]:
     return req.name, f"{canonicalize_name(req.name)}{extras}"
 
 
+def release_pins(package: str, versions: list[Version], fixed: list[str]) -> list[str]:
+    """Each release's environment pin: the package at that release, with the ``fixed`` pins (--with)
+    every column carries (``accelerate==1.2.1,torch==2.5.1``); the package itself cannot be fixed."""
+    from harness.environments.adhoc import parse
+
+    name, pinned_as = package_arg(package)
+    held = [str(r) for text in fixed for r in parse(text)]
+    for pin in held:
+        if canonicalize_name(pin.split("==")[0].split("[")[0]) == canonicalize_name(name):
+            raise UsageError(f"--with {pin}: {name} is the package whose releases vary; --with pins the others")
+    return [",".join([f"{pinned_as}=={v}", *held]) for v in versions]
+
+
 def releases_with(package: str, index_url: str, named: dict[str, Version]) -> dict[Version, Release]:
     """The index's releases of ``package``, after checking it lists each release named by a flag."""
     found = releases(package, index_url)

@@ -78,6 +78,8 @@ def kept(run_dir: Path, matrix: dict[str, Any]) -> dict[str, Any]:
 def markdown(summary: dict[str, Any]) -> str:
     lines = [f"### Sweep of {summary['package']} {summary['from']} .. {summary['to']} (every {summary['every']})", "",
              f"{len(summary['releases'])} releases: {', '.join(summary['releases'])}.", ""]
+    if summary.get("fixed"):
+        lines += [f"Held fixed in every column: {', '.join(f'`{p}`' for p in summary['fixed'])}.", ""]
     made = summary.get("prepare_s") or {}
     if made:
         each = ", ".join(f"{release} {made[pin]:.0f} s" for release, pin in _columns(summary) if pin in made)

@@ -57,14 +57,13 @@ def run_bisect(options: BisectOptions, nvml: Nvml, emit: Event) -> BisectRun:
     emit("releases", {"package": options.package, "versions": [str(v) for v in versions]})
     run_id = results.new_run_id()
     run_dir = options.matrix.results_root / run_id
-    _, pinned_as = pkgindex.package_arg(options.package)
     records: list[dict[str, Any]] = []
     planned: list[tuple[str, str]] = []
     walls: dict[Version, float] = {}  # making the environment (build or virtualenv) and running the script
 
     def one(version: Version) -> tuple[dict[str, Any] | None, str]:
         emit("version", {"version": str(version)})
-        pin = f"{pinned_as}=={version}"
+        (pin,) = pkgindex.release_pins(options.package, [version], options.matrix.with_pins)
         run = run_matrix(replace(options.matrix, items=[item], with_pins=[pin], envs=None, run_id=run_id), nvml, emit)
         planned.extend(run.planned)
         records.extend(run.records)

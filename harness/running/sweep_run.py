@@ -71,8 +71,7 @@ def run_sweep(options: SweepOptions, nvml: Nvml, emit: Event) -> SweepRun:
     started = time.monotonic()
     versions = releases_to_sweep(options)
     emit("releases", {"package": options.package, "versions": [str(v) for v in versions]})
-    _, pinned_as = pkgindex.package_arg(options.package)
-    pins = [f"{pinned_as}=={v}" for v in versions]
+    pins = pkgindex.release_pins(options.package, versions, options.matrix.with_pins)
     items = [repro.script_scenario(options.script, options.matrix.timeout, plain=True)] if options.script else None
     run = run_matrix(replace(options.matrix, items=items, with_pins=pins, envs=None), nvml, emit)
     matrix = aggregate.build_matrix(run.run_dir)
@@ -80,6 +79,7 @@ def run_sweep(options: SweepOptions, nvml: Nvml, emit: Event) -> SweepRun:
     found = sweeps.changes(matrix, columns)
     skipped = {**run.skipped, **run.failed}
     summary = {"package": options.package, "from": options.low, "to": options.high, "every": options.every,
+               "fixed": list(options.matrix.with_pins),
                "releases": [str(v) for v in versions], "columns": dict((pin, rel) for rel, pin in columns),
                "skipped": skipped, "changes": found,
                "prepare_s": {pin: run.prepare_s[pin] for _, pin in columns if pin in run.prepare_s},

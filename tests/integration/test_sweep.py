@@ -10,6 +10,7 @@ import sys
 import zipfile
 from pathlib import Path
 
+import pytest
 from helpers import ROOT
 
 from harness.environments import venvs
@@ -93,3 +94,42 @@ def test_a_sweep_marks_the_planted_change_and_skips_what_cannot_install(tmp_path
     assert set(summary["prepare_s"]) == set(pins[:-1]) and all(s >= 0 for s in summary["prepare_s"].values())
     html = (run_dir / "report.html").read_text()
     assert '"changes":[{' in html  # the page marks the change too
+
+
+def test_a_library_sweeps_over_a_framework_pin_held_fixed(tmp_path: Path) -> None:
+    """A library's releases as columns, each made with the same framework release (--with): the
+    pin rides in every column, and the planted change is still found."""
+    wheels, index = _index(tmp_path)
+    framework = "torch-0.0.1-py3-none-any.whl"  # a stand-in framework: the pin's name decides the family
+    files = {"torch/__init__.py": '__version__ = "0.0.1"\n',
+             "torch-0.0.1.dist-info/METADATA": "Metadata-Version: 2.1\nName: torch\nVersion: 0.0.1\n",
+             "torch-0.0.1.dist-info/WHEEL": "Wheel-Version: 1.0\nGenerator: test\nRoot-Is-Purelib: true\nTag: py3-none-any\n"}
+    files["torch-0.0.1.dist-info/RECORD"] = "".join(f"{p},,\n" for p in [*files, "torch-0.0.1.dist-info/RECORD"])
+    with zipfile.ZipFile(wheels / framework, "w") as archive:
+        for path, text in files.items():
+            archive.writestr(path, text)
+    (index / "torch").mkdir()
+    (index / "torch" / "index.html").write_text(f'<a href="{(wheels / framework).as_uri()}">{framework}</a>\n')
+    script = tmp_path / "planted.py"
+    script.write_text("import torch\n" + SCRIPT + "print('torch', torch.__version__)\n")
+    results = tmp_path / "results"
+    argv = [sys.executable, "-m", "harness", "sweep", "--package", PACKAGE, "--from", "1.1.0", "--to", "1.2.0",
+            "--with", "torch==0.0.1", "--script", str(script), "--backend", "venv", "--venv-dir", str(tmp_path / "venvs"),
+            "--index-url", index.as_uri(), "--wheelhouse", str(wheels), "--results", str(results), "--variant", "cpu"]
+    result = subprocess.run(argv, cwd=ROOT, capture_output=True, text=True, timeout=1200,
+                            env=dict(os.environ, NO_COLOR="1", COLUMNS="200"))
+    if venvs.find_python("3.11") is None:
+        pytest.skip("the plan picks Python 3.11 for a py3 wheel, and there is none here")
+    assert result.returncode == 0, result.stderr[-3000:]
+    (run_dir,) = [p for p in results.iterdir() if p.is_dir()]
+    summary = json.loads((run_dir / "sweep.json").read_text())
+    pins = [f"{PACKAGE}==1.1.1,torch==0.0.1", f"{PACKAGE}==1.2.0,torch==0.0.1"]
+    assert list(summary["columns"]) == pins and summary["fixed"] == ["torch==0.0.1"]
+    (change,) = summary["changes"]
+    assert change["release"] == "1.2.0"
+    assert "Held fixed in every column: `torch==0.0.1`" in (run_dir / "sweep.md").read_text()
+    records = [json.loads(p.read_text()) for p in run_dir.glob("*/*.json")]
+    assert {r["facts"]["frameworks"].get("torch") for r in records} == {"0.0.1"}  # the fixed pin ran in each column
+    refused = subprocess.run([*argv[:argv.index("--with")], "--with", f"{PACKAGE}==1.0.0", *argv[argv.index("--with") + 2:]],
+                             cwd=ROOT, capture_output=True, text=True, timeout=120, env=dict(os.environ, NO_COLOR="1"))
+    assert refused.returncode == 2 and "whose releases vary" in refused.stderr
