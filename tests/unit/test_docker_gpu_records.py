@@ -108,3 +108,30 @@ def test_a_cell_without_a_gpu_never_misses_one() -> None:
     assert "torch registered no GPU device" in (framework_without_gpu(record) or "")
     record["facts"]["gpu_devices"]["torch"] = 1
     assert framework_without_gpu(record) is None
+
+
+H200 = Path(__file__).resolve().parents[2] / "matrix" / "reference" / "h200-580.159.04-docker-gpu"
+
+
+def _by_env(run: str) -> dict[str, dict[str, dict]]:
+    out: dict[str, dict[str, dict]] = {}
+    for path in sorted((H200 / run).glob("*/*.json.gz")):
+        record = load_record(path)
+        out.setdefault(record["env"]["name"], {})[record["scenario"]["name"]] = record
+    return out
+
+
+def test_cupy_and_jax_in_their_containers_agree_with_the_host_process() -> None:
+    cupy, jax, host_jax = _by_env("cupy"), _by_env("jax")["jax"], _by_env("jax-without-ptxas")["host-python"]
+    pairs = [(cupy["cupy"], cupy["host-python"]), (jax, host_jax)]
+    for container, host in pairs:
+        assert set(container) == set(host) and len(container) >= 2
+        for name, record in container.items():
+            assert record["env"]["backend"] == "docker" and record["env"]["gpu_mode"] == "cdi"
+            assert record["env"]["image_labels"]["harness.base"] == "nvidia/cuda:13.0.0-base-ubuntu24.04"
+            assert all(cp["readings"]["nvml_process"] is not None for cp in record["checkpoints"])
+            ours, theirs = verdicts.judge(record)["steps"], verdicts.judge(host[name])["steps"]
+            assert [s["verdict"] for s in ours] == [s["verdict"] for s in theirs], name
+            for a, b in zip(ours, theirs, strict=True):
+                if a.get("left") is not None and b.get("left") is not None:
+                    assert abs(a["left"] - b["left"]) <= 8 << 20, (name, a["label"])

@@ -1,0 +1,83 @@
+#!/usr/bin/env bash
+# CuPy and JAX rows in their containers on a lent GPU machine (no network, no Docker, CUDA 13
+# wheels installed on the host): the committed Dockerfiles (images/cupy, images/jax) built with the
+# pins that machine holds (cupy-cuda13x[ctk], jax[cuda13]: their wheels repacked from the host's
+# own installation by repack_installed.py, the only way to have them there), the GPU through CDI,
+# and the same scenarios through the host's own interpreter beside them for the agreement table.
+#
+# Here first (both folders git-ignored, named in the call's carry):
+#   ../shared/tools/gpu-docker/make-bundle.sh .gpu-docker
+#   pip download --no-deps --only-binary=:all: --python-version 3.12 -d .host-wheels docker jsonschema \
+#     jsonschema-specifications referencing rpds-py        (the host tools the machine lacks)
+# and, for JAX, nvidia-cuda-nvcc, nvidia-nvvm and nvidia-cuda-crt of the machine's CUDA (13.0.88)
+# carried into /root/gw/wh-jax (the machine compiles PTX with its /usr/local/cuda, which the
+# stand-in base leaves out), with "nvidia-cuda-nvcc==V", "nvidia-nvvm==V" added to jax's packages.
+#
+#   setup        engine (.gpu-docker, v1 bundle), CDI spec, stand-in CUDA bases, wheelhouses, environments.toml
+#   image ENV    build ENV's gpu image from its wheelhouse (offline)
+#   matrix OUT   cupy and jax in containers, each beside host-python, into OUT
+set -euo pipefail
+here=$(cd "$(dirname "$0")/../.." && pwd)
+work=/root/gw
+export PATH=/tmp/dk/bin:$PATH PYTHONPATH=/root/hs:$here
+step=${1:?usage: container_rows.sh setup|image ENV|matrix OUT}
+
+case $step in
+  setup)
+    mkdir -p /root/hs "$work"
+    python3 -m pip install -q --no-index --no-deps --no-compile --target /root/hs "$here"/.host-wheels/*.whl
+    # shellcheck disable=SC1091
+    source "$here/.gpu-docker/start-dockerd.sh" "$here/.gpu-docker"
+    python3 -m harness cdi-spec --output /etc/cdi
+    bash "$here/tests/gpu/docker_gpu_images.sh" bases
+    python3 "$here/tests/gpu/repack_installed.py" "$work/wh-cupy" 'cupy-cuda13x[ctk]' pip
+    python3 "$here/tests/gpu/repack_installed.py" "$work/wh-jax" 'jax[cuda13]' pip | tee "$work/jax-pins.txt"
+    cupy=$(python3 -c 'import importlib.metadata as m; print(m.version("cupy-cuda13x"))')
+    jax=$(python3 -c 'import importlib.metadata as m; print(m.version("jax"))')
+    cat > "$work/environments.toml" <<EOF
+# The lent machine's own CUDA 13 stack, in the committed Dockerfiles (tests/gpu/container_rows.sh).
+[environments.cupy]
+python_version = "3.12"
+family = ["cupy"]
+dockerfile = "images/cupy"
+python = "python"
+[environments.cupy.variants.gpu]
+base = "nvidia/cuda:13.0.0-base-ubuntu24.04"
+packages = ["cupy-cuda13x[ctk]==$cupy"]
+
+[environments.jax]
+python_version = "3.12"
+family = ["jax"]
+dockerfile = "images/jax"
+python = "python"
+[environments.jax.variants.gpu]
+base = "nvidia/cuda:13.0.0-base-ubuntu24.04"
+packages = [$(grep -v '^pip==' "$work/jax-pins.txt" | awk '{printf "%s\"%s\"", (NR>1?", ":""), $1}')]
+
+[environments.host-python]
+family = ["jax", "cupy"]
+interpreter = "python3"
+default = false
+EOF
+    cat "$work/environments.toml"
+    python3 -m harness doctor --environments "$work/environments.toml" || true
+    ;;
+  image)
+    env=${2:?environment}
+    start=$(date +%s)
+    python3 -m harness images --variant gpu --offline --wheelhouse "$work/wh-$env" --environments "$work/environments.toml" \
+      --env "$env"
+    echo "$env image built in $(( $(date +%s) - start )) s"
+    docker image inspect --format '{{.Id}} {{.Size}} {{json .Config.Labels}}' "gpu-cleanup-matrix/$env:gpu"
+    ;;
+  matrix)
+    # One run per framework, each with the wheelhouse its image was built from: the build identity
+    # covers the wheels, so any other would make the run rebuild the image (offline: fail).
+    out=${2:?results folder}
+    for env in cupy jax; do
+      python3 -m harness matrix --variant gpu --gpu-mode cdi --offline --wheelhouse "$work/wh-$env" \
+        --environments "$work/environments.toml" --env "$env" --env host-python --scenario "$env/*" --results "$out" || true
+    done
+    ;;
+  *) echo "unknown step $step" >&2; exit 2 ;;
+esac
