@@ -13,6 +13,7 @@ from __future__ import annotations
 import datetime as dt
 import errno
 import gzip
+import io
 import json
 import os
 import shutil
@@ -62,14 +63,17 @@ def new_run_id() -> str:
     return dt.datetime.now(dt.timezone.utc).strftime("%Y%m%dT%H%M%SZ") + "-" + uuid.uuid4().hex[:6]
 
 
-def write_json(path: Path, data: Any) -> None:
-    """Write ``data`` to ``path`` atomically."""
+def _json_bytes(data: Any) -> bytes:
+    return (json.dumps(data, indent=1, sort_keys=True, default=str) + "\n").encode("utf-8")
+
+
+def _replace_atomically(path: Path, content: bytes) -> None:
+    """``content`` at ``path``, written beside it first: a reader never sees half a file."""
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
     try:
-        with os.fdopen(fd, "w", encoding="utf-8") as handle:
-            json.dump(data, handle, indent=1, sort_keys=True, default=str)
-            handle.write("\n")
+        with os.fdopen(fd, "wb") as handle:
+            handle.write(content)
         os.replace(tmp, path)
     except BaseException:
         try:
@@ -77,6 +81,11 @@ def write_json(path: Path, data: Any) -> None:
         except OSError:
             pass
         raise
+
+
+def write_json(path: Path, data: Any) -> None:
+    """Write ``data`` to ``path`` atomically."""
+    _replace_atomically(path, _json_bytes(data))
 
 
 def cell_path(run_dir: Path, env: str, scenario: str) -> Path:
@@ -101,18 +110,10 @@ def write_record(run_dir: Path, record: dict[str, Any]) -> Path:
 
 def write_gzipped(path: Path, data: Any) -> None:
     """``data`` as gzipped JSON, atomically and byte-for-byte reproducible (no timestamp inside)."""
-    text = (json.dumps(data, indent=1, sort_keys=True, default=str) + "\n").encode("utf-8")
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
-    try:
-        with os.fdopen(fd, "wb") as raw, gzip.GzipFile(filename="", mode="wb", fileobj=raw, mtime=0, compresslevel=9) as zipped:
-            zipped.write(text)
-        os.replace(tmp, path)
-    except BaseException:
-        try:
-            os.unlink(tmp)
-        except OSError:
-            pass
-        raise
+    packed = io.BytesIO()
+    with gzip.GzipFile(filename="", mode="wb", fileobj=packed, mtime=0, compresslevel=9) as zipped:
+        zipped.write(_json_bytes(data))
+    _replace_atomically(path, packed.getvalue())
 
 
 def record_paths(run_dir: Path) -> list[Path]:
