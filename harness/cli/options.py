@@ -108,7 +108,7 @@ OPTIONS: list[Option] = [
            "run as Ray tasks, doctor checks every node; needs pip install 'gpu-cleanup-matrix[ray]'", (*CELLS, "doctor"),
            {"default": None, "metavar": "ray|ray://HOST:PORT"}),
     Option(("--resume",), "finish an interrupted run: its planned cells that have no record yet (other filters ignored)",
-           ("matrix",), {"type": Path, "default": None, "metavar": "RUN_DIR"}),
+           ("matrix", "sweep"), {"type": Path, "default": None, "metavar": "RUN_DIR"}),
     # how cells run
     Option(("--timeout",), "seconds per cell before it is killed", ("run", *CELLS), {"type": _seconds, "default": None}),
     Option(("--param",), "scenario parameter KEY=VALUE (JSON values), for every scenario", ("run", "matrix"),
@@ -124,7 +124,7 @@ OPTIONS: list[Option] = [
     # bisect
     Option(("--package",), "the distribution whose releases are searched (tensorflow, jax, ...), with extras "
            "that choose the build if need be (jax[cuda13-local])", ("bisect", "sweep"),
-           {"required": True}),
+           {"default": None}),
     Option(("--good",), "a release where the behaviour is fine", ("bisect",), {"required": True}),
     Option(("--bad",), "a release where it is not", ("bisect",), {"required": True}),
     Option(("--criterion",), f"{_CRITERIA} (default: left)", ("bisect",),
@@ -134,8 +134,8 @@ OPTIONS: list[Option] = [
     Option(("--label",), "--criterion label: part of the checkpoint label to read", ("bisect",), {"default": None}),
     Option(("--pre",), "include pre-releases and dev releases", ("bisect", "sweep"), {"action": "store_true"}),
     # sweep
-    Option(("--from",), "the oldest release to sweep", ("sweep",), {"dest": "low", "required": True, "metavar": "VERSION"}),
-    Option(("--to",), "the newest release to sweep", ("sweep",), {"dest": "high", "required": True, "metavar": "VERSION"}),
+    Option(("--from",), "the oldest release to sweep", ("sweep",), {"dest": "low", "default": None, "metavar": "VERSION"}),
+    Option(("--to",), "the newest release to sweep", ("sweep",), {"dest": "high", "default": None, "metavar": "VERSION"}),
     Option(("--every",), "minor: each minor's newest patch (default); patch: every release", ("sweep",),
            {"choices": ["minor", "patch"], "default": "minor"}),
     Option(("--script",), "a script to run in every release (default: the catalogue's scenarios that apply)", ("sweep",),

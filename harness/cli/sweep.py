@@ -7,15 +7,21 @@ from contextlib import closing
 from rich.console import Console
 
 from harness.cli.shared import nothing_ran, per_release_matrix, release_events
+from harness.common.errors import UsageError
 from harness.measurement.nvml import Nvml
-from harness.running.sweep_run import SweepOptions, run_sweep
+from harness.running.sweep_run import SweepOptions, resumed, run_sweep
 
 
 def main(args: argparse.Namespace, err: Console, out: Console) -> int:
     matrix = per_release_matrix(args, "sweep", scenarios=args.scenario, jobs=args.jobs)
-    options = SweepOptions(package=args.package, low=args.low, high=args.high, every=args.every, pre=args.pre,
-                           script=args.script, matrix=matrix)
-    emit = release_events(err, args.package)
+    if args.resume is not None:
+        options = resumed(args.resume, matrix)
+    else:
+        if not (args.package and args.low and args.high):
+            raise UsageError("sweep needs --package, --from and --to (or --resume RUN_DIR)")
+        options = SweepOptions(package=args.package, low=args.low, high=args.high, every=args.every, pre=args.pre,
+                               script=args.script, matrix=matrix)
+    emit = release_events(err, options.package)
 
     with closing(Nvml.open()) as nvml:
         run = run_sweep(options, nvml, emit)

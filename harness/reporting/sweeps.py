@@ -69,6 +69,8 @@ def kept(run_dir: Path, matrix: dict[str, Any]) -> dict[str, Any]:
         summary = json.loads((run_dir / "sweep.json").read_text(encoding="utf-8"))
     except (OSError, ValueError):
         return {}
+    if "columns" not in summary:  # a sweep still running (or cut): only its request is kept so far
+        return {}
     summary["changes"] = changes(matrix, _columns(summary))
     results.write_json(run_dir / "sweep.json", summary)
     (run_dir / "sweep.md").write_text(markdown(summary), encoding="utf-8")

@@ -9,6 +9,7 @@ differs from the nearest release to its left that measured something.
 """
 from __future__ import annotations
 
+import json
 import time
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -36,6 +37,7 @@ class SweepOptions:
     pre: bool = False
     script: Path | None = None  # else the catalogue's scenarios (matrix.scenarios filters them)
     matrix: MatrixOptions = field(default_factory=MatrixOptions)
+    releases: tuple[str, ...] = ()  # these (a resumed sweep's), not the index's between low and high
 
 
 @dataclass
@@ -67,13 +69,35 @@ def releases_to_sweep(options: SweepOptions) -> list[Version]:
     return pick(found, min(low, high), max(low, high), options.every, options.pre)
 
 
+def resumed(run_dir: Path, matrix: MatrixOptions) -> SweepOptions:
+    """The sweep ``run_dir`` was started as, to finish it (--resume): its releases as planned, its
+    fixed pins, only the cells without a finished record run."""
+    from harness.running.resume import resume_options
+
+    try:
+        asked = json.loads((run_dir / "sweep.json").read_text(encoding="utf-8"))["request"]
+    except (OSError, ValueError, KeyError) as exc:
+        raise UsageError(f"--resume {run_dir}: no sweep.json with the sweep's request there ({exc}); give a sweep's "
+                         "run folder") from exc
+    again = replace(resume_options(run_dir, matrix), with_pins=list(asked["fixed"]))
+    return SweepOptions(package=asked["package"], low=asked["from"], high=asked["to"], every=asked["every"],
+                        pre=asked["pre"], script=Path(asked["script"]) if asked["script"] else None, matrix=again,
+                        releases=tuple(asked["releases"]))
+
+
 def run_sweep(options: SweepOptions, nvml: Nvml, emit: Event) -> SweepRun:
     started = time.monotonic()
-    versions = releases_to_sweep(options)
+    versions = [Version(v) for v in options.releases] or releases_to_sweep(options)
     emit("releases", {"package": options.package, "versions": [str(v) for v in versions]})
     pins = pkgindex.release_pins(options.package, versions, options.matrix.with_pins)
     items = [repro.script_scenario(options.script, options.matrix.timeout, plain=True)] if options.script else None
-    run = run_matrix(replace(options.matrix, items=items, with_pins=pins, envs=None), nvml, emit)
+    run_id = options.matrix.run_id or results.new_run_id()
+    request = {"package": options.package, "from": options.low, "to": options.high, "every": options.every,
+               "pre": options.pre, "script": str(options.script) if options.script else None,
+               "fixed": list(options.matrix.with_pins), "releases": [str(v) for v in versions]}
+    if not options.matrix.resume:  # kept first: a sweep cut by the machine going away resumes from it
+        results.write_json(options.matrix.results_root / run_id / "sweep.json", {"request": request})
+    run = run_matrix(replace(options.matrix, items=items, with_pins=pins, envs=None, run_id=run_id), nvml, emit)
     matrix = aggregate.build_matrix(run.run_dir)
     columns = [(str(v), pin) for v, pin in zip(versions, pins, strict=True)]
     found = sweeps.changes(matrix, columns)
@@ -83,7 +107,7 @@ def run_sweep(options: SweepOptions, nvml: Nvml, emit: Event) -> SweepRun:
                "releases": [str(v) for v in versions], "columns": dict((pin, rel) for rel, pin in columns),
                "skipped": skipped, "changes": found,
                "prepare_s": {pin: run.prepare_s[pin] for _, pin in columns if pin in run.prepare_s},
-               "wall_s": round(time.monotonic() - started, 1)}
+               "wall_s": round(time.monotonic() - started, 1), "request": request}
     results.write_json(run.run_dir / "sweep.json", summary)
     (run.run_dir / "sweep.md").write_text(sweeps.markdown(summary), encoding="utf-8")
     aggregate.write_reports(run.run_dir, run.planned, note=f"sweep of {options.package} {options.low}..{options.high} "

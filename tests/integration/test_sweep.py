@@ -133,3 +133,35 @@ def test_a_library_sweeps_over_a_framework_pin_held_fixed(tmp_path: Path) -> Non
     refused = subprocess.run([*argv[:argv.index("--with")], "--with", f"{PACKAGE}==1.0.0", *argv[argv.index("--with") + 2:]],
                              cwd=ROOT, capture_output=True, text=True, timeout=120, env=dict(os.environ, NO_COLOR="1"))
     assert refused.returncode == 2 and "whose releases vary" in refused.stderr
+
+
+def test_a_cut_sweep_resumes_where_it_stopped(tmp_path: Path) -> None:
+    """A sweep whose machine went away: the cells it finished stay, --resume runs only the rest
+    (its releases as planned) and writes the whole sweep."""
+    if venvs.find_python("3.11") is None:
+        pytest.skip("the plan picks Python 3.11 for a py3 wheel, and there is none here")
+    wheels, index = _index(tmp_path)
+    script = tmp_path / "planted.py"
+    script.write_text(SCRIPT)
+    results = tmp_path / "results"
+    common = ["--backend", "venv", "--venv-dir", str(tmp_path / "venvs"), "--wheelhouse", str(wheels),
+              "--results", str(results), "--variant", "cpu"]
+    env = dict(os.environ, NO_COLOR="1", COLUMNS="200")
+    first = subprocess.run([sys.executable, "-m", "harness", "sweep", "--package", PACKAGE, "--from", "1.1.0", "--to", "1.3.0",
+                            "--script", str(script), "--index-url", index.as_uri(), *common],
+                           cwd=ROOT, capture_output=True, text=True, timeout=1200, env=env)
+    assert first.returncode == 0, first.stderr[-3000:]
+    (run_dir,) = [p for p in results.iterdir() if p.is_dir()]
+    cut = next(run_dir.glob(f"{PACKAGE}==1.2.0/*.json"))  # as if the machine went away before this cell
+    cut.unlink()
+    (run_dir / "sweep.md").unlink()
+    again = subprocess.run([sys.executable, "-m", "harness", "sweep", "--resume", str(run_dir), *common],
+                           cwd=ROOT, capture_output=True, text=True, timeout=1200, env=env)
+    assert again.returncode == 0, again.stderr[-3000:]
+    ran = [line for line in again.stderr.splitlines() if " repro/planted @ " in line]
+    assert len(ran) == 1 and f"{PACKAGE}==1.2.0" in ran[0], again.stderr[-2000:]  # only the cell that was cut
+    assert cut.is_file()
+    summary = json.loads((run_dir / "sweep.json").read_text())
+    assert summary["releases"] == ["1.1.1", "1.2.0", "1.3.0"]
+    (change,) = summary["changes"]
+    assert change["release"] == "1.2.0" and (run_dir / "sweep.md").is_file()
