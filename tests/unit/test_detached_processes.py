@@ -48,3 +48,28 @@ def test_a_script_that_does_not_compile_is_refused_before_anything_starts(tmp_pa
     (line,) = [x for x in result.stderr.splitlines() if x.startswith("harness: error:")]
     assert f"{script}:4:" in line and "expected an indented block" in line and "Traceback" not in result.stderr
     assert not (tmp_path / "r").exists()  # no run folder: nothing was made or started
+
+
+def test_ctrl_c_stops_what_the_script_detached(tmp_path: Path) -> None:
+    """The run is interrupted while the script still runs: its detached grandchild goes too."""
+    import os
+    import signal
+    import subprocess
+    import sys as _sys
+
+    from helpers import ROOT
+
+    marker = f"harness-detached-{uuid.uuid4().hex}"
+    script = tmp_path / "detaching.py"
+    script.write_text(DETACHING.format(close=True, marker=marker) + "import time\ntime.sleep(60)\n")
+    run = subprocess.Popen([_sys.executable, "-m", "harness", "repro", str(script), "--interpreter", _sys.executable,
+                            "--results", str(tmp_path / "r")], cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                           text=True, env=dict(os.environ, NO_COLOR="1"))
+    began = time.monotonic()
+    while not processes_with(marker) and time.monotonic() - began < 30:
+        time.sleep(0.1)
+    assert processes_with(marker), "the grandchild never started"
+    run.send_signal(signal.SIGINT)
+    _, stderr = run.communicate(timeout=60)
+    assert run.returncode == 130 and "interrupted" in stderr
+    assert not processes_with(marker), "a detached process outlived the interrupted run"

@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from harness.common.errors import EnvironmentNotFound
-from harness.measurement import subproc
+from harness.measurement import procs, subproc
 from harness.measurement.backends.base import AGENT_DIR, CellRefused, CellSpec, agent_argv, closing, reaper_argv, tail
 from harness.measurement.backends.capped_log import CappedLog, pump
 from harness.measurement.protocol import split_lines
@@ -67,7 +67,10 @@ class ProcessCell:
             return None
 
     def stop(self, extra_pids: set[int]) -> None:
-        subproc.stop(self.proc, extra_pids=extra_pids - {self.proc.pid})
+        # Everything below the reaper now, however it detached: a Ctrl-C stops cells whose
+        # processes the tracker never saw, and they must not reach init and live on.
+        extra = extra_pids | procs.descendants(self.proc.pid)
+        subproc.stop(self.proc, extra_pids=extra - {self.proc.pid})
         # Every process of the cell is gone, so its pipes reach end-of-file and both readers end.
         # Never close a pipe under its reader: the close waits for the read, which waits for the
         # last writer; one that escaped would hold the run for as long as it lives.
