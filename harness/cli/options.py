@@ -138,6 +138,9 @@ OPTIONS: list[Option] = [
     Option(("--to",), "the newest release to sweep", ("sweep",), {"dest": "high", "default": None, "metavar": "VERSION"}),
     Option(("--every",), "minor: each minor's newest patch (default); patch: every release", ("sweep",),
            {"choices": ["minor", "patch"], "default": "minor"}),
+    Option(("--repeat",), "runs of each side of a turn made of amounts (what is left changed, the words did not): "
+           "marked only when the runs of one side stand clear of the other's (default 1: candidates only)", ("sweep",),
+           {"type": int, "default": 1, "metavar": "N"}),
     Option(("--script",), "a script to run in every release (default: the catalogue's scenarios that apply)", ("sweep",),
            {"type": Path, "default": None}),
     # building images

@@ -20,7 +20,7 @@ def main(args: argparse.Namespace, err: Console, out: Console) -> int:
         if not (args.package and args.low and args.high):
             raise UsageError("sweep needs --package, --from and --to (or --resume RUN_DIR)")
         options = SweepOptions(package=args.package, low=args.low, high=args.high, every=args.every, pre=args.pre,
-                               script=args.script, matrix=matrix)
+                               script=args.script, matrix=matrix, repeat=max(1, args.repeat))
     emit = release_events(err, options.package)
 
     with closing(Nvml.open()) as nvml:

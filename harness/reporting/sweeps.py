@@ -9,7 +9,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-from harness.reporting import glance, results
+from harness.reporting import amounts, glance, results
 
 Answer = tuple[tuple[str, str] | None, str | None]
 
@@ -63,6 +63,14 @@ def _columns(summary: dict[str, Any]) -> list[tuple[str, str]]:
     return [(release, pins[release]) for release in summary.get("releases") or [] if release in pins]
 
 
+def judge(summary: dict[str, Any], matrix: dict[str, Any]) -> None:
+    """The sweep's turns on ``matrix``: where the answer changes, and where only the amount did
+    (candidates, confirmed by the repeats kept in the summary)."""
+    columns = _columns(summary)
+    summary["amounts"] = amounts.judge(amounts.candidates(matrix, columns), summary.get("repeats") or {})
+    summary["changes"] = changes(matrix, columns) + amounts.as_changes(summary["amounts"])
+
+
 def kept(run_dir: Path, matrix: dict[str, Any]) -> dict[str, Any]:
     """A re-render's sweep summary (none outside a sweep): its changes re-judged on ``matrix``."""
     try:
@@ -71,7 +79,7 @@ def kept(run_dir: Path, matrix: dict[str, Any]) -> dict[str, Any]:
         return {}
     if "columns" not in summary:  # a sweep still running (or cut): only its request is kept so far
         return {}
-    summary["changes"] = changes(matrix, _columns(summary))
+    judge(summary, matrix)
     results.write_json(run_dir / "sweep.json", summary)
     (run_dir / "sweep.md").write_text(markdown(summary), encoding="utf-8")
     return {"sweep": summary}
@@ -92,12 +100,14 @@ def markdown(summary: dict[str, Any]) -> str:
     for pin in sorted(skipped, key=[pin for _, pin in _columns(summary)].index):
         lines.append(f"- {pin}: not run ({skipped[pin].splitlines()[0] if skipped[pin] else 'skipped'})")
     lines += [""] if summary["skipped"] else []
-    for change in summary["changes"]:
+    for change in [c for c in summary["changes"] if c.get("kind") != "amount"]:  # amounts say themselves below
         between = change.get("between") or []
         where = (f"between {change['before_release']} and {change['release']} (no comparable answer in "
                  f"{', '.join(between)})" if between else f"in {change['release']}")
         lines.append(f"- `{change['scenario']}` changed {where}: {change['before_release']} "
                      f"{change['before']} -> {change['release']} {change['after']}")
+    lines += amounts.lines(summary.get("amounts") or [])
     if not summary["changes"]:
-        lines.append("- no answer changed across these releases")
+        lines.append("- no answer changed across these releases" + (" (what is left did, above: not yet a turn)"
+                                                                    if summary.get("amounts") else ""))
     return "\n".join(lines) + "\n"

@@ -21,7 +21,7 @@ from harness.common.errors import UsageError
 from harness.common.events import Event
 from harness.environments import pkgindex
 from harness.measurement.nvml import Nvml
-from harness.reporting import aggregate, results, sweeps
+from harness.reporting import aggregate, amounts, results, sweeps
 from harness.running import repro
 from harness.running.matrix import MatrixOptions, run_matrix
 
@@ -38,6 +38,7 @@ class SweepOptions:
     script: Path | None = None  # else the catalogue's scenarios (matrix.scenarios filters them)
     matrix: MatrixOptions = field(default_factory=MatrixOptions)
     releases: tuple[str, ...] = ()  # these (a resumed sweep's), not the index's between low and high
+    repeat: int = 1  # runs of each side of a turn made of amounts (the first run included)
 
 
 @dataclass
@@ -82,7 +83,32 @@ def resumed(run_dir: Path, matrix: MatrixOptions) -> SweepOptions:
     again = replace(resume_options(run_dir, matrix), with_pins=list(asked["fixed"]))
     return SweepOptions(package=asked["package"], low=asked["from"], high=asked["to"], every=asked["every"],
                         pre=asked["pre"], script=Path(asked["script"]) if asked["script"] else None, matrix=again,
-                        releases=tuple(asked["releases"]))
+                        releases=tuple(asked["releases"]), repeat=int(asked.get("repeat", 1)))
+
+
+def _repeat(options: SweepOptions, run_dir: Path, matrix: dict[str, Any], columns: list[tuple[str, str]],
+            items: list[Any] | None, nvml: Nvml, emit: Event) -> dict[str, list[int]]:
+    """Both sides of every turn made of amounts run again (``repeat`` runs each in all, in their own
+    run folders under repeats/); what each run left is kept, the first run's included."""
+    pin_of = {release: pin for release, pin in columns}
+    kept: dict[str, list[int]] = {}
+    for cand in amounts.candidates(matrix, columns):
+        for release, env in ((cand["before_release"], cand["before_env"]), (cand["release"], cand["env"])):
+            side = amounts.key(cand["scenario"], release)
+            first = amounts.amount(matrix["cells"][cand["scenario"]][env])
+            if side in kept or first is None:
+                continue
+            kept[side] = [first[0]]
+            for n in range(options.repeat - 1):
+                emit("version", {"version": f"{release}, {cand['scenario']} again ({n + 2} of {options.repeat})"})
+                again = run_matrix(replace(options.matrix, items=items, with_pins=[pin_of[release]], envs=None,
+                                           scenarios=None if items else [cand["scenario"]], run_id=None, resume=False,
+                                           results_root=run_dir / "repeats"), nvml, emit)
+                for record in again.records:
+                    left = amounts.amount(aggregate.cell_summary(record))
+                    if record["scenario"]["name"] == cand["scenario"] and left is not None:
+                        kept[side].append(left[0])
+    return kept
 
 
 def run_sweep(options: SweepOptions, nvml: Nvml, emit: Event) -> SweepRun:
@@ -94,20 +120,23 @@ def run_sweep(options: SweepOptions, nvml: Nvml, emit: Event) -> SweepRun:
     run_id = options.matrix.run_id or results.new_run_id()
     request = {"package": options.package, "from": options.low, "to": options.high, "every": options.every,
                "pre": options.pre, "script": str(options.script) if options.script else None,
-               "fixed": list(options.matrix.with_pins), "releases": [str(v) for v in versions]}
+               "fixed": list(options.matrix.with_pins), "releases": [str(v) for v in versions],
+               "repeat": options.repeat}
     if not options.matrix.resume:  # kept first: a sweep cut by the machine going away resumes from it
         results.write_json(options.matrix.results_root / run_id / "sweep.json", {"request": request})
     run = run_matrix(replace(options.matrix, items=items, with_pins=pins, envs=None, run_id=run_id), nvml, emit)
     matrix = aggregate.build_matrix(run.run_dir)
     columns = [(str(v), pin) for v, pin in zip(versions, pins, strict=True)]
-    found = sweeps.changes(matrix, columns)
     skipped = {**run.skipped, **run.failed}
-    summary = {"package": options.package, "from": options.low, "to": options.high, "every": options.every,
-               "fixed": list(options.matrix.with_pins),
-               "releases": [str(v) for v in versions], "columns": dict((pin, rel) for rel, pin in columns),
-               "skipped": skipped, "changes": found,
-               "prepare_s": {pin: run.prepare_s[pin] for _, pin in columns if pin in run.prepare_s},
-               "wall_s": round(time.monotonic() - started, 1), "request": request}
+    summary: dict[str, Any] = {
+        "package": options.package, "from": options.low, "to": options.high, "every": options.every,
+        "fixed": list(options.matrix.with_pins), "releases": [str(v) for v in versions],
+        "columns": dict((pin, rel) for rel, pin in columns), "skipped": skipped,
+        "prepare_s": {pin: run.prepare_s[pin] for _, pin in columns if pin in run.prepare_s}, "request": request,
+        "repeats": _repeat(options, run.run_dir, matrix, columns, items, nvml, emit) if options.repeat > 1 else {}}
+    sweeps.judge(summary, matrix)
+    found = summary["changes"]
+    summary["wall_s"] = round(time.monotonic() - started, 1)
     results.write_json(run.run_dir / "sweep.json", summary)
     (run.run_dir / "sweep.md").write_text(sweeps.markdown(summary), encoding="utf-8")
     aggregate.write_reports(run.run_dir, run.planned, note=f"sweep of {options.package} {options.low}..{options.high} "

@@ -1,0 +1,96 @@
+"""Amounts are answers too: a row whose words stay the same ("held") while what is left changes
+several-fold between neighbouring releases (0.63 GiB in one, 6.23 GiB in the next) has turned.
+
+Such a turn is a candidate until repeats of both sides say it stands clear of their spread: every
+run of one side left less than every run of the other. A sweep repeats its candidates when asked
+(``--repeat N``) and keeps each side's amounts, so a re-render judges them again.
+"""
+from __future__ import annotations
+
+from typing import Any
+
+from harness.common.units import human_bytes
+from harness.judgement import tolerances
+from harness.reporting import glance
+
+FACTOR = 2.0  # what is left must differ at least this many times over to be a candidate
+
+
+def amount(cell: dict[str, Any] | None) -> tuple[int, str] | None:
+    """(bytes left at the decisive cleanup step, its meter) of a cell that measured one."""
+    if not cell or cell.get("status") != "ok":
+        return None
+    step = glance.decisive_step(cell.get("steps") or [])
+    if step is None or step.get("left") is None or step.get("meter") not in tolerances.METER_RULES:
+        return None
+    return max(0, int(step["left"])), str(step["meter"])
+
+
+def key(scenario: str, release: str) -> str:
+    return f"{scenario}|{release}"
+
+
+def candidates(matrix: dict[str, Any], columns: list[tuple[str, str]]) -> list[dict[str, Any]]:
+    """Neighbouring measured releases of a row with the same words but amounts FACTOR apart, both
+    past the meter's smallest judged change."""
+    found = []
+    for scenario in matrix["scenarios"]:
+        row: dict[str, Any] = matrix["cells"].get(scenario, {})
+        last: dict[str, Any] | None = None
+        for release, env in columns:
+            now = amount(row.get(env))
+            if now is None:
+                continue
+            words = glance.text(dict(row[env]["glance"], left=None, loop=None))
+            if last is not None and last["words"] == words and last["meter"] == now[1]:
+                low, high = sorted((int(last["left"]), now[0]))
+                if high - low > tolerances.METER_RULES[now[1]].min_signal and high >= FACTOR * max(low, 1):
+                    found.append({"scenario": scenario, "before_release": last["release"], "release": release,
+                                  "before_env": last["env"], "env": env, "before": last["left"], "after": now[0],
+                                  "meter": now[1], "words": words})
+            last = {"release": release, "env": env, "left": now[0], "meter": now[1], "words": words}
+    return found
+
+
+def judge(found: list[dict[str, Any]], repeats: dict[str, list[int]]) -> list[dict[str, Any]]:
+    """Each candidate with ``confirmed``: True when every repeat of one side left less than every
+    repeat of the other, False when their spreads overlap, None when a side has a single run."""
+    out = []
+    for cand in found:
+        before = repeats.get(key(cand["scenario"], cand["before_release"])) or [cand["before"]]
+        after = repeats.get(key(cand["scenario"], cand["release"])) or [cand["after"]]
+        runs = min(len(before), len(after))
+        if runs < 2:
+            verdict = None
+        else:
+            verdict = max(before) < min(after) if cand["after"] > cand["before"] else max(after) < min(before)
+        out.append({**cand, "runs": runs, "spread_before": [min(before), max(before)],
+                    "spread_after": [min(after), max(after)], "confirmed": verdict})
+    return out
+
+
+def as_changes(judged: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The confirmed amount turns as sweep changes (the report marks them like any other)."""
+    return [{"scenario": c["scenario"], "env": c["env"], "release": c["release"], "before_release": c["before_release"],
+             "between": [], "kind": "amount", "runs": c["runs"],
+             "before": f"{c['words']}, {human_bytes(c['before'])} left", "after": f"{c['words']}, {human_bytes(c['after'])} left"}
+            for c in judged if c["confirmed"]]
+
+
+def lines(judged: list[dict[str, Any]]) -> list[str]:
+    """sweep.md's lines for the amounts: confirmed, not clear of the spread, or not repeated yet."""
+    out = []
+    for c in judged:
+        ratio = max(c["before"], c["after"]) / max(min(c["before"], c["after"]), 1)
+        head = (f"- `{c['scenario']}` kept its words ({c['words']}) but what is left went from "
+                f"{human_bytes(c['before'])} in {c['before_release']} to {human_bytes(c['after'])} in {c['release']} "
+                f"({ratio:.1f}x)")
+        spread = (f"{human_bytes(c['spread_before'][0])}..{human_bytes(c['spread_before'][1])} against "
+                  f"{human_bytes(c['spread_after'][0])}..{human_bytes(c['spread_after'][1])}")
+        if c["confirmed"] is None:
+            out.append(head + ": one run each side so far; `--repeat 3` confirms or drops it")
+        elif c["confirmed"]:
+            out.append(head + f": a turn, {c['runs']} runs of each side clear of each other ({spread})")
+        else:
+            out.append(head + f": not a turn, {c['runs']} runs of each side overlap ({spread})")
+    return out
