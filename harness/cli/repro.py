@@ -14,10 +14,9 @@ from harness.running import catalogue, repro
 from harness.running.matrix import MatrixOptions, run_matrix
 
 
-def python2_possible(args: argparse.Namespace, names: list[str]) -> bool:
+def python2_possible(args: argparse.Namespace, envs: dict[str, config.EnvDef], names: list[str]) -> bool:
     """Whether an environment that will run the script may be Python 2, whose scripts this Python
     cannot compile: a Python 2 environment, a python2 interpreter, or an image (its Python is unknown here)."""
-    envs = config.load_environments()
     return (bool(args.image) or any("python2" in Path(p).name for p in args.interpreter)
             or any(envs[name].python_version.startswith("2") for name in names if name in envs))
 
@@ -27,9 +26,10 @@ def main(args: argparse.Namespace, err: Console, out: Console) -> int:
     item = repro.script_scenario(args.script, args.timeout, plain=named, setenv=dict(args.setenv))
     extra = command_line_envs(args, args.family or list(item.families))
     names = args.env
+    envs = config.load_environments()
     if names is None and not extra and not args.with_pins:
-        names = [env.name for env in config.select(config.load_environments(), None) if catalogue.applies(env, item)]
-    if not python2_possible(args, names or []):
+        names = [env.name for env in config.select(envs, None) if catalogue.applies(env, item)]
+    if not python2_possible(args, envs, names or []):
         repro.refuse_syntax_errors(args.script)
     options = MatrixOptions(envs=names, variant=args.variant, results_root=args.results, timeout=args.timeout,
                             build=build_options(args), gpu_mode=args.gpu_mode, extra_envs=extra, backend=args.backend,

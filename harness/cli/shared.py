@@ -53,9 +53,8 @@ def nothing_ran(records: list[dict[str, Any]], err: Console, asked: Collection[s
                      or (r["status"] == "skipped" and env(r) in asked)})
     lost = [r["error"] for r in records if (r.get("error") or {}).get("type") == "EngineLost"]
     if lost:  # one line for the run, not one per cell: how to finish it is the same for all
-        how = lost[0]["message"].partition("; ")[2].replace("runs the cell again", "finishes the run")
-        err.print(f"[red]{lost[0].get('why', 'the engine stopped answering')}[/]: {len(lost)} cell(s) cut or never "
-                  f"started; {how}", soft_wrap=True)
+        err.print(f"[red]{lost[0]['why']}[/]: {len(lost)} cell(s) cut or never started; `{lost[0]['resume']}` "
+                  "finishes the run once the engine answers", soft_wrap=True)
         return 4 if any(r["status"] in RAN for r in records) else 3
     if any(r["status"] in RAN for r in records):
         if failed:

@@ -53,7 +53,7 @@ ENGINE_LOST = "EngineLost"
 def engine_lost(why: str, run_dir: Path) -> dict[str, str]:
     """The error of a cell its engine dropped: the harness's failure, which --resume runs again."""
     again = command("matrix", "--resume", str(run_dir))
-    return {"type": ENGINE_LOST, "why": why,
+    return {"type": ENGINE_LOST, "why": why, "resume": again,
             "message": f"{why}: nothing follows about the script; `{again}` runs the cell again once the engine answers"}
 
 

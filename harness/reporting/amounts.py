@@ -41,7 +41,7 @@ def candidates(matrix: dict[str, Any], columns: list[tuple[str, str]]) -> list[d
             now = amount(row.get(env))
             if now is None:
                 continue
-            words = glance.text(dict(row[env]["glance"], left=None, loop=None))
+            words = str(row[env]["glance"]["word"])
             if last is not None and last["words"] == words and last["meter"] == now[1]:
                 low, high = sorted((int(last["left"]), now[0]))
                 if high - low > tolerances.METER_RULES[now[1]].min_signal and high >= FACTOR * max(low, 1):

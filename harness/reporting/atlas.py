@@ -85,9 +85,23 @@ class Cell:
         return hashlib.sha1(f"{self.run}|{self.env}|{self.technique}".encode()).hexdigest()[:16]
 
 
-def reference_runs(root: Path) -> list[Path]:
-    """Every run folder under ``root`` (one with a manifest and records)."""
-    return sorted(p.parent for p in root.rglob("manifest.json") if any(p.parent.glob("*/*.json*")))
+@dataclass(frozen=True)
+class Run:
+    """A reference run, read once: its folder, its name under the references, its records re-judged."""
+
+    path: Path
+    name: str
+    records: list[dict[str, Any]]
+    broken: list[tuple[Path, str]]
+
+
+def reference_runs(root: Path) -> list[Run]:
+    """Every run folder under ``root`` (one with a manifest and records), its records read."""
+    found = []
+    for path in sorted(p.parent for p in root.rglob("manifest.json") if any(p.parent.glob("*/*.json*"))):
+        records, broken = aggregate.read_judged(path)
+        found.append(Run(path, str(path.relative_to(root)), records, broken))
+    return found
 
 
 def _framework(record: dict[str, Any], in_env: dict[str, str]) -> tuple[str, str]:
@@ -113,38 +127,38 @@ class ClaimOutcome:
     why: str
 
 
-def claim_outcomes(run: Path, root: Path, records: list[dict[str, Any]], cells: list[Cell],
+def claim_outcomes(run: Run, summaries: list[dict[str, Any]], cells: list[Cell],
                    claims: list[seed_claims.Claim]) -> list[ClaimOutcome]:
     """Where this run confirms or contradicts each seed claim, in atlas columns."""
-    column = machines.column_namer(records)
+    column = machines.column_namer(run.records)
     by_env: dict[str, dict[str, Any]] = {}
-    for record in records:
-        by_env.setdefault(record["scenario"]["name"], {})[column(record)] = aggregate.cell_summary(record)
-    envs = sorted({column(r) for r in records})
+    for record, summary in zip(run.records, summaries, strict=True):
+        by_env.setdefault(record["scenario"]["name"], {})[column(record)] = summary
+    envs = sorted({column(r) for r in run.records})
     atlas_column = {c.report_key: c.column for c in cells}
     found = []
     for claim in claims:
         for env, result in seed_claims.assess(claim, by_env, envs).items():
             where = atlas_column.get(f"{claim.scenario}|{env}")
             if where and result["outcome"] in ("confirmed", "contradicted"):
-                found.append(ClaimOutcome(claim.id, result["outcome"], where, str(run.relative_to(root)), str(result["why"])))
+                found.append(ClaimOutcome(claim.id, result["outcome"], where, run.name, str(result["why"])))
     return found
 
 
-def cells_of(run: Path, root: Path, records: list[dict[str, Any]]) -> Iterator[Cell]:
+def cells_of(run: Run, summaries: list[dict[str, Any]]) -> Iterator[Cell]:
+    records = run.records
     column = machines.column_namer(records)
     versions: dict[str, dict[str, str]] = {}  # environment -> framework -> release, from any of its cells
     for record in records:
         found = (record.get("facts") or {}).get("frameworks") or {}
         versions.setdefault(str((record.get("env") or {}).get("name")), {}).update({k: str(v) for k, v in found.items() if v})
-    for record in records:
-        summary = aggregate.cell_summary(record)
+    for record, summary in zip(records, summaries, strict=True):
         answer = glance.of_cell(summary)
         framework, release = _framework(record, versions.get(str((record.get("env") or {}).get("name")), {}))
         host, env, facts = record.get("host") or {}, record.get("env") or {}, record.get("facts") or {}
         gpu = str((host.get("gpu") or {}).get("name") or "")
         scenario = record["scenario"]
-        yield Cell(run=str(run.relative_to(root)), env=str(env.get("name")), report_key=f"{scenario['name']}|{column(record)}",
+        yield Cell(run=run.name, env=str(env.get("name")), report_key=f"{scenario['name']}|{column(record)}",
                    technique=str(scenario["name"]), family=str((scenario.get("families") or ["repro"])[0])
                    if not str(scenario["name"]).startswith("repro/") else "repro",
                    framework=framework, release=release, hardware=gpu.replace("NVIDIA ", "") or "CPU",
@@ -156,16 +170,15 @@ def cells_of(run: Path, root: Path, records: list[dict[str, Any]]) -> Iterator[C
                    date=str(record.get("started_at") or ""), steps=tuple(summary.get("steps") or ()))
 
 
-def collect(root: Path) -> tuple[list[Cell], list[ClaimOutcome]]:
-    """Every cell of every reference run under ``root``, and where each seed claim was decided."""
+def collect(runs: list[Run], claims: list[seed_claims.Claim]) -> tuple[list[Cell], list[ClaimOutcome]]:
+    """Every cell of ``runs``, and where each seed claim was decided."""
     cells: list[Cell] = []
     outcomes: list[ClaimOutcome] = []
-    claims = seed_claims.load_claims()
-    for run in reference_runs(root):
-        records, _ = aggregate.read_judged(run)
-        found = list(cells_of(run, root, records))
+    for run in runs:
+        summaries = [aggregate.cell_summary(record) for record in run.records]
+        found = list(cells_of(run, summaries))
         cells += found
-        outcomes += claim_outcomes(run, root, records, found, claims)
+        outcomes += claim_outcomes(run, summaries, found, claims)
     return cells, outcomes
 
 

@@ -17,9 +17,10 @@ from harness.reporting import aggregate, atlas, atlas_html, report_html
 
 def build(root: Path, out: Path, progress: Callable[[str], None] = lambda _: None) -> dict[str, int]:
     """Write the atlas of the reference runs under ``root`` into ``out``; returns its counts."""
-    cells, outcomes = atlas.collect(root)
-    cols, grid = atlas.columns(cells), atlas.grid(cells)
     claims = seed_claims.load_claims()
+    runs = atlas.reference_runs(root)
+    cells, outcomes = atlas.collect(runs, claims)
+    cols, grid = atlas.columns(cells), atlas.grid(cells)
     if out.exists():
         shutil.rmtree(out)
     for folder in ("t", "r", "runs"):
@@ -41,15 +42,13 @@ def build(root: Path, out: Path, progress: Callable[[str], None] = lambda _: Non
         every = [cell for by_column in grid.values() for cell in by_column.get(column, [])]
         (out / "r" / f"{atlas_html.slug(column)}.html").write_text(atlas_html.evidence(column, every, "technique"),
                                                                     encoding="utf-8")
-    for run in atlas.reference_runs(root):
-        relative = run.relative_to(root)
-        progress(f"report of {relative}")
-        records, broken = aggregate.read_judged(run)
-        matrix = aggregate.matrix_from(records, broken, str(relative), aggregate.planned_cells(run))
-        target = out / "runs" / relative / "report.html"
+    for run in runs:
+        progress(f"report of {run.name}")
+        matrix = aggregate.matrix_from(run.records, run.broken, run.name, aggregate.planned_cells(run.path))
+        target = out / "runs" / run.name / "report.html"
         target.parent.mkdir(parents=True, exist_ok=True)
-        depth = len(relative.parts) + 1
-        target.write_text(report_html.render(matrix, records, vega_src="../" * depth + "vega.js"), encoding="utf-8")
+        depth = len(Path(run.name).parts) + 1
+        target.write_text(report_html.render(matrix, run.records, vega_src="../" * depth + "vega.js"), encoding="utf-8")
     found: dict[str, Any] = atlas_html.summary(cells, cols, grid)
     found["bytes"] = sum(p.stat().st_size for p in out.rglob("*") if p.is_file())
     return found

@@ -252,9 +252,9 @@ class DockerBackend:
         try:
             container = self._create(spec, agent_spec, environment, mounts, gpu)
         except Exception as exc:
-            silent = engine_silent(self.client)
-            if silent:
-                raise EngineLost(silent) from exc
+            lost = self._engine_lost()
+            if lost:
+                raise lost from exc
             raise
         with _live_lock:
             _live[container.id] = container
@@ -264,11 +264,16 @@ class DockerBackend:
             container.start()
         except BaseException as exc:
             remove_container(container)
-            silent = engine_silent(self.client) if isinstance(exc, Exception) else None
-            if silent:
-                raise EngineLost(silent) from exc
+            lost = self._engine_lost() if isinstance(exc, Exception) else None
+            if lost:
+                raise lost from exc
             raise
         return DockerCell(container, spec, facts={"container": container.name})
+
+    def _engine_lost(self) -> EngineLost | None:
+        """What a failed create or start was, when the engine no longer answers: no cell can start."""
+        silent = engine_silent(self.client)
+        return EngineLost(silent) if silent else None
 
     def _create(self, spec: CellSpec, agent_spec: dict[str, Any], environment: dict[str, str], mounts: list[Any],
                 gpu: dict[str, Any]) -> Any:
