@@ -13,9 +13,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from helpers import SCENARIOS
+from helpers import SCENARIOS, TEST_IMAGE_PREFIX
 
-TEST_IMAGE_PREFIX = "gpu-cleanup-matrix-test"
 os.environ.setdefault("HARNESS_IMAGE_PREFIX", TEST_IMAGE_PREFIX)  # CLI subprocesses inherit it
 
 

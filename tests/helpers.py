@@ -10,6 +10,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 SCENARIOS = ROOT / "tests" / "scenarios"
+TEST_IMAGE_PREFIX = "gpu-cleanup-matrix-test"  # the tests' images, never the user's gpu-cleanup-matrix/*
 
 
 def harness_cli(*args: str, cwd: Path | None = None, timeout: float = 120,

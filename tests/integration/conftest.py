@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from helpers import TEST_IMAGE_PREFIX
 
 from harness.common.errors import HarnessError
 from harness.environments import config, images
@@ -25,6 +26,17 @@ def _wheelhouse() -> Path | None:
     return Path(value) if value else None
 
 
+def _remove_leftovers_of_killed_sessions(client: Any) -> None:
+    """A test session killed with its engine (a machine restarted mid-run) leaves exited containers
+    of the test images, which would fail every 'nothing left behind' check after it. They are the
+    tests' own, so they go; a user's containers (other images) and running ones are never touched."""
+    if os.environ["HARNESS_IMAGE_PREFIX"] != TEST_IMAGE_PREFIX:
+        return  # the tests were pointed at other images: whose leftovers those are is not known
+    for container in client.containers.list(all=True, filters={"label": LABEL_RUN}):
+        if container.status != "running" and container.attrs["Config"]["Image"].startswith(f"{TEST_IMAGE_PREFIX}/"):
+            container.remove(force=True)
+
+
 @pytest.fixture(scope="session")
 def docker_client() -> Any:
     from harness.environments.docker_client import connect
@@ -35,6 +47,7 @@ def docker_client() -> Any:
         if os.environ.get("CI") == "true":
             pytest.fail(f"CI=true but no Docker engine: {exc.message}")
         pytest.skip(exc.message)
+    _remove_leftovers_of_killed_sessions(client)
     yield client
     left = client.containers.list(all=True, filters={"label": LABEL_RUN})
     assert not left, f"containers left behind: {[c.name for c in left]}"
