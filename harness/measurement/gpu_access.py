@@ -1,7 +1,8 @@
 """How a container gets the GPU: the mode, chosen from what the host offers, and its settings.
 
-  gpus     a DeviceRequest for all GPUs, as ``docker run --gpus all`` (the NVIDIA runtime or
-           container toolkit is registered with the engine)
+  gpus     a DeviceRequest for all GPUs, as ``docker run --gpus all``: the NVIDIA runtime is
+           registered with the engine, or Docker >= 29.2 turns the request into CDI devices
+           (its ``nvidia`` device driver does when ``nvidia-cdi-hook`` is on its PATH)
   cdi      the ``nvidia.com/gpu=all`` CDI device (CDI specs exist and the engine reads them)
   devices  the /dev/nvidia* nodes passed explicitly and the driver's libraries mounted
            read-only: for hosts with a driver but no toolkit
@@ -14,6 +15,7 @@ from __future__ import annotations
 
 import glob
 import os
+import shutil
 import subprocess
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -29,6 +31,12 @@ DRIVER_MOUNT = "/opt/harness/nvidia-driver"
 # libnvidia-gpucomp since driver 550 (TF 2.7 runs on Hopper only by PTX JIT).
 DRIVER_LIBS = ("libcuda.so", "libnvidia-ml.so", "libnvidia-ptxjitcompiler.so", "libnvidia-nvvm.so", "libcudadebugger.so",
                "libnvidia-gpucomp.so", "libnvidia-cfg.so")
+
+
+CDI_HOOK = "nvidia-cdi-hook"
+# moby#50228, first released in Docker Engine 29.2.0: with nvidia-cdi-hook on dockerd's PATH the
+# daemon's `nvidia` device driver answers `--gpus all` with the CDI device nvidia.com/gpu=all.
+GPUS_THROUGH_CDI = (29, 2)
 
 
 @dataclass(frozen=True)
@@ -47,6 +55,30 @@ def _cdi_specs(cdi_dirs: tuple[str, ...]) -> list[str]:
 def _engine_reads_cdi(info: dict[str, Any]) -> bool:
     # Docker 25+ lists the folders it reads CDI specs from; older engines have no such key.
     return bool(info.get("CDISpecDirs"))
+
+
+def engine_version(info: dict[str, Any]) -> tuple[int, int]:
+    parts = str(info.get("ServerVersion") or "0").split(".")
+    numbers = [int(p) if p.isdigit() else 0 for p in (parts + ["0"])[:2]]
+    return numbers[0], numbers[1]
+
+
+def _gpus_through_cdi(info: dict[str, Any], specs: list[str], cdi_hook: str) -> str | None:
+    """Why `--gpus all` works through CDI on this engine, or None.
+
+    The daemon says nothing of its device drivers, so this reads what decides them: the engine's
+    version, nvidia-cdi-hook where the toolkit puts it (dockerd's PATH is the host's on a local
+    engine), and an nvidia.com/gpu device the engine can resolve (its own list, Docker >= 28.2, or
+    a spec in the folders it reads). A wrong guess fails the cell's start with the way out.
+    """
+    if engine_version(info) < GPUS_THROUGH_CDI or not cdi_hook:
+        return None
+    devices = [str(d.get("ID")) for d in info.get("DiscoveredDevices") or []
+               if str(d.get("ID", "")).startswith("nvidia.com/gpu=")]
+    if not devices and not (specs and _engine_reads_cdi(info)):
+        return None
+    return (f"Docker {info.get('ServerVersion')} turns --gpus into CDI devices ({CDI_HOOK} at {cdi_hook}; "
+            f"{', '.join(devices) if devices else 'specs ' + ', '.join(specs)})")
 
 
 def device_nodes(dev: str = "/dev") -> list[str]:
@@ -99,6 +131,18 @@ def driver_libraries(ldconfig_output: str | None = None, search: list[str] | Non
     return found
 
 
+def refused_hint(mode: GpuMode, message: str) -> str | None:
+    """The way out when the engine refused a cell's GPU request, or None when it was something else."""
+    if mode == "gpus" and "could not select device driver" in message:
+        return (f"the engine has no NVIDIA device driver for --gpus: install the NVIDIA Container Toolkit (Docker >= "
+                f"{GPUS_THROUGH_CDI[0]}.{GPUS_THROUGH_CDI[1]} needs only {CDI_HOOK} on dockerd's PATH and a CDI spec), "
+                "or run with --gpu-mode cdi")
+    if mode in ("gpus", "cdi") and "unresolvable CDI devices" in message:
+        return ("the engine knows no CDI device nvidia.com/gpu=all: write a spec for this driver "
+                "(`nvidia-ctk cdi generate --output=/etc/cdi/nvidia.yaml`, or `sudo gpu-cleanup-matrix cdi-spec`)")
+    return None
+
+
 def devices_access(dev: str = "/dev", ldconfig_output: str | None = None, search: list[str] | None = None) -> GpuAccess | None:
     nodes = device_nodes(dev)
     libs = driver_libraries(ldconfig_output, search)
@@ -128,16 +172,23 @@ def choose(
     dev: str = "/dev",
     ldconfig_output: str | None = None,
     search: list[str] | None = None,
+    cdi_hook: str | None = None,
 ) -> GpuAccess:
-    """The GPU access mode for containers on this host, and why."""
+    """The GPU access mode for containers on this host, and why (cdi_hook: where nvidia-cdi-hook
+    is, '' for nowhere; by default looked up on PATH)."""
     if override is not None and override not in MODES:
         raise UsageError(f"unknown GPU mode {override!r}{suggest(override, list(MODES))}")
     runtimes = sorted((info.get("Runtimes") or {}).keys())
     specs = _cdi_specs(cdi_dirs)
     if override == "none":
         return GpuAccess("none", "asked for")
-    if override == "gpus" or (override is None and nvml_available and "nvidia" in runtimes):
-        return GpuAccess("gpus", "asked for" if override else "the NVIDIA runtime is registered with the engine")
+    if override == "gpus":
+        return GpuAccess("gpus", "asked for")
+    if override is None and nvml_available and "nvidia" in runtimes:
+        return GpuAccess("gpus", "the NVIDIA runtime is registered with the engine")
+    through_cdi = _gpus_through_cdi(info, specs, (shutil.which(CDI_HOOK) or "") if cdi_hook is None else cdi_hook)
+    if override is None and nvml_available and through_cdi:
+        return GpuAccess("gpus", through_cdi)
     if override == "cdi" or (override is None and nvml_available and specs and _engine_reads_cdi(info)):
         return GpuAccess("cdi", "asked for" if override else f"CDI specs found ({', '.join(specs)})")
     if override == "devices" or (override is None and nvml_available):

@@ -13,7 +13,9 @@
 # carried into /root/gw/wh-jax (the machine compiles PTX with its /usr/local/cuda, which the
 # stand-in base leaves out), with "nvidia-cuda-nvcc==V", "nvidia-nvvm==V" added to jax's packages.
 #
-#   setup        engine (.gpu-docker, v1 bundle), CDI spec, stand-in CUDA bases, wheelhouses, environments.toml
+#   setup        engine ($BUNDLE, default .gpu-docker; a v2 bundle's nvidia-ctk writes the CDI spec, harness
+#                cdi-spec's is compared with it), stand-in CUDA bases, wheelhouses, environments.toml
+#   (matrix: the mode the harness chooses, or GPU_MODE=cdi|gpus|devices)
 #   image ENV    build ENV's gpu image from its wheelhouse (offline)
 #   matrix OUT   cupy and jax in containers, each beside host-python, into OUT
 set -euo pipefail
@@ -26,9 +28,20 @@ case $step in
   setup)
     mkdir -p /root/hs "$work"
     python3 -m pip install -q --no-index --no-deps --no-compile --target /root/hs "$here"/.host-wheels/*.whl
-    # shellcheck disable=SC1091
-    source "$here/.gpu-docker/start-dockerd.sh" "$here/.gpu-docker"
-    python3 -m harness cdi-spec --output /etc/cdi
+    bundle=${BUNDLE:-$here/.gpu-docker}
+    if tar -tJf "$bundle/docker-bin.tar.xz" | grep -q nvidia-cdi-hook; then
+      # v2 (Docker 29.7 + nvidia-ctk): the toolkit's spec is the engine's; ours beside it, to compare
+      # shellcheck disable=SC1091
+      source "$bundle/start-dockerd.sh" "$bundle" cdi
+      python3 -m harness cdi-spec --output /root/harness-cdi
+      python3 "$here/tests/gpu/compare_cdi_specs.py" /etc/cdi/nvidia.yaml /root/harness-cdi/nvidia.json --json "$work/cdi-compare.json"
+      cp /etc/cdi/nvidia.yaml "$work/nvidia-ctk-spec.yaml" && cp /root/harness-cdi/nvidia.json "$work/harness-spec.json"
+    else
+      # shellcheck disable=SC1091
+      source "$bundle/start-dockerd.sh" "$bundle"
+      python3 -m harness cdi-spec --output /etc/cdi
+    fi
+    docker info --format '{{json .}}' >"$work/docker-info.json"
     bash "$here/tests/gpu/docker_gpu_images.sh" bases
     python3 "$here/tests/gpu/repack_installed.py" "$work/wh-cupy" 'cupy-cuda13x[ctk]' pip
     python3 "$here/tests/gpu/repack_installed.py" "$work/wh-jax" 'jax[cuda13]' pip | tee "$work/jax-pins.txt"
@@ -75,7 +88,7 @@ EOF
     # covers the wheels, so any other would make the run rebuild the image (offline: fail).
     out=${2:?results folder}
     for env in cupy jax; do
-      python3 -m harness matrix --variant gpu --gpu-mode cdi --offline --wheelhouse "$work/wh-$env" \
+      python3 -m harness matrix --variant gpu ${GPU_MODE:+--gpu-mode "$GPU_MODE"} --offline --wheelhouse "$work/wh-$env" \
         --environments "$work/environments.toml" --env "$env" --env host-python --scenario "$env/*" --results "$out" || true
     done
     ;;

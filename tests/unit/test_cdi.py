@@ -76,7 +76,8 @@ def _driver_host(tmp_path: Path) -> dict:
     for node in ("nvidia0", "nvidiactl"):
         (dev / node).write_text("")
     (lib / "libcuda.so.1").write_text("")
-    return {"dev": str(dev), "ldconfig_output": "", "search": [str(lib)], "cdi_dirs": (str(tmp_path / "cdi"),)}
+    return {"dev": str(dev), "ldconfig_output": "", "search": [str(lib)], "cdi_dirs": (str(tmp_path / "cdi"),),
+            "cdi_hook": ""}
 
 
 def test_doctor_names_the_mode_and_the_step_to_a_better_one(tmp_path: Path) -> None:

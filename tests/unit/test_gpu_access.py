@@ -28,7 +28,8 @@ def driver_host(tmp_path: Path) -> dict:
     (lib / "libcuda.so.580.159.04").write_text("")
     (lib / "libcuda.so.1").symlink_to(lib / "libcuda.so.580.159.04")
     (lib / "libnvidia-ml.so.1").write_text("")
-    return {"dev": str(dev), "search": [str(lib)], "ldconfig_output": "", "cdi_dirs": (str(tmp_path / "cdi"),)}
+    return {"dev": str(dev), "search": [str(lib)], "ldconfig_output": "", "cdi_dirs": (str(tmp_path / "cdi"),),
+            "cdi_hook": ""}
 
 
 def test_plain_engine_without_driver_is_none() -> None:
@@ -109,3 +110,41 @@ def test_gpu_host_engine_without_toolkit_gets_devices(driver_host: dict) -> None
     assert ("/usr/local/nvidia/lib64/libcuda.so.1" in {os.path.dirname(s) + "/" + os.path.basename(t)
                                                         for s, t in access.mounts}
             or any(t.endswith("/libcuda.so.1") for _, t in access.mounts))
+
+
+def _docker_29(info: dict, devices: list[str]) -> dict:
+    """A 26.1 engine's recorded info as Docker >= 29.2 reports it: its version and the CDI devices it found."""
+    return {**info, "ServerVersion": "29.7.2", "DiscoveredDevices": [{"Source": "cdi", "ID": d} for d in devices]}
+
+
+def test_docker_29_with_nvidia_cdi_hook_takes_gpus_through_cdi(driver_host: dict) -> None:
+    info = _docker_29(_info("docker-26.1-trixie-cdi-h100.json"), ["nvidia.com/gpu=0", "nvidia.com/gpu=all"])
+    assert "nvidia" not in info["Runtimes"]  # no runtime registered: the old rule would pick cdi
+    access = gpu_access.choose(info, True, **{**driver_host, "cdi_hook": "/usr/bin/nvidia-cdi-hook"})
+    assert access.mode == "gpus"
+    assert "Docker 29.7.2" in access.reason and "/usr/bin/nvidia-cdi-hook" in access.reason
+    assert "nvidia.com/gpu=all" in access.reason
+
+
+def test_gpus_through_cdi_needs_the_hook_the_version_and_a_device(driver_host: dict) -> None:
+    recorded = _info("docker-26.1-trixie-cdi-h100.json")
+    hook = {**driver_host, "cdi_hook": "/usr/bin/nvidia-cdi-hook"}
+    cdi = Path(driver_host["cdi_dirs"][0])
+    cdi.mkdir()
+    (cdi / "nvidia.yaml").write_text("kind: nvidia.com/gpu\n")
+    with_spec = _docker_29(recorded, [])
+    assert gpu_access.choose(with_spec, True, **driver_host).mode == "cdi"  # no nvidia-cdi-hook: --gpus would fail
+    assert gpu_access.choose(with_spec, True, **hook).mode == "gpus"  # a spec in a folder it reads will do
+    older = {**with_spec, "ServerVersion": "29.1.5"}  # the hook lookup came in 29.2.0
+    assert gpu_access.choose(older, True, **hook).mode == "cdi"
+    (cdi / "nvidia.yaml").unlink()
+    assert gpu_access.choose(_docker_29(recorded, []), True, **hook).mode == "devices"  # nothing to resolve
+
+
+def test_a_refused_gpu_request_names_the_way_out() -> None:
+    no_driver = 'could not select device driver "" with capabilities: [[gpu]]'
+    assert "--gpu-mode cdi" in (gpu_access.refused_hint("gpus", no_driver) or "")
+    unresolved = "failed to inject CDI devices: unresolvable CDI devices nvidia.com/gpu=all"
+    assert "nvidia-ctk cdi generate" in (gpu_access.refused_hint("cdi", unresolved) or "")
+    assert gpu_access.refused_hint("gpus", "no such image") is None
+    assert gpu_access.refused_hint("none", no_driver) is None

@@ -27,6 +27,10 @@ class EngineLost(Exception):
     """The engine that runs the cells stopped answering: no cell of this backend can start now."""
 
 
+class GpuRefused(Exception):
+    """The engine refused the cell's GPU request: the message names the way out."""
+
+
 @dataclass(frozen=True, kw_only=True)
 class CellSpec:
     """Everything a backend needs to start one cell."""

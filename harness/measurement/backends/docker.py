@@ -12,30 +12,30 @@ from __future__ import annotations
 import atexit
 import json
 import os
-import shutil
 import signal
-import stat
 import threading
 import time
 import uuid
 from collections.abc import Iterable
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any
 
 from harness.measurement import procs
+from harness.measurement.backends import jit_cache
 from harness.measurement.backends.base import (
     AGENT_DIR,
     STDERR_TAIL_BYTES,
     CellRefused,
     CellSpec,
     EngineLost,
+    GpuRefused,
     agent_argv,
     closing,
     reaper_argv,
 )
 from harness.measurement.backends.capped_log import CappedLog
-from harness.measurement.gpu_access import GpuAccess
+from harness.measurement.backends.scenario_mount import readable_scenario_dir
+from harness.measurement.gpu_access import GpuAccess, refused_hint
 from harness.measurement.protocol import split_lines
 
 NAME_PREFIX = "gpu-cleanup-matrix-"
@@ -158,28 +158,6 @@ def engine_silent(client: Any) -> str | None:
         return f"the Docker engine stopped answering at {engine_address()}"
 
 
-def _others_can(path: Path, bits: int) -> bool:
-    return (path.stat().st_mode & bits) == bits
-
-
-def _readable_scenario_dir(path: Path, staging: Path, companions: tuple[str, ...] = ()) -> Path:
-    """The folder to mount for ``path``: its own, or, when the container's user could not read it
-    (a ``mktemp -d`` folder or a home of mode 0700), a world-readable copy of the file (and of the
-    script's own modules it imports) in the cell's own folder, which is removed with the cell.
-    Without this the script's PermissionError would pass for the script's own failure."""
-    folder = path.parent
-    if _others_can(folder, stat.S_IROTH | stat.S_IXOTH) and _others_can(path, stat.S_IROTH):
-        return folder
-    staged = staging / "scenario"
-    staged.mkdir(mode=0o755, exist_ok=True)
-    for name in (path.name, *companions):
-        target = staged / name
-        target.parent.mkdir(mode=0o755, parents=True, exist_ok=True)
-        shutil.copyfile(folder / name, target)
-        target.chmod(0o644)
-    return staged
-
-
 @dataclass
 class DockerBackend:
     """Runs cells in containers of ``image``, with the GPU given as ``access`` says."""
@@ -226,7 +204,8 @@ class DockerBackend:
         return {}
 
     def _gpu_environment(self) -> dict[str, str]:
-        env = dict(self.access.environment)
+        cache = jit_cache.environment(self._image_config()["env"]) if self.gpus else {}
+        env = {**cache, **self.access.environment}
         if "LD_LIBRARY_PATH" in env:  # keep the image's own library path (CUDA bases set one)
             own = self._image_config()["env"].get("LD_LIBRARY_PATH")
             if own:
@@ -236,7 +215,7 @@ class DockerBackend:
     def start(self, spec: CellSpec) -> DockerCell:
         from docker.types import Mount
 
-        scenario_dir = _readable_scenario_dir(spec.scenario.path, spec.ack_dir, spec.scenario.companions)
+        scenario_dir = readable_scenario_dir(spec.scenario.path, spec.ack_dir, spec.scenario.companions)
         agent_spec = spec.agent_spec(scenario_path=f"{MOUNT_SCENARIO}/{spec.scenario.path.name}", ack_dir=MOUNT_ACK)
         environment = {"HOME": "/tmp", **self._gpu_environment(), **spec.env_vars}  # the non-root user needs a HOME
         if self.gpus and spec.gpu_index is not None:
@@ -249,12 +228,14 @@ class DockerBackend:
             Mount(MOUNT_ACK, str(spec.ack_dir), type="bind", read_only=True),
             *gpu.pop("mounts", []),
         ]
+        if self.gpus:
+            mounts.append(Mount(jit_cache.MOUNT, str(jit_cache.folder()), type="bind"))
         try:
             container = self._create(spec, agent_spec, environment, mounts, gpu)
         except Exception as exc:
-            lost = self._engine_lost()
-            if lost:
-                raise lost from exc
+            explained = self._explained(exc)
+            if explained:
+                raise explained from exc
             raise
         with _live_lock:
             _live[container.id] = container
@@ -264,16 +245,22 @@ class DockerBackend:
             container.start()
         except BaseException as exc:
             remove_container(container)
-            lost = self._engine_lost() if isinstance(exc, Exception) else None
-            if lost:
-                raise lost from exc
+            explained = self._explained(exc)
+            if explained:
+                raise explained from exc
             raise
         return DockerCell(container, spec, facts={"container": container.name})
 
-    def _engine_lost(self) -> EngineLost | None:
-        """What a failed create or start was, when the engine no longer answers: no cell can start."""
+    def _explained(self, exc: BaseException) -> Exception | None:
+        """What a failed create or start was when not the cell's doing: the engine gone (no cell can
+        start now) or the cell's GPU request refused (with the way out)."""
+        if not isinstance(exc, Exception):
+            return None
         silent = engine_silent(self.client)
-        return EngineLost(silent) if silent else None
+        if silent:
+            return EngineLost(silent)
+        hint = refused_hint(self.access.mode, str(exc))
+        return GpuRefused(f"{hint} ({str(exc).splitlines()[0]})") if hint else None
 
     def _create(self, spec: CellSpec, agent_spec: dict[str, Any], environment: dict[str, str], mounts: list[Any],
                 gpu: dict[str, Any]) -> Any:
