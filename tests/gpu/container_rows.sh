@@ -29,7 +29,7 @@ case $step in
     mkdir -p /root/hs "$work"
     python3 -m pip install -q --no-index --no-deps --no-compile --target /root/hs "$here"/.host-wheels/*.whl
     bundle=${BUNDLE:-$here/.gpu-docker}
-    if tar -tJf "$bundle/docker-bin.tar.xz" | grep -q nvidia-cdi-hook; then
+    if tar -tJf "$bundle/docker-bin.tar.xz" | grep -c nvidia-cdi-hook >/dev/null; then  # -c: reads it all (pipefail)
       # v2 (Docker 29.7 + nvidia-ctk): the toolkit's spec is the engine's; ours beside it, to compare
       # shellcheck disable=SC1091
       source "$bundle/start-dockerd.sh" "$bundle" cdi
@@ -45,6 +45,13 @@ case $step in
     bash "$here/tests/gpu/docker_gpu_images.sh" bases
     python3 "$here/tests/gpu/repack_installed.py" "$work/wh-cupy" 'cupy-cuda13x[ctk]' pip
     python3 "$here/tests/gpu/repack_installed.py" "$work/wh-jax" 'jax[cuda13]' pip | tee "$work/jax-pins.txt"
+    # ptxas and libnvvm for XLA (jax[cuda13]'s with-cuda extra), carried here as wheels into $JAX_CUDA_WHEELS
+    for wheel in "${JAX_CUDA_WHEELS:-/root/jx}"/nvidia_{cuda_nvcc,nvvm}-*.whl; do
+      [ -f "$wheel" ] || continue
+      cp "${JAX_CUDA_WHEELS:-/root/jx}"/*.whl "$work/wh-jax/"
+      name=$(basename "$wheel" | cut -d- -f1 | tr _ -) version=$(basename "$wheel" | cut -d- -f2)
+      echo "$name==$version" >>"$work/jax-pins.txt"
+    done
     cupy=$(python3 -c 'import importlib.metadata as m; print(m.version("cupy-cuda13x"))')
     jax=$(python3 -c 'import importlib.metadata as m; print(m.version("jax"))')
     cat > "$work/environments.toml" <<EOF

@@ -7,7 +7,7 @@
 #            nvidia/cuda:11.2.2-cudnn8-runtime-ubuntu20.04, holds under /usr/local/cuda
 #   bullseye-py39.tar.xz   Debian bullseye (minbase, python3 3.9, python3-venv): the stand-in
 #            base's system; its apt step is done here, since the machine has no archive
-# Usage: tests/gpu/tf27_pieces.sh OUT_DIR   -> OUT_DIR/pieces/tf27.tar.NNN (54 MiB) + OUT_DIR/pieces.sha256
+# Usage: tests/gpu/tf27_pieces.sh OUT_DIR   -> OUT_DIR/pieces/tf27.tar.NNN (50 MiB) + OUT_DIR/pieces.sha256
 set -euo pipefail
 out=$(mkdir -p "${1:?usage: tf27_pieces.sh OUT_DIR}" && cd "$1" && pwd)
 cd "$out"
@@ -15,6 +15,10 @@ platforms=(--platform manylinux2014_x86_64 --platform manylinux2010_x86_64 --pla
            --platform manylinux1_x86_64)
 pip download -q --only-binary=:all: --python-version 3.9 --implementation cp "${platforms[@]}" -d wh \
   "tensorflow==2.7.4" "numpy<1.24" "protobuf<3.20"
+# markdown (tensorboard's) needs importlib-metadata below Python 3.10, which pip does not fetch for
+# a target version other than its own
+pip download -q --only-binary=:all: --python-version 3.9 --implementation cp "${platforms[@]}" -d wh \
+  "importlib-metadata>=4.4" "zipp>=3.20"
 # The versions the TF 2.7.4 host reference ran on (matrix/reference/h100-580.159.04-tf27)
 pip download -q --no-deps --only-binary=:all: --python-version 3.9 "${platforms[@]}" -d cuda \
   nvidia-cublas-cu11==11.11.3.6 nvidia-cudnn-cu11==8.9.6.50 nvidia-cufft-cu11==10.9.0.58 nvidia-curand-cu11==10.3.0.86 \
@@ -29,6 +33,6 @@ if [ ! -f bullseye-py39.tar.xz ]; then
   rm -rf root
 fi
 rm -rf pieces && mkdir pieces
-tar -c wh cuda bullseye-py39.tar.xz | split -b 54M -d -a 3 - pieces/tf27.tar.
+tar -c wh cuda bullseye-py39.tar.xz | split -b 50M -d -a 3 - pieces/tf27.tar.
 (cd pieces && sha256sum -- *) >pieces.sha256
 echo "$(ls pieces | wc -l) pieces, $(du -sh pieces | cut -f1)"

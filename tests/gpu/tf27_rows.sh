@@ -13,8 +13,8 @@
 #   image           the tf2.7 gpu image from the committed Dockerfile and pins (offline, the wheelhouse)
 #   host            the same pins in a virtualenv inside a copy of that system, for a host process
 #                   run through chroot (the host's own Python is 3.12, which TF 2.7 does not support)
-#   matrix OUT      tf2.7 in containers (--gpu-mode ${GPU_MODE:-cdi}), then host-tf-2.7.4 through the
-#                   process backend, into OUT
+#   matrix OUT      tf2.7 in containers (the mode the harness picks, or GPU_MODE), then host-tf-2.7.4
+#                   through the process backend, into OUT
 set -euo pipefail
 here=$(cd "$(dirname "$0")/../.." && pwd)
 work=/root/gw/tf27
@@ -29,6 +29,7 @@ case $step in
   join)
     (cd /root/pieces && sha256sum --quiet -c pieces.sha256)
     rm -rf "$work" && mkdir -p "$work" && cat /root/pieces/tf27.tar.* | tar -C "$work" -x
+    cp /root/pieces/*.whl "$work/wh/" 2>/dev/null || true  # wheels carried beside the pieces
     rm -rf /root/pieces && ls "$work" "$work/cuda"
     ;;
   base)
@@ -56,23 +57,31 @@ with zipfile.ZipFile(sys.argv[1]) as z:
     docker image inspect --format '{{.Id}} {{.Size}} {{json .Config.Labels}}' "gpu-cleanup-matrix/tf2.7:gpu"
     ;;
   host)
-    root=$work/host && rm -rf "$root" && cp -a "$work/base" "$root" && mkdir -p "$root/wh" && cp "$work"/wh/*.whl "$root/wh/"
-    for d in dev proc sys; do mount --rbind "/$d" "$root/$d"; done
-    chroot "$root" python3 -m venv /opt/tf27
-    chroot "$root" /opt/tf27/bin/pip install -q --no-index --find-links /wh "tensorflow==2.7.4" "numpy<1.24" "protobuf<3.20"
-    chroot "$root" /opt/tf27/bin/pip list 2>/dev/null | grep -iE '^(tensorflow|keras|numpy|protobuf) '
+    # The chroot's mounts live in a private mount namespace of each command (unshare -m): they
+    # vanish with it, so nothing of the host is ever reachable below $root when it is removed.
+    root=$work/host
+    grep -q " $root" /proc/mounts && { echo "$root has mounts: not removing it" >&2; exit 1; }
+    rm -rf --one-file-system "$root" && cp -a "$work/base" "$root" && mkdir -p "$root/wh" "$root$here" "$root/usr/local/nvidia"
+    cp "$work"/wh/*.whl "$root/wh/"
+    cat >"$work/in-root" <<SH
+#!/bin/sh
+# in-root CMD...: CMD in the host-tf-2.7.4 system, with /dev, /proc, /sys, /tmp, the driver and the
+# checkout at the host's paths, all in a mount namespace of its own; the PID stays the caller's.
+exec unshare --mount --propagation private sh -c 'for d in /dev /proc /sys /tmp /usr/local/nvidia $here; do
+  mount --rbind "\$d" "$root\$d" || exit 1; done; exec chroot $root /usr/bin/env LD_LIBRARY_PATH=/usr/local/nvidia/lib64 "\$@"' sh "\$@"
+SH
+    chmod +x "$work/in-root"
+    "$work/in-root" python3 -m venv /opt/tf27
+    "$work/in-root" /opt/tf27/bin/pip install -q --no-index --find-links /wh "tensorflow==2.7.4" "numpy<1.24" "protobuf<3.20"
+    "$work/in-root" /opt/tf27/bin/pip list 2>/dev/null | grep -iE '^(tensorflow|keras|numpy|protobuf) '
     ;;
   matrix)
     out=${2:?results folder}
-    python3 -m harness matrix --variant gpu --gpu-mode "${GPU_MODE:-cdi}" --offline --wheelhouse "$work/wh" --env tf2.7 \
+    python3 -m harness matrix --variant gpu ${GPU_MODE:+--gpu-mode "$GPU_MODE"} --offline --wheelhouse "$work/wh" --env tf2.7 \
       --results "$out" || true
-    # The host process: the harness (Python 3.12) outside, the cell's interpreter in the chroot,
-    # which sees the checkout, /tmp (the cell's ack folder) and the driver at the host's paths.
-    root=$work/host
-    for d in "$here" /tmp /usr/local/nvidia; do mkdir -p "$root$d" && mount --rbind "$d" "$root$d"; done
-    wrapper=/root/gw/tf-2.7.4  # the environment is named host-<wrapper name> && mkdir -p "$(dirname "$wrapper")"
-    printf '#!/bin/sh\nexec chroot %s /usr/bin/env LD_LIBRARY_PATH=/usr/local/nvidia/lib64 /opt/tf27/bin/python "$@"\n' \
-      "$root" >"$wrapper" && chmod +x "$wrapper"
+    # The host process: the harness (Python 3.12) outside, the cell's interpreter in the chroot.
+    wrapper=/root/gw/tf-2.7.4  # the environment is named host-<wrapper name>
+    printf '#!/bin/sh\nexec %s /opt/tf27/bin/python "$@"\n' "$work/in-root" >"$wrapper" && chmod +x "$wrapper"
     "$wrapper" -c 'import tensorflow as tf; print("tensorflow", tf.__version__, tf.config.list_physical_devices("GPU"))'
     python3 -m harness matrix --backend process --interpreter "$wrapper" --family tf1 --family tf2 --results "$out" || true
     ;;
