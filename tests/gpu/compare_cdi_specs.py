@@ -1,8 +1,9 @@
 """`harness cdi-spec` beside `nvidia-ctk cdi generate` on the same host: what each gives a container.
 
-Prints one Markdown table: device nodes, libraries (by file name: the toolkit mounts them at their
-host paths and runs a hook for the linker cache, the harness mounts them in the loader's default
-folder), tools, hooks and variables, each marked as in both specs or in one only.
+Prints one Markdown table: device nodes, libraries (by name without version: the toolkit mounts
+libcuda.so.580.159.04 at its host path and its hooks make the links and the linker cache, the
+harness mounts libcuda.so.1 in the loader's default folder), tools, hooks and variables, each
+marked as in both specs or in one only.
 
 Usage: python compare_cdi_specs.py TOOLKIT_SPEC(.yaml|.json) HARNESS_SPEC.json [--json OUT]
 """
@@ -39,10 +40,13 @@ def contents(spec: dict[str, Any]) -> dict[str, set[str]]:
         out["device node"] |= {n["path"] for n in edit.get("deviceNodes") or []}
         for mount in edit.get("mounts") or []:
             name = os.path.basename(mount["containerPath"])
-            out["library" if ".so" in name else "tool or other file"].add(name)
+            if ".so" in name:  # libcuda.so.580.159.04 (the toolkit, its hook links .so.1) ~ libcuda.so.1 (harness)
+                out["library"].add(name[:name.index(".so") + 3])
+            else:
+                out["tool or other file"].add(name)
         for hook in edit.get("hooks") or []:
             args = hook.get("args") or []
-            out["hook"].add(" ".join(args[1:3]) if len(args) > 2 else hook.get("path", "?"))
+            out["hook"].add(args[1] if len(args) > 1 else hook.get("path", "?"))  # nvidia-cdi-hook's subcommand
         out["variable"] |= {e.split("=", 1)[0] for e in edit.get("env") or []}
     return out
 

@@ -67,8 +67,8 @@ with zipfile.ZipFile(sys.argv[1]) as z:
 #!/bin/sh
 # in-root CMD...: CMD in the host-tf-2.7.4 system, with /dev, /proc, /sys, /tmp, the driver and the
 # checkout at the host's paths, all in a mount namespace of its own; the PID stays the caller's.
-exec unshare --mount --propagation private sh -c 'for d in /dev /proc /sys /tmp /usr/local/nvidia $here; do
-  mount --rbind "\$d" "$root\$d" || exit 1; done; exec chroot $root /usr/bin/env LD_LIBRARY_PATH=/usr/local/nvidia/lib64 "\$@"' sh "\$@"
+exec /usr/bin/unshare --mount --propagation private sh -c 'for d in /dev /proc /sys /tmp /usr/local/nvidia $here; do
+  mount --rbind "\$d" "$root\$d" || exit 1; done; exec /usr/sbin/chroot $root /usr/bin/env LD_LIBRARY_PATH=/usr/local/nvidia/lib64 "\$@"' sh "\$@"
 SH
     chmod +x "$work/in-root"
     "$work/in-root" python3 -m venv /opt/tf27
@@ -82,6 +82,9 @@ SH
     # The host process: the harness (Python 3.12) outside, the cell's interpreter in the chroot.
     wrapper=/root/gw/tf-2.7.4  # the environment is named host-<wrapper name>
     printf '#!/bin/sh\nexec %s /opt/tf27/bin/python "$@"\n' "$work/in-root" >"$wrapper" && chmod +x "$wrapper"
+    # Inside, the same path is the interpreter itself: the cell's reaper starts the agent with it
+    mkdir -p "$work/host$(dirname "$wrapper")"
+    printf '#!/bin/sh\nexec /opt/tf27/bin/python "$@"\n' >"$work/host$wrapper" && chmod +x "$work/host$wrapper"
     "$wrapper" -c 'import tensorflow as tf; print("tensorflow", tf.__version__, tf.config.list_physical_devices("GPU"))'
     python3 -m harness matrix --backend process --interpreter "$wrapper" --family tf1 --family tf2 --results "$out" || true
     ;;

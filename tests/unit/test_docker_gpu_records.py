@@ -110,28 +110,54 @@ def test_a_cell_without_a_gpu_never_misses_one() -> None:
     assert framework_without_gpu(record) is None
 
 
-H200 = Path(__file__).resolve().parents[2] / "matrix" / "reference" / "h200-580.159.04-docker-gpu"
+H200 = REFERENCE / "h200-580.159.04-docker-gpu"
+H200_GPUS = REFERENCE / "h200-580.159.04-docker-gpus"
 
 
-def _by_env(run: str) -> dict[str, dict[str, dict]]:
+def _by_env(folder: Path) -> dict[str, dict[str, dict]]:
     out: dict[str, dict[str, dict]] = {}
-    for path in sorted((H200 / run).glob("*/*.json.gz")):
+    for path in sorted(folder.glob("*/*.json.gz")):
         record = load_record(path)
         out.setdefault(record["env"]["name"], {})[record["scenario"]["name"]] = record
     return out
 
 
+def _agree(container: dict[str, dict], host: dict[str, dict], mode: str, base: str) -> int:
+    """Every step of every container cell has its host cell's verdict, what is left within 8 MiB; the steps compared."""
+    assert set(container) == set(host) and len(container) >= 2
+    compared = 0
+    for name, record in container.items():
+        assert record["env"]["backend"] == "docker" and record["env"]["gpu_mode"] == mode
+        assert record["env"]["image_labels"]["harness.base"] == base
+        assert all(cp["readings"]["nvml_process"] is not None for cp in record["checkpoints"])
+        ours, theirs = verdicts.judge(record)["steps"], verdicts.judge(host[name])["steps"]
+        assert [s["verdict"] for s in ours] == [s["verdict"] for s in theirs], name
+        for a, b in zip(ours, theirs, strict=True):
+            if a.get("left") is not None and b.get("left") is not None:
+                assert abs(a["left"] - b["left"]) <= 8 << 20, (name, a["label"])
+        compared += len(ours)
+    return compared
+
+
 def test_cupy_and_jax_in_their_containers_agree_with_the_host_process() -> None:
-    cupy, jax, host_jax = _by_env("cupy"), _by_env("jax")["jax"], _by_env("jax-without-ptxas")["host-python"]
-    pairs = [(cupy["cupy"], cupy["host-python"]), (jax, host_jax)]
-    for container, host in pairs:
-        assert set(container) == set(host) and len(container) >= 2
-        for name, record in container.items():
-            assert record["env"]["backend"] == "docker" and record["env"]["gpu_mode"] == "cdi"
-            assert record["env"]["image_labels"]["harness.base"] == "nvidia/cuda:13.0.0-base-ubuntu24.04"
-            assert all(cp["readings"]["nvml_process"] is not None for cp in record["checkpoints"])
-            ours, theirs = verdicts.judge(record)["steps"], verdicts.judge(host[name])["steps"]
-            assert [s["verdict"] for s in ours] == [s["verdict"] for s in theirs], name
-            for a, b in zip(ours, theirs, strict=True):
-                if a.get("left") is not None and b.get("left") is not None:
-                    assert abs(a["left"] - b["left"]) <= 8 << 20, (name, a["label"])
+    cupy, jax, host_jax = _by_env(H200 / "cupy"), _by_env(H200 / "jax")["jax"], _by_env(H200 / "jax-without-ptxas")["host-python"]
+    base = "nvidia/cuda:13.0.0-base-ubuntu24.04"
+    assert _agree(cupy["cupy"], cupy["host-python"], "cdi", base) and _agree(jax, host_jax, "cdi", base)
+
+
+def test_gpus_through_docker_29_agrees_with_the_host_process_and_with_cdi() -> None:
+    """Docker 29.7.2 with nvidia-cdi-hook and the toolkit's spec: the harness chose `gpus` by itself,
+    and CuPy, JAX and TF 2.7 (its CUDA 11 image on a stand-in base) answer as their host processes."""
+    base13 = "nvidia/cuda:13.0.0-base-ubuntu24.04"
+    for framework in ("cupy", "jax"):
+        cells = _by_env(H200_GPUS / framework)
+        assert _agree(cells[framework], cells["host-python"], "gpus", base13)
+        assert _agree(cells[framework], _by_env(H200 / framework)[framework], "gpus", base13)  # and the cdi run's
+    tf27 = _by_env(H200_GPUS / "tf2.7")["tf2.7"]
+    assert "Docker 29.7.2 turns --gpus into CDI devices" in next(iter(tf27.values()))["env"]["gpu_note"]
+    host = _by_env(H200_GPUS / "host-tf-2.7.4")["host-tf-2.7.4"]
+    assert _agree(tf27, host, "gpus", "nvidia/cuda:11.2.2-cudnn8-runtime-ubuntu20.04") >= 43
+    seen = {(r["facts"]["frameworks"].get("tensorflow"), r["facts"].get("cuda")) for r in tf27.values()}
+    assert ("2.7.4", "11.2") in seen and seen <= {("2.7.4", "11.2"), (None, None)}  # a parent that never imports TF
+    session = verdicts.judge(tf27["tf1/session_close"])["steps"]  # TF mapped the H200's memory in its container
+    assert any(step["verdict"] == "held" and step["left"] > 100 << 30 for step in session)

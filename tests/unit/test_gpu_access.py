@@ -117,13 +117,15 @@ def _docker_29(info: dict, devices: list[str]) -> dict:
     return {**info, "ServerVersion": "29.7.2", "DiscoveredDevices": [{"Source": "cdi", "ID": d} for d in devices]}
 
 
-def test_docker_29_with_nvidia_cdi_hook_takes_gpus_through_cdi(driver_host: dict) -> None:
-    info = _docker_29(_info("docker-26.1-trixie-cdi-h100.json"), ["nvidia.com/gpu=0", "nvidia.com/gpu=all"])
-    assert "nvidia" not in info["Runtimes"]  # no runtime registered: the old rule would pick cdi
-    access = gpu_access.choose(info, True, **{**driver_host, "cdi_hook": "/usr/bin/nvidia-cdi-hook"})
+def test_recorded_docker_29_with_nvidia_cdi_hook_takes_gpus_through_cdi(driver_host: dict) -> None:
+    """docker info from the H200 (Docker 29.7.2 built from moby's tag, the toolkit's spec, no runtime)."""
+    info = _info("docker-29.7-bundle-v2-h200.json")
+    assert "nvidia" not in info["Runtimes"]  # no runtime registered: the old rule picked cdi here
+    access = gpu_access.choose(info, True, **{**driver_host, "cdi_hook": "/tmp/dk/bin/nvidia-cdi-hook"})
     assert access.mode == "gpus"
-    assert "Docker 29.7.2" in access.reason and "/usr/bin/nvidia-cdi-hook" in access.reason
+    assert "Docker 29.7.2" in access.reason and "/tmp/dk/bin/nvidia-cdi-hook" in access.reason
     assert "nvidia.com/gpu=all" in access.reason
+    assert gpu_access.choose(info, True, **driver_host).mode == "devices"  # no hook: --gpus would fail; no spec here
 
 
 def test_gpus_through_cdi_needs_the_hook_the_version_and_a_device(driver_host: dict) -> None:
