@@ -61,6 +61,9 @@ def gpu_mode_check(info: dict[str, Any], nvml_available: bool, **host: Any) -> C
     """
     access = gpu_access.choose(info, nvml_available, **host)  # host: cdi_dirs, dev, ldconfig_output, search (tests)
     detail = f"a run will use mode {access.mode}: {access.reason}"
+    if access.mode == "cdi" and nvml_available and gpu_access.engine_version(info) >= gpu_access.GPUS_THROUGH_CDI:
+        return Check("container GPU access", True, detail, f"for the standard gpus mode (`--gpus all`): the NVIDIA "
+                     f"Container Toolkit's {gpu_access.CDI_HOOK} on dockerd's PATH, then restart Docker")
     if not nvml_available or access.mode in ("gpus", "cdi"):
         return Check("container GPU access", None if not nvml_available else True, detail)
     return Check("container GPU access", access.mode != "none", detail, _better_mode(info))

@@ -105,3 +105,15 @@ def test_recorded_docker_26_with_cdi_on(tmp_path: Path) -> None:
     (tmp_path / "cdi").mkdir()
     (tmp_path / "cdi" / "nvidia.json").write_text("{}")
     assert gpu_mode_check(info, True, **host).detail.startswith("a run will use mode cdi")
+
+
+def test_doctor_on_docker_29_without_the_hook_names_the_way_to_gpus(tmp_path: Path) -> None:
+    info = json.loads((DATA / "docker_info" / "docker-29.7-bundle-v2-h200.json").read_text())
+    host = _driver_host(tmp_path)
+    (tmp_path / "cdi").mkdir()
+    (tmp_path / "cdi" / "nvidia.yaml").write_text("kind: nvidia.com/gpu\n")
+    check = gpu_mode_check(info, True, **host)  # a spec, no nvidia-cdi-hook: cdi works, gpus would not
+    assert check.ok is True and check.detail.startswith("a run will use mode cdi") and "nvidia-cdi-hook" in check.fix
+    chosen = gpu_mode_check(info, True, **{**host, "cdi_hook": "/usr/bin/nvidia-cdi-hook"})
+    assert "mode gpus" in chosen.detail and not chosen.fix
+
