@@ -159,5 +159,7 @@ def test_gpus_through_docker_29_agrees_with_the_host_process_and_with_cdi() -> N
     assert _agree(tf27, host, "gpus", "nvidia/cuda:11.2.2-cudnn8-runtime-ubuntu20.04") >= 43
     seen = {(r["facts"]["frameworks"].get("tensorflow"), r["facts"].get("cuda")) for r in tf27.values()}
     assert ("2.7.4", "11.2") in seen and seen <= {("2.7.4", "11.2"), (None, None)}  # a parent that never imports TF
+    eager = [r for name, r in tf27.items() if name.startswith("tf2/") and name != "tf2/child_process"]
+    assert eager and all(r["facts"]["gpu_devices"]["tensorflow"] == 1 for r in eager)  # TF 2.7 registered the H200
     session = verdicts.judge(tf27["tf1/session_close"])["steps"]  # TF mapped the H200's memory in its container
     assert any(step["verdict"] == "held" and step["left"] > 100 << 30 for step in session)
