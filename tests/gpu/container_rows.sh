@@ -17,12 +17,13 @@
 #                cdi-spec's is compared with it), stand-in CUDA bases, wheelhouses, environments.toml
 #   (matrix: the mode the harness chooses, or GPU_MODE=cdi|gpus|devices)
 #   image ENV    build ENV's gpu image from its wheelhouse (offline)
-#   matrix OUT   cupy and jax in containers, each beside host-python, into OUT
+#   torch-env    torch's row too: the machine's torch repacked, its pins added to environments.toml
+#   matrix OUT   cupy and jax (or $ROWS) in containers, each beside host-python, into OUT
 set -euo pipefail
 here=$(cd "$(dirname "$0")/../.." && pwd)
 work=/root/gw
 export PATH=/tmp/dk/bin:$PATH PYTHONPATH=/root/hs:$here
-step=${1:?usage: container_rows.sh setup|image ENV|matrix OUT}
+step=${1:?usage: container_rows.sh setup|torch-env|image ENV|matrix OUT}
 
 case $step in
   setup)
@@ -82,6 +83,23 @@ EOF
     cat "$work/environments.toml"
     python3 -m harness doctor --environments "$work/environments.toml" || true
     ;;
+  torch-env)
+    # torch as the machine holds it (its CUDA wheels repacked): a row beside cupy and jax
+    python3 "$here/tests/gpu/repack_installed.py" "$work/wh-torch" torch pip | tee "$work/torch-pins.txt"
+    cat >> "$work/environments.toml" <<EOF
+
+[environments.torch]
+python_version = "3.12"
+family = ["torch"]
+dockerfile = "images/torch"
+python = "python"
+[environments.torch.variants.gpu]
+base = "nvidia/cuda:13.0.0-base-ubuntu24.04"
+packages = [$(grep -v '^pip==' "$work/torch-pins.txt" | awk '{printf "%s\"%s\"", (NR>1?", ":""), $1}')]
+EOF
+    sed -i 's/^family = \["jax", "cupy"\]$/family = ["jax", "cupy", "torch"]/' "$work/environments.toml"
+    grep -A3 'environments.torch.variants' "$work/environments.toml" | cut -c1-300
+    ;;
   image)
     env=${2:?environment}
     start=$(date +%s)
@@ -94,7 +112,7 @@ EOF
     # One run per framework, each with the wheelhouse its image was built from: the build identity
     # covers the wheels, so any other would make the run rebuild the image (offline: fail).
     out=${2:?results folder}
-    for env in cupy jax; do
+    for env in ${ROWS:-cupy jax}; do
       python3 -m harness matrix --variant gpu ${GPU_MODE:+--gpu-mode "$GPU_MODE"} --offline --wheelhouse "$work/wh-$env" \
         --environments "$work/environments.toml" --env "$env" --env host-python --scenario "$env/*" --results "$out" || true
     done
