@@ -7,31 +7,36 @@ and compiles a library with that soname and version whose functions jump to the 
 Usage: make_shim.py SONAME TARGET SYMBOLS_FILE OUT_DIR   (libcublas.so.9.0 libcublas.so.11 cublas.txt out)
 Runs with Python 3.5+ and gcc on the system the stand-in is for (its glibc).
 """
+import string
 import subprocess
 import sys
 from pathlib import Path
 
-
-def sources(soname: str, target: str, names: list) -> tuple:
-    stem = soname.split(".so")[0]
-    quoted = ", ".join('"%s"' % n for n in names)
-    c = """#include <dlfcn.h>
+C_TEMPLATE = string.Template("""#include <dlfcn.h>
 #include <stdio.h>
 #include <stdlib.h>
-void *%(stem)s_ptrs[%(n)d];
-static const char *names[%(n)d] = {%(quoted)s};
-static void missing(void) { fprintf(stderr, "stand-in %(soname)s: a function %(target)s lacks was called\\n"); abort(); }
+void *${stem}_ptrs[$n];
+static const char *names[$n] = {$quoted};
+static void missing(void) { fprintf(stderr, "stand-in $soname: a function $target lacks was called\\n"); abort(); }
 __attribute__((constructor)) static void load(void) {
-  void *h = dlopen("%(target)s", RTLD_NOW | RTLD_GLOBAL);
-  if (!h) { fprintf(stderr, "stand-in %(soname)s: %%s\\n", dlerror()); abort(); }
-  for (int i = 0; i < %(n)d; i++) { void *p = dlsym(h, names[i]); %(stem)s_ptrs[i] = p ? p : (void *)missing; }
+  void *h = dlopen("$target", RTLD_NOW | RTLD_GLOBAL);
+  if (!h) { fprintf(stderr, "stand-in $soname: %s\\n", dlerror()); abort(); }
+  for (int i = 0; i < $n; i++) { void *p = dlsym(h, names[i]); ${stem}_ptrs[i] = p ? p : (void *)missing; }
 }
-""" % {"stem": stem, "n": len(names), "quoted": quoted, "soname": soname, "target": target}
+""")
+
+
+def sources(soname: str, target: str, names: list) -> tuple:
+    """The C loader, the assembly trampolines and the version script of the stand-in."""
+    stem = soname.split(".so")[0]
+    quoted = ", ".join('"' + n + '"' for n in names)
+    c = C_TEMPLATE.substitute(stem=stem, n=len(names), quoted=quoted, soname=soname, target=target)
     asm = [".text"]
     for i, name in enumerate(names):
-        asm += [".globl %s" % name, ".type %s,@function" % name, "%s:" % name, "  jmp *%s_ptrs+%d(%%rip)" % (stem, 8 * i)]
+        asm += [".globl " + name, ".type " + name + ",@function", name + ":",
+                "  jmp *" + stem + "_ptrs+" + str(8 * i) + "(%rip)"]
     asm.append('.section .note.GNU-stack,"",@progbits')
-    version_map = "%s {\n  global:\n%s  local: *;\n};\n" % (soname, "".join("    %s;\n" % n for n in names))
+    version_map = soname + " {\n  global:\n" + "".join("    " + n + ";\n" for n in names) + "  local: *;\n};\n"
     return stem, c, "\n".join(asm) + "\n", version_map
 
 
