@@ -25,6 +25,15 @@ work=/root/gw
 export PATH=/tmp/dk/bin:$PATH PYTHONPATH=/root/hs:$here
 step=${1:?usage: container_rows.sh setup|torch-env|image ENV|matrix OUT}
 
+# row_env NAME PACKAGES: an environment of the committed images/NAME on the CUDA 13 stand-in base
+row_env() {
+  printf '\n[environments.%s]\npython_version = "3.12"\nfamily = ["%s"]\ndockerfile = "images/%s"\npython = "python"\n' \
+    "$1" "$1" "$1"
+  printf '[environments.%s.variants.gpu]\nbase = "nvidia/cuda:13.0.0-base-ubuntu24.04"\npackages = [%s]\n' "$1" "$2"
+}
+# pins_toml FILE: repack_installed.py's NAME==VERSION lines as a TOML list's items (pip left out)
+pins_toml() { grep -v '^pip==' "$1" | awk '{printf "%s\"%s\"", (NR>1?", ":""), $1}'; }
+
 case $step in
   setup)
     mkdir -p /root/hs "$work"
@@ -55,48 +64,19 @@ case $step in
     done
     cupy=$(python3 -c 'import importlib.metadata as m; print(m.version("cupy-cuda13x"))')
     jax=$(python3 -c 'import importlib.metadata as m; print(m.version("jax"))')
-    cat > "$work/environments.toml" <<EOF
-# The lent machine's own CUDA 13 stack, in the committed Dockerfiles (tests/gpu/container_rows.sh).
-[environments.cupy]
-python_version = "3.12"
-family = ["cupy"]
-dockerfile = "images/cupy"
-python = "python"
-[environments.cupy.variants.gpu]
-base = "nvidia/cuda:13.0.0-base-ubuntu24.04"
-packages = ["cupy-cuda13x[ctk]==$cupy"]
-
-[environments.jax]
-python_version = "3.12"
-family = ["jax"]
-dockerfile = "images/jax"
-python = "python"
-[environments.jax.variants.gpu]
-base = "nvidia/cuda:13.0.0-base-ubuntu24.04"
-packages = [$(grep -v '^pip==' "$work/jax-pins.txt" | awk '{printf "%s\"%s\"", (NR>1?", ":""), $1}')]
-
-[environments.host-python]
-family = ["jax", "cupy"]
-interpreter = "python3"
-default = false
-EOF
+    {
+      echo "# The lent machine's own CUDA 13 stack, in the committed Dockerfiles (tests/gpu/container_rows.sh)."
+      row_env cupy "\"cupy-cuda13x[ctk]==$cupy\""
+      row_env jax "$(pins_toml "$work/jax-pins.txt")"
+      printf '\n[environments.host-python]\nfamily = ["jax", "cupy"]\ninterpreter = "python3"\ndefault = false\n'
+    } >"$work/environments.toml"
     cat "$work/environments.toml"
     python3 -m harness doctor --environments "$work/environments.toml" || true
     ;;
   torch-env)
     # torch as the machine holds it (its CUDA wheels repacked): a row beside cupy and jax
     python3 "$here/tests/gpu/repack_installed.py" "$work/wh-torch" torch pip | tee "$work/torch-pins.txt"
-    cat >> "$work/environments.toml" <<EOF
-
-[environments.torch]
-python_version = "3.12"
-family = ["torch"]
-dockerfile = "images/torch"
-python = "python"
-[environments.torch.variants.gpu]
-base = "nvidia/cuda:13.0.0-base-ubuntu24.04"
-packages = [$(grep -v '^pip==' "$work/torch-pins.txt" | awk '{printf "%s\"%s\"", (NR>1?", ":""), $1}')]
-EOF
+    row_env torch "$(pins_toml "$work/torch-pins.txt")" >>"$work/environments.toml"
     sed -i 's/^family = \["jax", "cupy"\]$/family = ["jax", "cupy", "torch"]/' "$work/environments.toml"
     grep -A3 'environments.torch.variants' "$work/environments.toml" | cut -c1-300
     ;;
