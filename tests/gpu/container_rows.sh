@@ -63,7 +63,6 @@ case $step in
       echo "$name==$version" >>"$work/jax-pins.txt"
     done
     cupy=$(python3 -c 'import importlib.metadata as m; print(m.version("cupy-cuda13x"))')
-    jax=$(python3 -c 'import importlib.metadata as m; print(m.version("jax"))')
     {
       echo "# The lent machine's own CUDA 13 stack, in the committed Dockerfiles (tests/gpu/container_rows.sh)."
       row_env cupy "\"cupy-cuda13x[ctk]==$cupy\""
