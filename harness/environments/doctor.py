@@ -1,6 +1,7 @@
 """`doctor`: what this host can run, one line per check, each with the fix when it fails."""
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
@@ -27,6 +28,7 @@ def run_checks(nvml: Nvml) -> list[Check]:
         for gpu in nvml.gpus:
             mig = {True: ", MIG on: per-process memory may be n/a", False: "", None: ""}[gpu.mig_mode]
             checks.append(Check(f"GPU {gpu.index}", None, f"{gpu.name}, {human_bytes(gpu.total_bytes)}{mig}"))
+        checks += old_cuda_notes(config.load_environments().values(), nvml.gpus)
     else:
         checks.append(Check("NVIDIA driver (NVML)", False, nvml.reason,
                             "install the NVIDIA driver for GPU columns; without it the matrix runs the cpu variant, RSS only"))
@@ -80,3 +82,27 @@ def _better_mode(info: dict[str, Any]) -> str:
                 "Docker), then `sudo harness cdi-spec`")
     return ("for the gpus mode: install the NVIDIA Container Toolkit and `nvidia-ctk runtime configure --runtime=docker`, "
             "restart Docker; or Docker >= 25 with CDI on and `sudo harness cdi-spec`")
+
+
+# The newest compute capability each CUDA release has kernels for (TF 1.8: CUDA 9.0, up to Volta)
+KERNELS_UP_TO = {"9.0": (7, 0)}
+
+
+def old_cuda_notes(envs: Iterable[config.EnvDef], gpus: Iterable[Any]) -> list[Check]:
+    """What a GPU newer than an environment's CUDA needs: said before a run, not found in one."""
+    notes = []
+    for env in envs:
+        base = env.variants["gpu"].base if "gpu" in env.variants else ""
+        if env.kind != "build" or not base.startswith("tensorflow/tensorflow:1."):
+            continue
+        for gpu in gpus:
+            capability = gpu.compute_capability
+            if capability is None or capability <= KERNELS_UP_TO["9.0"]:
+                continue
+            text = (f"{gpu.name} (compute capability {capability[0]}.{capability[1]}) is newer than {env.name}'s CUDA 9.0: "
+                    "the driver compiles its PTX at the first start (minutes; the GPU containers share one cache after)")
+            if capability >= (9, 0):
+                text += ("; on Hopper its base needs a cuBLAS with Hopper kernels as libcublas.so.9.0 (9.0's has none "
+                         "for large GEMMs; tests/gpu/tf18_pieces.sh makes such a base)")
+            notes.append(Check(f"{env.name} on GPU {gpu.index}", None, text))
+    return notes

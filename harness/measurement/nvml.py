@@ -18,6 +18,7 @@ class GpuFacts:
     uuid: str
     total_bytes: int
     mig_mode: bool | None
+    compute_capability: tuple[int, int] | None = None
 
 
 @dataclass
@@ -59,12 +60,18 @@ class Nvml:
             mig = bool(lib.nvmlDeviceGetMigMode(handle)[0])
         except Exception:
             mig = None  # not supported on this GPU or driver
+        try:
+            major, minor = lib.nvmlDeviceGetCudaComputeCapability(handle)
+            capability: tuple[int, int] | None = (int(major), int(minor))
+        except Exception:
+            capability = None
         return GpuFacts(
             index=index,
             name=_text(lib.nvmlDeviceGetName(handle)),
             uuid=_text(lib.nvmlDeviceGetUUID(handle)),
             total_bytes=int(lib.nvmlDeviceGetMemoryInfo(handle).total),
             mig_mode=mig,
+            compute_capability=capability,
         )
 
     def device_used(self, index: int) -> int | None:

@@ -117,3 +117,18 @@ def test_doctor_on_docker_29_without_the_hook_names_the_way_to_gpus(tmp_path: Pa
     chosen = gpu_mode_check(info, True, **{**host, "cdi_hook": "/usr/bin/nvidia-cdi-hook"})
     assert "mode gpus" in chosen.detail and not chosen.fix
 
+
+
+def test_doctor_says_what_tf_1_8_needs_on_a_newer_gpu() -> None:
+    from harness.environments import config
+    from harness.environments.doctor import old_cuda_notes
+    from harness.measurement.nvml import GpuFacts
+
+    envs = config.load_environments().values()
+    h200 = GpuFacts(0, "NVIDIA H200", "GPU-1", 141 << 30, False, (9, 0))
+    a100 = GpuFacts(1, "NVIDIA A100", "GPU-2", 80 << 30, False, (8, 0))
+    v100 = GpuFacts(2, "Tesla V100", "GPU-3", 16 << 30, False, (7, 0))
+    notes = {n.name: n.detail for n in old_cuda_notes(envs, [h200, a100, v100])}
+    assert set(notes) == {"tf1.8 on GPU 0", "tf1.8 on GPU 1"}  # Volta has kernels; newer ones take the PTX JIT
+    assert "compiles its PTX" in notes["tf1.8 on GPU 1"] and "libcublas.so.9.0" not in notes["tf1.8 on GPU 1"]
+    assert "libcublas.so.9.0" in notes["tf1.8 on GPU 0"] and "tf18_pieces.sh" in notes["tf1.8 on GPU 0"]
