@@ -23,12 +23,13 @@ class Check:
 
 def run_checks(nvml: Nvml) -> list[Check]:
     checks = []
+    envs = config.load_environments().values()
     if nvml.available:
         checks.append(Check("NVIDIA driver (NVML)", True, f"driver {nvml.driver}, NVML {nvml.nvml_version}"))
         for gpu in nvml.gpus:
             mig = {True: ", MIG on: per-process memory may be n/a", False: "", None: ""}[gpu.mig_mode]
             checks.append(Check(f"GPU {gpu.index}", None, f"{gpu.name}, {human_bytes(gpu.total_bytes)}{mig}"))
-        checks += old_cuda_notes(config.load_environments().values(), nvml.gpus)
+        checks += old_cuda_notes(envs, nvml.gpus)
     else:
         checks.append(Check("NVIDIA driver (NVML)", False, nvml.reason,
                             "install the NVIDIA driver for GPU columns; without it the matrix runs the cpu variant, RSS only"))
@@ -45,7 +46,7 @@ def run_checks(nvml: Nvml) -> list[Check]:
     if client is not None:
         checks.append(gpu_mode_check(client.info(), nvml.available))
         variant = "gpu" if nvml.available else "cpu"
-        for env in config.load_environments().values():
+        for env in envs:
             if env.kind != "build" or variant not in env.variants:
                 continue
             tag = env.image_tag(variant)
@@ -63,7 +64,7 @@ def gpu_mode_check(info: dict[str, Any], nvml_available: bool, **host: Any) -> C
     """
     access = gpu_access.choose(info, nvml_available, **host)  # host: cdi_dirs, dev, ldconfig_output, search (tests)
     detail = f"a run will use mode {access.mode}: {access.reason}"
-    if access.mode == "cdi" and nvml_available and gpu_access.engine_version(info) >= gpu_access.GPUS_THROUGH_CDI:
+    if access.mode == "cdi" and gpu_access.engine_version(info) >= gpu_access.GPUS_THROUGH_CDI:  # cdi: a driver
         return Check("container GPU access", True, detail, f"for the standard gpus mode (`--gpus all`): the NVIDIA "
                      f"Container Toolkit's {gpu_access.CDI_HOOK} on dockerd's PATH, then restart Docker")
     if not nvml_available or access.mode in ("gpus", "cdi"):
@@ -84,8 +85,8 @@ def _better_mode(info: dict[str, Any]) -> str:
             "restart Docker; or Docker >= 25 with CDI on and `sudo harness cdi-spec`")
 
 
-# The newest compute capability each CUDA release has kernels for (TF 1.8: CUDA 9.0, up to Volta)
-KERNELS_UP_TO = {"9.0": (7, 0)}
+# The newest compute capability CUDA 9.0 (TF 1.x's) has kernels for: Volta
+CUDA_9_KERNELS_UP_TO = (7, 0)
 
 
 def old_cuda_notes(envs: Iterable[config.EnvDef], gpus: Iterable[Any]) -> list[Check]:
@@ -97,7 +98,7 @@ def old_cuda_notes(envs: Iterable[config.EnvDef], gpus: Iterable[Any]) -> list[C
             continue
         for gpu in gpus:
             capability = gpu.compute_capability
-            if capability is None or capability <= KERNELS_UP_TO["9.0"]:
+            if capability is None or capability <= CUDA_9_KERNELS_UP_TO:
                 continue
             text = (f"{gpu.name} (compute capability {capability[0]}.{capability[1]}) is newer than {env.name}'s CUDA 9.0: "
                     "the driver compiles its PTX at the first start (minutes; the GPU containers share one cache after)")
