@@ -117,28 +117,19 @@ H200_GPUS = REFERENCE / "h200-580.159.04-docker-gpus"
 
 
 def _by_env(folder: Path) -> dict[str, dict[str, dict]]:
-    out: dict[str, dict[str, dict]] = {}
-    for path in sorted(folder.glob("*/*.json.gz")):
-        record = load_record(path)
-        out.setdefault(record["env"]["name"], {})[record["scenario"]["name"]] = record
-    return out
+    """A run's cells by environment (each in a folder of its name)."""
+    return {env.name: _records(env) for env in sorted(folder.iterdir()) if env.is_dir() and env.name != "logs"}
 
 
 def _agree(container: dict[str, dict], host: dict[str, dict], mode: str, base: str) -> int:
-    """Every step of every container cell has its host cell's verdict, what is left within 8 MiB; the steps compared."""
+    """Container cells started in `mode` on `base`, GPU readings in each, the verdicts of their host
+    cells at every step and what is left within 8 MiB; the steps compared."""
     assert set(container) == set(host) and len(container) >= 2
-    compared = 0
-    for name, record in container.items():
+    for record in container.values():
         assert record["env"]["backend"] == "docker" and record["env"]["gpu_mode"] == mode
         assert record["env"]["image_labels"]["harness.base"] == base
         assert all(cp["readings"]["nvml_process"] is not None for cp in record["checkpoints"])
-        ours, theirs = verdicts.judge(record)["steps"], verdicts.judge(host[name])["steps"]
-        assert [s["verdict"] for s in ours] == [s["verdict"] for s in theirs], name
-        for a, b in zip(ours, theirs, strict=True):
-            if a.get("left") is not None and b.get("left") is not None:
-                assert abs(a["left"] - b["left"]) <= 8 << 20, (name, a["label"])
-        compared += len(ours)
-    return compared
+    return _same_verdicts(container, host, slack=8 << 20)
 
 
 def test_cupy_and_jax_in_their_containers_agree_with_the_host_process() -> None:
