@@ -43,7 +43,4 @@ cp shim/out/*.so.9.0 ctx/lib/
 cp "$here/tf18_standin/Dockerfile" ctx/
 docker build -q -t harness-gpu/tf18-hopper-standin ctx
 docker save harness-gpu/tf18-hopper-standin | xz -T0 -4 >standin.tar.xz
-rm -rf pieces && mkdir pieces
-tar -c wh standin.tar.xz | split -b 50M -d -a 3 - pieces/tf18.tar.
-(cd pieces && sha256sum -- *) >pieces.sha256
-echo "$(ls pieces | wc -l) pieces, $(du -sh pieces | cut -f1)"
+bash "$here/pieces.sh" cut "$out" tf18 wh standin.tar.xz

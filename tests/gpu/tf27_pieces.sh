@@ -9,6 +9,7 @@
 #            base's system; its apt step is done here, since the machine has no archive
 # Usage: tests/gpu/tf27_pieces.sh OUT_DIR   -> OUT_DIR/pieces/tf27.tar.NNN (50 MiB) + OUT_DIR/pieces.sha256
 set -euo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
 out=$(mkdir -p "${1:?usage: tf27_pieces.sh OUT_DIR}" && cd "$1" && pwd)
 cd "$out"
 platforms=(--platform manylinux2014_x86_64 --platform manylinux2010_x86_64 --platform manylinux_2_17_x86_64
@@ -32,7 +33,4 @@ if [ ! -f bullseye-py39.tar.xz ]; then
   tar -C root -c . | xz -6 -T0 >bullseye-py39.tar.xz
   rm -rf root
 fi
-rm -rf pieces && mkdir pieces
-tar -c wh cuda bullseye-py39.tar.xz | split -b 50M -d -a 3 - pieces/tf27.tar.
-(cd pieces && sha256sum -- *) >pieces.sha256
-echo "$(ls pieces | wc -l) pieces, $(du -sh pieces | cut -f1)"
+bash "$here/pieces.sh" cut "$out" tf27 wh cuda bullseye-py39.tar.xz

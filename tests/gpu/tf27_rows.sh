@@ -23,12 +23,9 @@ step=${1:?usage: tf27_rows.sh collect FOLDER|join|base|image|host|matrix OUT}
 base_tag=nvidia/cuda:11.2.2-cudnn8-runtime-ubuntu20.04
 
 case $step in
-  collect)
-    mkdir -p /root/pieces && cp "${2:?folder}"/* /root/pieces/ && ls /root/pieces | wc -l
-    ;;
+  collect) bash "$here/tests/gpu/pieces.sh" collect "${2:?folder}" /root/pieces ;;
   join)
-    (cd /root/pieces && sha256sum --quiet -c pieces.sha256)
-    rm -rf "$work" && mkdir -p "$work" && cat /root/pieces/tf27.tar.* | tar -C "$work" -x
+    bash "$here/tests/gpu/pieces.sh" join /root/pieces tf27 "$work"
     cp /root/pieces/*.whl "$work/wh/" 2>/dev/null || true  # wheels carried beside the pieces
     rm -rf /root/pieces && ls "$work" "$work/cuda"
     ;;

@@ -1,0 +1,26 @@
+#!/usr/bin/env bash
+# Files larger than one call's carry (64 MiB, the checkout included) to a lent GPU machine: cut
+# into 50 MiB pieces here, carried one call each, checked and joined there.
+#   cut OUT NAME PATH...   here: PATH... (relative to the working folder) as OUT/pieces/NAME.tar.NNN
+#                          and OUT/pieces.sha256 (carry that with the first piece)
+#   collect FOLDER STORE   there: what one call carried in FOLDER into STORE, outside the checkout
+#                          (it stays while the machine is warm)
+#   join STORE NAME DEST   there: every piece checked against STORE/pieces.sha256, unpacked into DEST
+#                          (emptied first), STORE removed
+set -euo pipefail
+case ${1:?usage: pieces.sh cut OUT NAME PATH...|collect FOLDER STORE|join STORE NAME DEST} in
+  cut)
+    out=${2:?out} name=${3:?name}; shift 3
+    rm -rf "$out/pieces" && mkdir -p "$out/pieces"
+    tar -c "$@" | split -b 50M -d -a 3 - "$out/pieces/$name.tar."
+    (cd "$out/pieces" && sha256sum -- *) >"$out/pieces.sha256"
+    echo "$(ls "$out/pieces" | wc -l) pieces, $(du -sh "$out/pieces" | cut -f1)"
+    ;;
+  collect) mkdir -p "${3:?store}" && cp "${2:?folder}"/* "$3"/ && ls "$3" | wc -l ;;
+  join)
+    store=${2:?store} name=${3:?name} dest=${4:?dest}
+    (cd "$store" && sha256sum --quiet -c pieces.sha256)
+    rm -rf "$dest" && mkdir -p "$dest" && cat "$store/$name".tar.* | tar -C "$dest" -x
+    ;;
+  *) echo "unknown step $1" >&2; exit 2 ;;
+esac
