@@ -16,7 +16,7 @@ from helpers import TEST_IMAGE_PREFIX
 
 from harness.common.errors import HarnessError
 from harness.environments import config, images
-from harness.measurement.backends.docker import LABEL_RUN
+from harness.measurement.backends.docker import LABEL_RUN, remove_container
 
 pytestmark = pytest.mark.docker
 
@@ -34,7 +34,7 @@ def _remove_leftovers_of_killed_sessions(client: Any) -> None:
         return  # the tests were pointed at other images: whose leftovers those are is not known
     for container in client.containers.list(all=True, filters={"label": LABEL_RUN}):
         if container.status != "running" and container.attrs["Config"]["Image"].startswith(f"{TEST_IMAGE_PREFIX}/"):
-            container.remove(force=True)
+            remove_container(container)
 
 
 @pytest.fixture(scope="session")
