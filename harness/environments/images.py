@@ -5,7 +5,8 @@ script (images/common/) with the env's pins from matrix/environments.toml as bui
 a wheelhouse (empty unless one is handed over); only the base arrives as a build arg. An image
 is current when its tag exists and its labels carry both the definition hash (Dockerfile, pins)
 and the build identity (what else decides what pip installs: the index it could reach, its
-options, the wheels handed over); otherwise it is (re)built. Without the identity a torch pin
+options, the wheels handed over: those of the wheelhouse its pins can use); otherwise it is
+(re)built. Without the identity a torch pin
 built while PyTorch's CPU index was unreachable (PyPI's CUDA build, 5 GB) would pass for the CPU
 build under the same definition.
 """
@@ -27,6 +28,7 @@ from typing import Any
 
 from harness.common.errors import BuildError
 from harness.environments.config import EnvDef, data_root
+from harness.environments.wheel_selection import wheels_for
 
 HASH_LABEL = "harness.definition-hash"
 IDENTITY_LABEL = "harness.build-identity"
@@ -67,10 +69,14 @@ def build_context(env: EnvDef, settings: dict[str, str], wheelhouse: Path | None
         wheels = ctx / "build" / "wheelhouse"
         wheels.mkdir()
         (wheels / ".keep").write_text("")
-        if wheelhouse is not None:
-            for wheel in sorted(wheelhouse.glob("*.whl")):
-                shutil.copy2(wheel, wheels / wheel.name)
+        for wheel in handed_over(settings, wheelhouse):
+            shutil.copy2(wheel, wheels / wheel.name)
         yield ctx
+
+
+def handed_over(settings: dict[str, str], wheelhouse: Path | None) -> list[Path]:
+    """The wheels of ``wheelhouse`` the build's pins can use (wheel_selection: not the others' gigabytes)."""
+    return wheels_for(settings["PIP_PACKAGES"].split(), wheelhouse) if wheelhouse is not None else []
 
 
 def detect_families(client: Any, image: str, python: str = "python") -> tuple[str, ...]:
@@ -98,7 +104,7 @@ def build_identity(env: EnvDef, variant: str, options: BuildOptions) -> str:
     (the index pip can reach, offline or not) and the wheels handed over, by name and size."""
     args = build_args(env, variant, BuildOptions(wheelhouse=options.wheelhouse, offline=options.offline), lambda _: None)
     digest = hashlib.sha256(json.dumps({"definition": env.definition_hash(variant), **args}, sort_keys=True).encode())
-    for wheel in sorted(options.wheelhouse.glob("*.whl")) if options.wheelhouse else ():
+    for wheel in handed_over(args, options.wheelhouse):
         digest.update(f"{wheel.name}:{wheel.stat().st_size}".encode())
     return digest.hexdigest()[:16]
 
