@@ -9,6 +9,7 @@ import json
 from pathlib import Path
 from typing import Any
 
+from harness.common.units import human_bytes
 from harness.reporting import amounts, glance, results
 
 Answer = tuple[tuple[str, str] | None, str | None]
@@ -69,6 +70,30 @@ def judge(summary: dict[str, Any], matrix: dict[str, Any]) -> None:
     columns = _columns(summary)
     summary["amounts"] = amounts.judge(amounts.candidates(matrix, columns), summary.get("repeats") or {})
     summary["changes"] = changes(matrix, columns) + amounts.as_changes(summary["amounts"])
+    summary["runtime"] = runtime_costs(matrix, columns)
+
+
+def runtime_costs(matrix: dict[str, Any], columns: list[tuple[str, str]]) -> dict[str, dict[str, int]]:
+    """Per release, what the framework's runtime itself took on the GPU (CUDA context and libraries,
+    measured in every GPU cell before the scenario's own work): the cells' lowest, median and highest."""
+    found = {}
+    for release, env in columns:
+        costs = sorted(cell["runtime_cost"] for row in matrix["cells"].values()
+                       if (cell := row.get(env)) and cell.get("status") == "ok" and cell.get("runtime_cost"))
+        if costs:
+            found[release] = {"min": costs[0], "median": costs[len(costs) // 2], "max": costs[-1], "cells": len(costs)}
+    return found
+
+
+def _runtime_row(costs: dict[str, dict[str, int]], releases: list[str]) -> list[str]:
+    """The runtime's own cost as a row of its own: one column per release, a range where cells differ."""
+    def text(cost: dict[str, int]) -> str:
+        spread = "" if cost["min"] == cost["max"] else f" ({human_bytes(cost['min'])}-{human_bytes(cost['max'])})"
+        return human_bytes(cost["median"]) + spread
+    shown = [r for r in releases if r in costs]
+    return ["| | " + " | ".join(shown) + " |", "|---|" + "---|" * len(shown),
+            "| runtime's own GPU memory (CUDA context and libraries; median of the cells) | "
+            + " | ".join(text(costs[r]) for r in shown) + " |", ""]
 
 
 def kept(run_dir: Path, matrix: dict[str, Any]) -> dict[str, Any]:
@@ -110,4 +135,6 @@ def markdown(summary: dict[str, Any]) -> str:
     if not summary["changes"]:
         lines.append("- no answer changed across these releases" + (" (what is left did, above: not yet a turn)"
                                                                     if summary.get("amounts") else ""))
+    if summary.get("runtime"):
+        lines += [""] + _runtime_row(summary["runtime"], summary["releases"])
     return "\n".join(lines) + "\n"
