@@ -4,6 +4,7 @@ from __future__ import annotations
 import glob
 import os
 import shutil
+import signal
 import subprocess
 import sys
 from pathlib import Path
@@ -11,6 +12,13 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 SCENARIOS = ROOT / "tests" / "scenarios"
 TEST_IMAGE_PREFIX = "gpu-cleanup-matrix-test"  # the tests' images, never the user's gpu-cleanup-matrix/*
+
+
+def default_sigint() -> None:
+    """Popen's preexec_fn for a run a test will Ctrl-C: SIGINT as a terminal delivers it, also when
+    the tests themselves were started with it ignored (a background job of a non-interactive shell
+    ignores SIGINT, and Python then keeps ignoring it instead of raising KeyboardInterrupt)."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
 
 
 def harness_cli(*args: str, cwd: Path | None = None, timeout: float = 120,

@@ -28,7 +28,7 @@ sys.path.insert(0, str(ROOT / "tests"))
 sys.path.insert(0, str(ROOT / "tests" / "faults"))
 from docker_cases import failed_build_beside_an_env, image_identity, lost_engine  # noqa: E402
 from faultkit import Outcome, cli, error_line, records  # noqa: E402
-from helpers import DETACHING, processes_with  # noqa: E402
+from helpers import DETACHING, default_sigint, processes_with  # noqa: E402
 
 from harness.common.errors import UsageError  # noqa: E402
 from harness.environments import config  # noqa: E402
@@ -67,7 +67,7 @@ def ctrl_c_two_cells(tmp: Path) -> Outcome:
     argv = [sys.executable, "-m", "harness", "repro", str(script), "--interpreter", sys.executable,
             "--interpreter", str(other), "--results", str(tmp / "r")]
     proc = subprocess.Popen(argv, cwd=ROOT, env=dict(os.environ, NO_COLOR="1", COLUMNS="200"), text=True,
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, preexec_fn=default_sigint)
     time.sleep(6)  # both cells are in their sleep
     proc.send_signal(signal.SIGINT)
     _, stderr = proc.communicate(timeout=60)

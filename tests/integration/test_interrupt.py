@@ -10,7 +10,7 @@ import time
 from pathlib import Path
 
 import pytest
-from helpers import ROOT, SCENARIOS
+from helpers import ROOT, SCENARIOS, default_sigint
 
 from harness.measurement.backends.docker import LABEL_RUN
 
@@ -27,6 +27,7 @@ def test_interrupting_the_harness_removes_its_container(sig: int, cpu_image, doc
         [sys.executable, "-m", "harness", "run", "--backend", "docker", "--env", "torch", "--variant", "cpu",
          "--timeout", "120", "--param", "pidfile=/tmp/child.pid", "--results", str(tmp_path), str(SCENARIOS / "hangs.py")],
         cwd=ROOT, env=dict(os.environ, NO_COLOR="1"), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+        preexec_fn=default_sigint,
     )
     try:
         deadline = time.monotonic() + 60
@@ -53,7 +54,7 @@ def test_resume_finishes_an_interrupted_matrix(cpu_image, docker_client, tmp_pat
     for name in scenarios:
         argv += ["--scenario", name]
     proc = subprocess.Popen(argv, cwd=ROOT, env=dict(os.environ, NO_COLOR="1"), stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE, text=True)
+                            stderr=subprocess.PIPE, text=True, preexec_fn=default_sigint)
     try:
         deadline = time.monotonic() + 300
         while not list(tmp_path.glob("*/torch/*.json")):

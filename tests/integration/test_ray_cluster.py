@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from helpers import ROOT
+from helpers import ROOT, default_sigint
 
 from harness.reporting import aggregate
 
@@ -45,7 +45,8 @@ def _matrix(results: Path, *extra: str, address: str | None = None) -> subproces
     if address:
         env["RAY_ADDRESS"] = address
         argv += ["--cluster", "ray"]
-    return subprocess.Popen([*argv, *extra], cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
+    return subprocess.Popen([*argv, *extra], cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env,
+                            preexec_fn=default_sigint)
 
 
 def _records(results: Path) -> tuple[Path, list[dict[str, Any]]]:
