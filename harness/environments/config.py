@@ -64,6 +64,9 @@ class VariantDef:
     packages: tuple[str, ...]
     index_url: str = ""
     pip_options: tuple[str, ...] = ()
+    # wheels a step of the env's Dockerfile fetches for itself, never installed into its Python
+    # (tf1.8's Hopper cuBLAS: a Python 3 wheel in a Python 2.7 image)
+    stage_packages: tuple[str, ...] = ()
 
 
 FRAMEWORKS = ("tensorflow", "torch", "jax", "cupy")  # the import names this tool measures
@@ -129,11 +132,14 @@ class EnvDef:
             "PIP_INDEX": v.index_url,
             "PIP_OPTIONS": " ".join(v.pip_options),
             "IMPORTS": " ".join(imports),
+            **({"STAGE_PACKAGES": " ".join(v.stage_packages)} if v.stage_packages else {}),
         }
 
     def definition_hash(self, variant: str, repo: Path | None = None) -> str:
         """Changes whenever what the image would contain changes: pins or Dockerfile folder."""
-        digest = hashlib.sha256(json.dumps(asdict(self.variant(variant)), sort_keys=True).encode())
+        # stage_packages only where set: every other definition keeps the hash it had
+        fields = {k: v for k, v in asdict(self.variant(variant)).items() if k != "stage_packages" or v}
+        digest = hashlib.sha256(json.dumps(fields, sort_keys=True).encode())
         repo = repo or data_root()
         for folder in (repo / self.dockerfile, repo / "images" / "common"):
             for path in sorted(p for p in folder.rglob("*") if p.is_file()):
@@ -143,7 +149,8 @@ class EnvDef:
 
 def _variant(table: dict[str, Any]) -> VariantDef:
     return VariantDef(base=str(table["base"]), packages=tuple(table["packages"]),
-                      index_url=str(table.get("index_url", "")), pip_options=tuple(table.get("pip_options", ())))
+                      index_url=str(table.get("index_url", "")), pip_options=tuple(table.get("pip_options", ())),
+                      stage_packages=tuple(table.get("stage_packages", ())))
 
 
 def _dockerfile(folder: str, source: Path) -> str:

@@ -58,12 +58,16 @@ def index_reachable(url: str, timeout: float = 5.0) -> bool:
 
 @contextmanager
 def build_context(env: EnvDef, settings: dict[str, str], wheelhouse: Path | None, repo: Path | None = None) -> Iterator[Path]:
-    """The env's Dockerfile, images/common/ as build/, the pins as build/pins.env and the wheelhouse."""
+    """The env's Dockerfile, images/common/ and the env folder's other files as build/, the pins as
+    build/pins.env and the wheelhouse."""
     repo = repo or data_root()
     with tempfile.TemporaryDirectory(prefix=f"harness-build-{env.name}-") as tmp:
         ctx = Path(tmp)
         shutil.copy2(repo / env.dockerfile / "Dockerfile", ctx / "Dockerfile")
         shutil.copytree(repo / "images" / "common", ctx / "build")
+        for extra in sorted((repo / env.dockerfile).iterdir()):  # the env's own build steps beside its Dockerfile
+            if extra.is_file() and extra.name != "Dockerfile":
+                shutil.copy2(extra, ctx / "build" / extra.name)
         (ctx / "build" / "pins.env").write_text(
             "".join(f"{key}={shlex.quote(value)}\n" for key, value in sorted(settings.items()) if key != "BASE"))
         wheels = ctx / "build" / "wheelhouse"
@@ -76,7 +80,8 @@ def build_context(env: EnvDef, settings: dict[str, str], wheelhouse: Path | None
 
 def handed_over(settings: dict[str, str], wheelhouse: Path | None) -> list[Path]:
     """The wheels of ``wheelhouse`` the build's pins can use (wheel_selection: not the others' gigabytes)."""
-    return wheels_for(settings["PIP_PACKAGES"].split(), wheelhouse) if wheelhouse is not None else []
+    wanted = settings["PIP_PACKAGES"].split() + settings.get("STAGE_PACKAGES", "").split()
+    return wheels_for(wanted, wheelhouse) if wheelhouse is not None else []
 
 
 def detect_families(client: Any, image: str, python: str = "python") -> tuple[str, ...]:

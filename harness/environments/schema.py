@@ -18,7 +18,7 @@ _TEXTS = {"type": "array", "items": {"type": "string", "minLength": 1}}
 VARIANT = {
     "type": "object", "additionalProperties": False, "required": ["base", "packages"],
     "properties": {"base": {"type": "string", "minLength": 1}, "packages": {**_TEXTS, "minItems": 1},
-                   "index_url": _TEXT, "pip_options": _TEXTS},
+                   "index_url": _TEXT, "pip_options": _TEXTS, "stage_packages": _TEXTS},
 }
 ENVIRONMENT = {
     "type": "object", "additionalProperties": False, "required": ["family"],
