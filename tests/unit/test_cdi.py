@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -130,5 +131,9 @@ def test_doctor_says_what_tf_1_8_needs_on_a_newer_gpu() -> None:
     v100 = GpuFacts(2, "Tesla V100", "GPU-3", 16 << 30, False, (7, 0))
     notes = {n.name: n.detail for n in old_cuda_notes(envs, [h200, a100, v100])}
     assert set(notes) == {"tf1.8 on GPU 0", "tf1.8 on GPU 1"}  # Volta has kernels; newer ones take the PTX JIT
-    assert "compiles its PTX" in notes["tf1.8 on GPU 1"] and "libcublas.so.9.0" not in notes["tf1.8 on GPU 1"]
-    assert "libcublas.so.9.0" in notes["tf1.8 on GPU 0"] and "tf18_pieces.sh" in notes["tf1.8 on GPU 0"]
+    assert "compiles its PTX" in notes["tf1.8 on GPU 1"] and "cuBLAS" not in notes["tf1.8 on GPU 1"]
+    assert "its image puts nvidia-cublas-cu11==11.11.3.6 in its place" in notes["tf1.8 on GPU 0"]
+    bare = [replace(env, variants={"gpu": replace(env.variants["gpu"], stage_packages=())}) for env in envs
+            if env.name == "tf1.8"]  # an environments file whose tf1.8 image does not bring one
+    (note,) = old_cuda_notes(bare, [h200])
+    assert "its base needs a cuBLAS with Hopper kernels as libcublas.so.9.0" in note.detail
