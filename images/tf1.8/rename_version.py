@@ -4,7 +4,9 @@ TF 1.8 binds every CUDA symbol with a version named after the soname it was link
 (cublasSgemm_v2@libcublas.so.9.0), so a newer cuBLAS under the old file name is not enough: its
 symbols are defined under libcublas.so.11. `patchelf --set-soname libcublas.so.9.0` adds the new
 name to the library's string table; this points every version definition named OLD at it and
-fixes the definition's hash, so the symbols are defined under the new version too.
+sets each such definition's hash to the new name's (patchelf renames some definitions itself but
+leaves their hash the old name's, and the loader compares both), so the symbols are defined under
+the new version too.
 Runs in the image build (Python 2.7 and 3.5+, stdlib only).
 Usage: rename_version.py LIBRARY OLD_NAME   (the soname patchelf set is the new name)
 """
@@ -57,15 +59,21 @@ def rename(data, old):
     def string(at):
         return bytes(data[strtab + at:data.index(b"\0", strtab + at)])
 
-    new, soname_at, count = string(tags[DT_SONAME]), tags[DT_SONAME], 0
-    position = offset(tags[DT_VERDEF])
+    new, soname_at = string(tags[DT_SONAME]), tags[DT_SONAME]
+    found, position = [], offset(tags[DT_VERDEF])
     for _ in range(tags[DT_VERDEFNUM]):
         _, _, _, _, _, vd_aux, vd_next = struct.unpack_from("<HHHHIII", data, position)
-        if string(struct.unpack_from("<I", data, position + vd_aux)[0]) == old:
+        found.append((position, vd_aux, string(struct.unpack_from("<I", data, position + vd_aux)[0])))
+        position += vd_next
+    if not any(name == old for _, _, name in found):
+        return new, 0
+    count = 0
+    for position, vd_aux, name in found:
+        # patchelf may already have pointed a definition at the new name, leaving its hash the old one's
+        if name in (old, new):
             struct.pack_into("<I", data, position + 8, elf_hash(new))
             struct.pack_into("<I", data, position + vd_aux, soname_at)
             count += 1
-        position += vd_next
     return new, count
 
 
