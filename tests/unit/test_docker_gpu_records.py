@@ -175,3 +175,18 @@ def test_tensorflow_1_8_runs_on_hopper_in_its_container() -> None:
     assert left["tf1/child_process"] == [("released", 0.0)]
     first, rest = max(r["duration_s"] for r in cells.values()), sorted(r["duration_s"] for r in cells.values())[:-1]
     assert first > 120 and max(rest) < 30  # one PTX compile, then the cache
+
+
+def test_tensorflow_1_8s_own_image_brings_its_hopper_cublas_and_agrees_with_the_host_process() -> None:
+    """The committed tf1.8 gpu image (its hopper_cublas.sh step) on a stand-in for TF's image that
+    holds CUDA 9.0's own cuBLAS: all nine cells ok on an H200 through `gpus`, and every cleanup step
+    the verdict of the same image's files run as a host process (a chroot), what is left identical."""
+    folder = REFERENCE / "h200-580.159.04-tf18-hopper"
+    container = _records(folder / "tf1.8" / "tf1.8")
+    host = _records(folder / "host-tf-1.8.0" / "host-tf-1.8.0")
+    assert len(container) == len(host) == 9
+    labels = {r["env"]["image_labels"]["harness.definition-hash"] for r in container.values()}
+    assert labels == {config.load_environments()["tf1.8"].definition_hash("gpu")}  # the committed definition
+    assert all(r["env"]["gpu_mode"] == "gpus" for r in container.values())
+    assert "/opt/hopper-cublas/libcublas.so.9.0" in (folder / "image.txt").read_text()
+    assert _same_verdicts(container, host, slack=0) == 12
