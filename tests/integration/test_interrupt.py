@@ -104,8 +104,13 @@ def _stop_while_starting(backend, tmp_path: Path) -> None:
         assert closing.wait(10), "the run never began stopping"
         return run_cell(backend, scenario_item, options, Nvml(False, "not needed"))
 
-    with pytest.raises(KeyboardInterrupt):
-        run_on_slots([(None, item)], [None], one, None)
+    # interrupt_main does nothing while SIGINT is ignored (the suite started as a background job)
+    previous = signal.signal(signal.SIGINT, signal.default_int_handler)
+    try:
+        with pytest.raises(KeyboardInterrupt):
+            run_on_slots([(None, item)], [None], one, None)
+    finally:
+        signal.signal(signal.SIGINT, previous)
     assert not closing.is_set()  # the next run in this process starts cells again
 
 

@@ -57,14 +57,14 @@ def test_ctrl_c_stops_what_the_script_detached(tmp_path: Path) -> None:
     import subprocess
     import sys as _sys
 
-    from helpers import ROOT
+    from helpers import ROOT, default_sigint
 
     marker = f"harness-detached-{uuid.uuid4().hex}"
     script = tmp_path / "detaching.py"
     script.write_text(DETACHING.format(close=True, marker=marker) + "import time\ntime.sleep(60)\n")
     run = subprocess.Popen([_sys.executable, "-m", "harness", "repro", str(script), "--interpreter", _sys.executable,
                             "--results", str(tmp_path / "r")], cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                           text=True, env=dict(os.environ, NO_COLOR="1"))
+                           text=True, env=dict(os.environ, NO_COLOR="1"), preexec_fn=default_sigint)
     began = time.monotonic()
     while not processes_with(marker) and time.monotonic() - began < 30:
         time.sleep(0.1)
