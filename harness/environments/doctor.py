@@ -102,9 +102,10 @@ def old_cuda_notes(envs: Iterable[config.EnvDef], gpus: Iterable[Any]) -> list[C
                 continue
             text = (f"{gpu.name} (compute capability {capability[0]}.{capability[1]}) is newer than {env.name}'s CUDA 9.0: "
                     "the driver compiles its PTX at the first start (minutes; the GPU containers share one cache after)")
-            if capability >= (9, 0) and env.variants["gpu"].stage_packages:
+            cublas = next((p for p in env.variants["gpu"].stage_packages if "cublas" in p.lower()), "")
+            if capability >= (9, 0) and cublas:
                 text += ("; on Hopper CUDA 9.0's cuBLAS has no kernels for large GEMMs: its image puts "
-                         f"{env.variants['gpu'].stage_packages[0]} in its place (stage_packages; needs a driver >= 450)")
+                         f"{cublas} in its place (stage_packages; needs a driver >= 450)")
             elif capability >= (9, 0):
                 text += ("; on Hopper its base needs a cuBLAS with Hopper kernels as libcublas.so.9.0 (9.0's has none "
                          "for large GEMMs; images/tf1.8/hopper_cublas.sh shows how)")
