@@ -59,7 +59,8 @@ def nothing_ran(records: list[dict[str, Any]], err: Console, asked: Collection[s
     if any(r["status"] in RAN for r in records):
         if failed:
             err.print(f"[red]not every environment ran[/]: {', '.join(failed)} could not be built or started here "
-                      "(its cells are harness-error or skipped records with the cause)")
+                      "(its cells are harness-error or skipped records with the cause; once that is mended, --resume RUN_DIR "
+                      "builds it again and runs them)")
             return 4
         return 0
     reasons = sorted({f"{r['status']}: {str((r.get('error') or {}).get('message', '')).splitlines()[0][:120]}"

@@ -11,13 +11,16 @@ from harness.judgement import verdicts
 from harness.measurement.backends import docker as docker_backend
 from harness.measurement.backends.base import Backend
 
+RUN_AGAIN = ("EngineLost", "EnvironmentFailed")  # the harness's failures, not the script's: --resume retries them
+
 
 def finished(path: Path) -> bool:
-    """A readable record of a cell that was neither cut by the user nor dropped by its engine:
-    --resume leaves it alone."""
+    """A readable record of a cell that was neither cut by the user, nor dropped by its engine, nor
+    left unrun because its environment failed to build or start (a wheel missing offline, a disk
+    full, the machine gone mid-build): --resume leaves it alone."""
     try:
         record = json.loads(path.read_text(encoding="utf-8"))
-        return bool(record.get("status") != "interrupted" and (record.get("error") or {}).get("type") != "EngineLost")
+        return bool(record.get("status") != "interrupted" and (record.get("error") or {}).get("type") not in RUN_AGAIN)
     except (OSError, ValueError, AttributeError):
         return False
 

@@ -17,7 +17,7 @@ from typing import Any
 
 from packaging.version import Version
 
-from harness.common.errors import UsageError
+from harness.common.errors import HarnessError, UsageError
 from harness.common.events import Event
 from harness.environments import pkgindex
 from harness.measurement.nvml import Nvml
@@ -98,17 +98,29 @@ def _repeat(options: SweepOptions, run_dir: Path, matrix: dict[str, Any], column
             first = amounts.amount(matrix["cells"][cand["scenario"]][env])
             if side in kept or first is None:
                 continue
-            kept[side] = [first[0]]
-            for n in range(options.repeat - 1):
+            kept[side] = [first[0], *_repeated(run_dir / "repeats", env, cand["scenario"])][:options.repeat]
+            for n in range(len(kept[side]) - 1, options.repeat - 1):
                 emit("version", {"version": f"{release}, {cand['scenario']} again ({n + 2} of {options.repeat})"})
-                again = run_matrix(replace(options.matrix, items=items, with_pins=[pin_of[release]], envs=None,
-                                           scenarios=None if items else [cand["scenario"]], run_id=None, resume=False,
-                                           results_root=run_dir / "repeats"), nvml, emit)
-                for record in again.records:
-                    left = amounts.amount(aggregate.cell_summary(record))
-                    if record["scenario"]["name"] == cand["scenario"] and left is not None:
-                        kept[side].append(left[0])
+                try:
+                    again = run_matrix(replace(options.matrix, items=items, with_pins=[pin_of[release]], envs=None,
+                                               scenarios=None if items else [cand["scenario"]], run_id=None,
+                                               resume=False, results_root=run_dir / "repeats"), nvml, emit)
+                except HarnessError as exc:  # this side cannot run again here (its image gone): fewer repeats
+                    emit("failed", {"env": pin_of[release], "reason": f"repeat not run: {exc.message}"})
+                    break
+                kept[side] += [left[0] for record in again.records if record["scenario"]["name"] == cand["scenario"]
+                               and (left := amounts.amount(aggregate.cell_summary(record))) is not None]
     return kept
+
+
+def _repeated(repeats: Path, env: str, scenario: str) -> list[int]:
+    """What the repeats of a cut sweep already measured for one side (--resume runs only the rest)."""
+    found = []
+    for run_dir in sorted(p for p in repeats.glob("*") if p.is_dir()):
+        path = results.cell_path(run_dir, env, scenario)
+        if path.is_file() and (left := amounts.amount(aggregate.cell_summary(results.load_record(path)))) is not None:
+            found.append(left[0])
+    return found
 
 
 def run_sweep(options: SweepOptions, nvml: Nvml, emit: Event) -> SweepRun:
@@ -141,4 +153,5 @@ def run_sweep(options: SweepOptions, nvml: Nvml, emit: Event) -> SweepRun:
     (run.run_dir / "sweep.md").write_text(sweeps.markdown(summary), encoding="utf-8")
     aggregate.write_reports(run.run_dir, run.planned, note=f"sweep of {options.package} {options.low}..{options.high} "
                             f"(every {options.every}): {len(found)} change(s)", extra={"sweep": summary})
-    return SweepRun(run.run_dir, [str(v) for v in versions], found, run.records, skipped)
+    every, _ = results.read_records(run.run_dir)  # a resumed sweep stands on the cells of every part of it
+    return SweepRun(run.run_dir, [str(v) for v in versions], found, every, skipped)

@@ -9,6 +9,7 @@ import subprocess
 import sys
 import zipfile
 from pathlib import Path
+from typing import Any
 
 import pytest
 from helpers import ROOT
@@ -235,3 +236,46 @@ def test_an_amount_that_changes_threefold_is_an_answer_once_repeats_confirm_it(t
     assert turn["confirmed"] is True and turn["runs"] == 2
     assert [c["kind"] for c in twice["summary"]["changes"]] == ["amount"]
     assert "a turn, 2 runs of each side clear of each other" in twice["md"]
+
+
+def test_a_resumed_sweep_builds_the_column_that_failed_and_keeps_the_repeats_it_has(docker_client: Any,
+                                                                                      tmp_path: Path) -> None:
+    """A column whose image could not be built (its wheel not carried to an offline machine yet) is
+    built and run by --resume once the wheel is there; the repeats a sweep already has are kept,
+    never run twice."""
+    wheels, index = _amounts_index(tmp_path)
+    script = tmp_path / "amounts.py"
+    script.write_text(AMOUNTS_SCRIPT)
+    later = wheels / "harness_amounts-1.1.0-py3-none-any.whl"
+    later.rename(tmp_path / later.name)
+    results = tmp_path / "results"
+    common = ["--backend", "docker", "--wheelhouse", str(wheels), "--offline", "--results", str(results), "--variant", "cpu"]
+    env = dict(os.environ, NO_COLOR="1", COLUMNS="200")
+
+    def harness(*argv: str) -> subprocess.CompletedProcess[str]:
+        return subprocess.run([sys.executable, "-m", "harness", "sweep", *argv, *common], cwd=ROOT, capture_output=True,
+                              text=True, timeout=1200, env=env)
+
+    first = harness("--package", AMOUNTS, "--from", "1.0.0", "--to", "1.1.0", "--every", "patch", "--script", str(script),
+                    "--index-url", index.as_uri(), "--repeat", "2")
+    assert first.returncode == 4, first.stderr[-3000:]
+    (run_dir,) = [p for p in results.iterdir() if p.is_dir()]
+    failed = json.loads(next(run_dir.glob(f"{AMOUNTS}==1.1.0/*.json")).read_text())
+    assert failed["error"]["type"] == "EnvironmentFailed"
+    assert "--resume RUN_DIR builds it again" in first.stderr.replace("\n", "")
+
+    (tmp_path / later.name).rename(later)  # the wheel arrives
+    again = harness("--resume", str(run_dir))
+    assert again.returncode == 0, again.stderr[-3000:]
+    ran = [line for line in again.stderr.splitlines() if " repro/amounts @ " in line]
+    assert len(ran) == 3 and sum(f"{AMOUNTS}==1.1.0" in line for line in ran) == 2, again.stderr[-2000:]  # 1.0.0 once
+    summary = json.loads((run_dir / "sweep.json").read_text())
+    (turn,) = summary["amounts"]
+    assert turn["confirmed"] is True and turn["runs"] == 2
+    repeats = sorted((run_dir / "repeats").iterdir())
+    assert len(repeats) == 2
+
+    third = harness("--resume", str(run_dir))  # nothing left: no cell and no repeat runs again
+    assert third.returncode == 0, third.stderr[-3000:]
+    assert " repro/amounts @ " not in third.stderr and sorted((run_dir / "repeats").iterdir()) == repeats
+    assert json.loads((run_dir / "sweep.json").read_text())["amounts"][0]["runs"] == 2
