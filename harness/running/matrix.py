@@ -106,16 +106,19 @@ def run_matrix(options: MatrixOptions, nvml: Nvml, emit: Event) -> MatrixRun:
         return _run_on_cluster(options, nvml, emit, envs, chosen, variant, why, started)
     ready = prepare.prepare(envs, variant, options.backend, options.gpu_mode, options.build, options.venv_root, nvml, emit,
                             workers=options.jobs or max(1, min(4, os.cpu_count() or 1)))
-    if ready.errors and not ready.backends:  # nothing can run: the failure itself is the answer, in one line
-        raise next(iter(ready.errors.values()))
-    for name, error in ready.errors.items():
-        emit("failed", {"env": name, "reason": error.message})
     cells = catalogue.plan(ready.envs, chosen)
     run_id = options.run_id or results.new_run_id()
     run = MatrixRun(run_id, options.results_root / run_id, variant, why, ready.access, ready.kind)
-    planned = [(env.name, item.name) for env, item in cells]
-    run.skipped, run.failed, run.planned, run.prepare_s = dict(ready.skipped), dict(ready.failed), planned, ready.seconds
     todo = _todo(cells, run.run_dir, options)
+    left = {env.name for env, _ in todo}  # resumed: an environment whose cells all finished earlier is done
+    errors = {name: error for name, error in ready.errors.items() if name in left}
+    if errors and not set(ready.backends) & left:  # nothing can run: the failure itself is the answer, in one line
+        raise next(iter(errors.values()))
+    for name, error in errors.items():
+        emit("failed", {"env": name, "reason": error.message})
+    planned = [(env.name, item.name) for env, item in cells]
+    failed = {name: why for name, why in ready.failed.items() if name in left}
+    run.skipped, run.failed, run.planned, run.prepare_s = dict(ready.skipped), failed, planned, ready.seconds
     runnable = [(env, item) for env, item in todo if env.name not in ready.skipped and env.name not in ready.failed]
     slots = slots_for(options.gpu_indices, nvml) or [None] * (options.jobs or max(1, min(2, os.cpu_count() or 1)))
     emit("plan", {"variant": variant, "reason": why, "cells": len(runnable), "envs": [e.name for e in ready.envs],
