@@ -11,7 +11,7 @@ from harness.judgement import verdicts
 from harness.measurement.backends import docker as docker_backend
 from harness.measurement.backends.base import Backend
 
-RUN_AGAIN = ("EngineLost", "EnvironmentFailed")  # the harness's failures, not the script's: --resume retries them
+RUN_AGAIN = ("EngineLost", "EnvironmentFailed", "StartFailed")  # the harness's failures, not the script's: --resume retries them
 
 
 def finished(path: Path) -> bool:

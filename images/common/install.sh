@@ -58,16 +58,6 @@ if [ -n "${HARNESS_CHECK_ONLY:-}" ]; then
 fi
 # shellcheck disable=SC2086
 "$py" -m pip install --no-cache-dir ${PIP_OPTIONS:-} "$@" ${PIP_PACKAGES}
-
-# pip's CUDA libraries (site-packages/nvidia/*/lib) to the dynamic linker. tensorflow[and-cuda]
-# finds only some of them itself: its RUNPATH names cuBLAS, cuDNN, cuFFT, cuSPARSE, NCCL, CUPTI and
-# the runtime but not cuSOLVER, cuRAND or nvJitLink (tensorflow/tensorflow#65842), so without this
-# TF logs "Cannot dlopen some GPU libraries" and runs on the CPU (seen in the tf-current image on an
-# H100). Frameworks that find their own (torch, JAX, CuPy) find the same files.
-site=$("$py" -c 'import sysconfig; print(sysconfig.get_paths()["purelib"])')
-if ls -d "$site"/nvidia/*/lib >/dev/null 2>&1; then
-  ls -d "$site"/nvidia/*/lib >/etc/ld.so.conf.d/pip-nvidia.conf && ldconfig
-fi
 for module in ${IMPORTS:-}; do
   if ! out=$("$py" -c "import $module; print('$module', getattr($module, '__version__', '?'))" 2>&1); then
     case $out in

@@ -190,3 +190,23 @@ def test_tensorflow_1_8s_own_image_brings_its_hopper_cublas_and_agrees_with_the_
     assert all(r["env"]["gpu_mode"] == "gpus" for r in container.values())
     assert "/opt/hopper-cublas/libcublas.so.9.0" in (folder / "image.txt").read_text()
     assert _same_verdicts(container, host, slack=0) == 12
+
+
+def test_tf_current_through_gpus_on_an_h200_answers_as_the_cdi_run_and_the_host_process_on_an_h100(
+        tf_cells: dict) -> None:
+    """TF 2.21 in its gpu image through `--gpus all` (Docker 29.7.2): every cleanup step the verdict of
+    the same image through `cdi` and of the host process on an H100; only the amounts follow the GPU."""
+    gpus = _records(H200_GPUS / "tf-current" / "tf-current")
+    host = _records(REFERENCE / "h100-580.159.04-tf" / "host-tf-2.21.0")
+    assert len(gpus) == 26 and all(r["status"] == "ok" for r in gpus.values())
+    assert {r["env"]["gpu_mode"] for r in gpus.values()} == {"gpus"}
+    assert {r["facts"]["frameworks"].get("tensorflow") for r in gpus.values()} <= {"2.21.0", None}
+    steps = 0
+    for name, cdi in tf_cells.items():
+        mine = [s["verdict"] for s in verdicts.judge(gpus[name])["steps"]]
+        assert mine == [s["verdict"] for s in verdicts.judge(cdi)["steps"]], name
+        assert mine == [s["verdict"] for s in verdicts.judge(host[name])["steps"]], name
+        steps += len(mine)
+    assert steps == 37
+    held = verdicts.judge(gpus["tf1/session_close"])["steps"][0]
+    assert held["verdict"] == "held" and held["left"] > 130 << 30  # the H200's memory, not the H100's 77 GiB

@@ -1,0 +1,125 @@
+#!/usr/bin/env bash
+# TensorFlow releases 2.15-2.21 swept on a lent GPU machine (no network, no registry), each in the
+# product's own container: `harness sweep --backend docker --variant gpu` builds every release's image
+# from images/adhoc (tensorflow[and-cuda], CUDA only from pip) and runs the TF scenarios there, the
+# GPU through --gpus. Their wheels (12 GB: seven TF wheels and five CUDA 12 sets) do not travel in
+# one loan of the machine, so the sweep runs in two: the first carries 2.15-2.17's wheels and
+# starts the sweep (the other columns fail to build there), the second carries 2.18-2.21's and
+# finishes it with --resume (and runs the tf-current row with --gpu-mode gpus). The plan comes from
+# a saved copy of the index's page for tensorflow (--index-url), the wheels from the wheelhouse.
+# Images are built while the next pieces travel (prebuild: the same build the sweep would make).
+#
+# Here first (PyPI reachable):
+#   wheels DIR          each release's pins (`uv pip compile`, Python 3.10 for 2.15, 3.12 after, as
+#                       adhoc.py chooses) downloaded into DIR/wh; the index page into DIR/tfidx
+#   pieces DIR LOAN OUT LOAN (a or b) cut into OUT/NNN/ (one 50 MiB piece a folder), its groups in
+#                       the order the machine needs them; DIR/jammy.tar.xz (a debootstrapped
+#                       Ubuntu 22.04 with python3-venv: the 22.04 CUDA base's stand-in) goes with a
+# There, one step per call:
+#   setup BUNDLE        engine (data root on the RAM disk), stand-in bases, the machine's facts
+#   collect FOLDER      a carried piece into /root/ptf/GROUP
+#   join GROUP          check and unpack a group into the wheelhouse
+#   prebuild PIN...     (background) build those pins' images as the sweep will
+#   sweep OUT           (background) the sweep; progress in OUT.log
+#   resume RUN_DIR      (background) finish it; progress in RUN_DIR.log
+#   matrix OUT          (background) the tf-current row, --gpu-mode gpus; progress in OUT.log
+set -euo pipefail
+here=$(cd "$(dirname "$0")/../.." && pwd)
+work=/root/tfsweep wh=/root/tfsweep/wh
+src=/root/src  # what runs in the background runs from a copy: the checkout is replaced at every call
+export PATH=/tmp/dk/bin:$PATH PYTHONPATH=/root/hs:$src
+RELEASES="2.15.1 2.16.2 2.17.1 2.18.1 2.19.1 2.20.0 2.21.0"
+# each loan's groups, in the order they travel: TF wheels and the CUDA sets they pin (exact pins for
+# 2.15-2.19, so their images can be built as soon as their group is in)
+LOAN_a="small:2.15.1 s215:2.15.1 s216:2.16.2 s217:2.17.1"
+LOAN_b="small:2.21.0 s221:2.21.0 s219:2.19.1 s218:2.18.1 s220:2.20.0"
+sweep_args=(--backend docker --variant gpu --index-url file:///root/tfidx --wheelhouse "$wh" --offline --jobs 2)
+
+case ${1:?usage: tf_gpu_sweep.sh wheels DIR|pieces DIR LOAN OUT|setup BUNDLE|collect FOLDER|join GROUP|prebuild PIN...|sweep OUT|resume RUN_DIR|matrix OUT} in
+  wheels)
+    dir=${2:?folder}; mkdir -p "$dir/req" "$dir/wh" "$dir/tfidx/tensorflow"
+    curl -sf -H 'Accept: text/html' https://pypi.org/simple/tensorflow/ -o "$dir/tfidx/tensorflow/index.html"
+    plats=(--platform manylinux2014_x86_64 --platform manylinux1_x86_64 --platform manylinux2010_x86_64)
+    for n in $(seq 5 35); do plats+=(--platform "manylinux_2_${n}_x86_64"); done
+    for v in $RELEASES; do
+      py=3.12; [ "$v" = 2.15.1 ] && py=3.10
+      printf 'tensorflow[and-cuda]==%s\n' "$v" >"$dir/req/in-$v.txt"
+      case $v in 2.1[5-7].*) echo 'numpy<2' >>"$dir/req/in-$v.txt" ;; esac  # adhoc.py's companion pin
+      uv pip compile -q --python-version "$py" --python-platform x86_64-manylinux_2_28 "$dir/req/in-$v.txt" -o "$dir/req/out-$v.txt"
+      grep '==' "$dir/req/out-$v.txt" | sed 's/ .*//' | xargs -P 8 -n 1 python3 -m pip download -q --no-deps \
+        --only-binary=:all: --python-version "$py" "${plats[@]}" -d "$dir/wh"
+    done
+    du -sh "$dir/wh"
+    ;;
+  pieces)
+    dir=${2:?folder} loan=${3:?a or b} out=${4:?out}; groups=LOAN_$loan
+    rm -rf "$out" "$dir/groups" && mkdir -p "$out" "$dir/groups"
+    # shellcheck disable=SC2086
+    ${PYTHON:-python3} "$here/tests/gpu/wheel_groups.py" "$dir" "$loan" ${!groups}
+    n=0
+    for spec in ${!groups}; do
+      group=${spec%%:*}; tmp=$(mktemp -d)
+      (cd "$dir" && tar -c -T "groups/$group.txt") | split -b 50M -d -a 3 - "$tmp/$group.tar."
+      for piece in "$tmp"/*; do
+        mkdir -p "$out/$(printf %03d $n)" && mv "$piece" "$out/$(printf %03d $n)/" && n=$((n + 1))
+      done
+      rmdir "$tmp"
+    done
+    (cd "$out" && sha256sum -- */*.tar.*) >"$out/000/pieces.sha256"
+    echo "loan $loan: $n pieces, $(du -sh "$out" | cut -f1)"
+    ;;
+  setup)
+    mkdir -p /root/hs "$wh" /dev/shm/tmp && rm -rf "$src" && cp -a "$here" "$src"
+    python3 -m pip install -q --no-index --no-deps --no-compile --target /root/hs "$here"/.host-wheels/*.whl
+    mkdir -p /dev/shm/dkdata && ln -sfn /dev/shm/dkdata /tmp/dkdata  # the data root start-dockerd.sh names
+    # shellcheck disable=SC1091
+    source "${2:?bundle}/start-dockerd.sh" "$2" cdi
+    docker info --format '{{json .}}' >"$work/docker-info.json"
+    bash "$here/tests/gpu/docker_gpu_images.sh" bases
+    # the CUDA 12 runtime bases adhoc.py names: the 24.04 stand-in, and 22.04 (Python 3.10, for 2.15)
+    docker tag harness-gpu/ubuntu-host:24.04 nvidia/cuda:12.8.1-runtime-ubuntu24.04
+    nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader >"$work/gpu.txt"
+    python3 -m harness doctor 2>&1 | grep -i "container GPU access" || true
+    echo "setup done"
+    ;;
+  collect)
+    for piece in "${2:?folder}"/*.tar.*; do
+      name=$(basename "$piece"); mkdir -p "/root/ptf/${name%%.tar.*}"; cp "$piece" "/root/ptf/${name%%.tar.*}/"
+    done
+    [ -f "$2/pieces.sha256" ] && cp "$2/pieces.sha256" /root/ptf/
+    ls /root/ptf/*/ | grep -c tar
+    ;;
+  join)
+    group=${2:?group}
+    (cd /root/ptf && grep "/$group.tar." pieces.sha256 | sed 's|  [0-9]*/|  '"$group"'/|' | sha256sum --quiet -c -)
+    cat /root/ptf/"$group"/"$group".tar.* | tar -C "$work" -x && rm -rf "/root/ptf/$group"
+    if [ -f "$work/jammy.tar.xz" ]; then
+      xz -dc "$work/jammy.tar.xz" | docker import -c 'ENV PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin' \
+        -c 'ENV NVIDIA_VISIBLE_DEVICES=all NVIDIA_DRIVER_CAPABILITIES=compute,utility' - nvidia/cuda:12.8.1-runtime-ubuntu22.04
+      rm "$work/jammy.tar.xz"
+    fi
+    [ -d "$work/tfidx" ] && rm -rf /root/tfidx && mv "$work/tfidx" /root/tfidx
+    ls "$wh" | wc -l
+    ;;
+  prebuild)
+    shift
+    (cd "$src" && TMPDIR=/dev/shm/tmp setsid python3 "$src/tests/gpu/prebuild_pins.py" file:///root/tfidx "$wh" "$@" \
+       >>"$work/prebuild.log" 2>&1 &)
+    ;;
+  sweep)
+    out=${2:?results folder}; mkdir -p "$out"
+    (cd "$src" && TMPDIR=/dev/shm/tmp setsid python3 -m harness sweep --package tensorflow --from 2.15.1 --to 2.21.0 \
+       "${sweep_args[@]}" --repeat 2 --results "$out" >"$out.log" 2>&1 &)
+    ;;
+  resume)
+    run=${2:?run folder}
+    (cd "$src" && TMPDIR=/dev/shm/tmp setsid python3 -m harness sweep --resume "$run" "${sweep_args[@]}" \
+       >"$run.log" 2>&1 &)
+    ;;
+  matrix)
+    out=${2:?results folder}; mkdir -p "$out"
+    (cd "$src" && TMPDIR=/dev/shm/tmp setsid python3 -m harness matrix --env tf-current --variant gpu --gpu-mode gpus \
+       --backend docker --wheelhouse "$wh" --offline --results "$out" >"$out.log" 2>&1 &)
+    ;;
+  *) echo "unknown step $1" >&2; exit 2 ;;
+esac

@@ -1,0 +1,31 @@
+"""Which records --resume leaves alone: the script's results stay, the harness's failures run again."""
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from harness.running.interruption import finished
+
+
+@pytest.mark.parametrize(("status", "error", "kept"), [
+    ("ok", None, True),
+    ("crashed", "Crashed", True),  # the script's own result
+    ("skipped", "Skipped", True),  # decided by the plan (no wheel for this Python): the same next time
+    ("interrupted", "Interrupted", False),  # cut by the user
+    ("harness-error", "EngineLost", False),  # the engine went away
+    ("harness-error", "EnvironmentFailed", False),  # its image could not be built (a wheel not there yet)
+    ("harness-error", "StartFailed", False),  # the cell could not start (its files gone with the machine)
+])
+def test_resume_runs_again_what_the_harness_failed(tmp_path: Path, status: str, error: str | None, kept: bool) -> None:
+    path = tmp_path / "cell.json"
+    path.write_text(json.dumps({"status": status, "error": {"type": error} if error else None}))
+    assert finished(path) is kept
+
+
+def test_a_record_cut_while_written_runs_again(tmp_path: Path) -> None:
+    path = tmp_path / "cell.json"
+    path.write_text('{"status": "ok", "err')
+    assert finished(path) is False
+    assert finished(tmp_path / "missing.json") is False
