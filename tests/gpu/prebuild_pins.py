@@ -17,9 +17,9 @@ def main(index_url, wheelhouse, pins):
         began = time.time()
         try:
             images.build(client, env, "gpu", images.BuildOptions(wheelhouse=Path(wheelhouse), offline=True), lambda _: None)
-            print("built %s in %.0f s" % (pin, time.time() - began), flush=True)
+            print(f"built {pin} in {time.time() - began:.0f} s", flush=True)
         except Exception as exc:  # noqa: BLE001 - the sweep builds it again and records why
-            print("not built %s: %s" % (pin, exc), flush=True)
+            print(f"not built {pin}: {exc}", flush=True)
 
 
 if __name__ == "__main__":

@@ -26,7 +26,8 @@ def main(folder, loan, specs):
             chosen = [w for w in wheels if not w.startswith(("nvidia_", "tensorflow-"))] + ["tfidx"]
             chosen += ["jammy.tar.xz"] if loan == "a" else []
         else:
-            pins, python = pinned(os.path.join(folder, "req", "out-%s.txt" % release)), "cp310" if release == "2.15.1" else "cp312"
+            pins = pinned(os.path.join(folder, "req", f"out-{release}.txt"))
+            python = "cp310" if release == "2.15.1" else "cp312"
             chosen = []
             for wheel in wheels:
                 name, version, _, tags = parse_wheel_filename(wheel)
