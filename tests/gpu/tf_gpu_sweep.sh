@@ -2,40 +2,43 @@
 # TensorFlow releases 2.15-2.21 swept on a lent GPU machine (no network, no registry), each in the
 # product's own container: `harness sweep --backend docker --variant gpu` builds every release's image
 # from images/adhoc (tensorflow[and-cuda], CUDA only from pip) and runs the TF scenarios there, the
-# GPU through --gpus. Their wheels (12 GB: seven TF wheels and five CUDA 12 sets) do not travel in
-# one loan of the machine, so the sweep runs in two: the first carries 2.15-2.17's wheels and
-# starts the sweep (the other columns fail to build there), the second carries 2.18-2.21's and
-# finishes it with --resume (and runs the tf-current row with --gpu-mode gpus). The plan comes from
-# a saved copy of the index's page for tensorflow (--index-url), the wheels from the wheelhouse.
-# Images are built while the next pieces travel (prebuild: the same build the sweep would make).
+# GPU through --gpus. Their wheels (12 GB: seven TF wheels and five CUDA 12 sets) and their cells
+# (26 a release, about 5.5 minutes on an H200) do not fit one 30-minute loan of the machine, so the
+# sweep runs over several: the first loan starts it with the wheels of its first releases (the
+# other columns fail to build there: EnvironmentFailed), each next loan carries the next releases'
+# wheels and the run folder and finishes more of it with --resume. The plan comes from a saved copy
+# of the index's page for tensorflow (--index-url), the wheels from the wheelhouse. Measured:
+# a 50 MiB piece travels in about 4.7 s; an image builds in 87-102 s.
 #
 # Here first (PyPI reachable):
-#   wheels DIR          each release's pins (`uv pip compile`, Python 3.10 for 2.15, 3.12 after, as
-#                       adhoc.py chooses) downloaded into DIR/wh; the index page into DIR/tfidx
-#   pieces DIR LOAN OUT LOAN (a or b) cut into OUT/NNN/ (one 50 MiB piece a folder), its groups in
-#                       the order the machine needs them; DIR/jammy.tar.xz (a debootstrapped
-#                       Ubuntu 22.04 with python3-venv: the 22.04 CUDA base's stand-in) goes with a
+#   wheels DIR               each release's pins (`uv pip compile`, Python 3.10 for 2.15, 3.12 after,
+#                            as adhoc.py chooses) downloaded into DIR/wh; the index page into DIR/tfidx
+#   pieces DIR OUT GROUP:RELEASE...
+#                            the groups cut into OUT/NNN/ (one 50 MiB piece a folder) in the order
+#                            given: `small` (every small wheel, the index page, and with 2.15.1 the
+#                            22.04 base DIR/jammy.tar.xz, a debootstrapped Ubuntu 22.04 with
+#                            python3-venv), then per release its TF wheel and the CUDA wheels it pins
+#                            that no earlier group carried. E.g. the first loan:
+#                            small:2.15.1 s215:2.15.1 s216:2.16.2 s217:2.17.1
 # There, one step per call:
-#   setup BUNDLE        engine (data root on the RAM disk), stand-in bases, the machine's facts
-#   collect FOLDER      a carried piece into /root/ptf/GROUP
-#   join GROUP          check and unpack a group into the wheelhouse
-#   prebuild PIN...     (background) build those pins' images as the sweep will
-#   sweep OUT           (background) the sweep; progress in OUT.log
-#   resume RUN_DIR      (background) finish it; progress in RUN_DIR.log
-#   matrix OUT          (background) the tf-current row, --gpu-mode gpus; progress in OUT.log
+#   setup BUNDLE             engine (data root on the RAM disk), stand-in bases, the machine's facts
+#   collect FOLDER           a carried piece into /root/ptf/GROUP
+#   join GROUP               check and unpack a group into the wheelhouse
+#   prebuild PIN...          (background) build those pins' images as the sweep will
+#   sweep OUT                (background) the sweep; progress in OUT.log
+#   resume RUN_DIR           (background) finish a sweep; a run folder carried in the checkout is
+#                            copied out of it first; progress in /root/tfsweep/res/RUN.log
+#   matrix OUT               (background) the tf-current row, --gpu-mode gpus; progress in OUT.log
+#   out FOLDER...            what to bring back, as $OUT/results.tgz
 set -euo pipefail
 here=$(cd "$(dirname "$0")/../.." && pwd)
 work=/root/tfsweep wh=/root/tfsweep/wh
 src=/root/src  # what runs in the background runs from a copy: the checkout is replaced at every call
 export PATH=/tmp/dk/bin:$PATH PYTHONPATH=/root/hs:$src
 RELEASES="2.15.1 2.16.2 2.17.1 2.18.1 2.19.1 2.20.0 2.21.0"
-# each loan's groups, in the order they travel: TF wheels and the CUDA sets they pin (exact pins for
-# 2.15-2.19, so their images can be built as soon as their group is in)
-LOAN_a="small:2.15.1 s215:2.15.1 s216:2.16.2 s217:2.17.1"
-LOAN_b="small:2.21.0 s221:2.21.0 s219:2.19.1 s218:2.18.1 s220:2.20.0"
 sweep_args=(--backend docker --variant gpu --index-url file:///root/tfidx --wheelhouse "$wh" --offline --jobs 2)
 
-case ${1:?usage: tf_gpu_sweep.sh wheels DIR|pieces DIR LOAN OUT|setup BUNDLE|collect FOLDER|join GROUP|prebuild PIN...|sweep OUT|resume RUN_DIR|matrix OUT} in
+case ${1:?usage: tf_gpu_sweep.sh wheels DIR|pieces DIR OUT GROUP:RELEASE...|setup BUNDLE|collect FOLDER|join GROUP|prebuild PIN...|sweep OUT|resume RUN_DIR|matrix OUT|out FOLDER...} in
   wheels)
     dir=${2:?folder}; mkdir -p "$dir/req" "$dir/wh" "$dir/tfidx/tensorflow"
     curl -sf -H 'Accept: text/html' https://pypi.org/simple/tensorflow/ -o "$dir/tfidx/tensorflow/index.html"
@@ -52,12 +55,11 @@ case ${1:?usage: tf_gpu_sweep.sh wheels DIR|pieces DIR LOAN OUT|setup BUNDLE|col
     du -sh "$dir/wh"
     ;;
   pieces)
-    dir=${2:?folder} loan=${3:?a or b} out=${4:?out}; groups=LOAN_$loan
+    dir=${2:?folder} out=${3:?out}; shift 3; specs=("${@:?GROUP:RELEASE...}")
     rm -rf "$out" "$dir/groups" && mkdir -p "$out" "$dir/groups"
-    # shellcheck disable=SC2086
-    ${PYTHON:-python3} "$here/tests/gpu/wheel_groups.py" "$dir" "$loan" ${!groups}
+    ${PYTHON:-python3} "$here/tests/gpu/wheel_groups.py" "$dir" "${specs[@]}"
     n=0
-    for spec in ${!groups}; do
+    for spec in "${specs[@]}"; do
       group=${spec%%:*}; tmp=$(mktemp -d)
       (cd "$dir" && tar -c -T "groups/$group.txt") | split -b 50M -d -a 3 - "$tmp/$group.tar."
       for piece in "$tmp"/*; do
@@ -66,7 +68,7 @@ case ${1:?usage: tf_gpu_sweep.sh wheels DIR|pieces DIR LOAN OUT|setup BUNDLE|col
       rmdir "$tmp"
     done
     (cd "$out" && sha256sum -- */*.tar.*) >"$out/000/pieces.sha256"
-    echo "loan $loan: $n pieces, $(du -sh "$out" | cut -f1)"
+    echo "$n pieces, $(du -sh "$out" | cut -f1)"
     ;;
   setup)
     mkdir -p /root/hs "$wh" /dev/shm/tmp && rm -rf "$src" && cp -a "$here" "$src"
@@ -112,14 +114,19 @@ case ${1:?usage: tf_gpu_sweep.sh wheels DIR|pieces DIR LOAN OUT|setup BUNDLE|col
        "${sweep_args[@]}" --repeat 2 --results "$out" >"$out.log" 2>&1 &)
     ;;
   resume)
-    run=${2:?run folder}
-    (cd "$src" && TMPDIR=/dev/shm/tmp setsid python3 -m harness sweep --resume "$run" "${sweep_args[@]}" \
-       >"$run.log" 2>&1 &)
+    run=${2:?run folder}; name=$(basename "$run"); mkdir -p "$work/res"
+    [ -d "$work/res/$name" ] || cp -a "$run" "$work/res/$name"
+    (cd "$src" && TMPDIR=/dev/shm/tmp setsid python3 -m harness sweep --resume "$work/res/$name" "${sweep_args[@]}" \
+       >"$work/res/$name.log" 2>&1 &)
     ;;
   matrix)
     out=${2:?results folder}; mkdir -p "$out"
     (cd "$src" && TMPDIR=/dev/shm/tmp setsid python3 -m harness matrix --env tf-current --variant gpu --gpu-mode gpus \
        --backend docker --wheelhouse "$wh" --offline --results "$out" >"$out.log" 2>&1 &)
+    ;;
+  out)
+    shift; mkdir -p "$OUT"
+    tar -C "$work" -czf "$OUT/results.tgz" "$@" gpu.txt docker-info.json && ls -la "$OUT"
     ;;
   *) echo "unknown step $1" >&2; exit 2 ;;
 esac

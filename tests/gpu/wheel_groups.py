@@ -1,9 +1,9 @@
 """Which carried files each group of one loan holds (tf_gpu_sweep.sh pieces): DIR/groups/GROUP.txt.
 
 `small` holds every wheel that is neither TensorFlow nor an NVIDIA library (all releases', 200 MB),
-the saved index page, and for loan a the 22.04 base; each other group a release's TF wheel and the
-NVIDIA wheels its pins name that no earlier group of the loan carried.
-Usage: wheel_groups.py DIR LOAN GROUP:RELEASE...
+the saved index page, and where 2.15.1 is among the releases the 22.04 base (its Python 3.10);
+each other group a release's TF wheel and the NVIDIA wheels its pins name that no earlier group
+carried. Usage: wheel_groups.py DIR GROUP:RELEASE...
 """
 import os
 import sys
@@ -17,14 +17,14 @@ def pinned(req_file):
         return {canonicalize_name(name): version for name, _, version in (line.partition("==") for line in lines if "==" in line)}
 
 
-def main(folder, loan, specs):
+def main(folder, specs):
     wheels = sorted(os.listdir(os.path.join(folder, "wh")))
     seen = set()
     for spec in specs:
         group, release = spec.split(":")
         if group == "small":
             chosen = [w for w in wheels if not w.startswith(("nvidia_", "tensorflow-"))] + ["tfidx"]
-            chosen += ["jammy.tar.xz"] if loan == "a" else []
+            chosen += ["jammy.tar.xz"] if any(s.endswith(":2.15.1") for s in specs) else []
         else:
             pins = pinned(os.path.join(folder, "req", f"out-{release}.txt"))
             python = "cp310" if release == "2.15.1" else "cp312"
@@ -41,4 +41,4 @@ def main(folder, loan, specs):
 
 
 if __name__ == "__main__":
-    main(sys.argv[1], sys.argv[2], sys.argv[3:])
+    main(sys.argv[1], sys.argv[2:])
