@@ -199,4 +199,32 @@ def facts():
             result["frameworks"][name] = str(version)
     _torch_facts(result)
     _tf_facts(result)
+    wheels = cuda_wheels(sys.path)
+    if wheels:
+        result["cuda_wheels"] = wheels
     return result
+
+
+CUDA_WHEEL = r"^(nvidia_[a-z0-9_]+|cuda_toolkit|cuda_bindings)-([^-]+)\.dist-info$"
+
+
+def cuda_wheels(paths):
+    """The pip-installed CUDA libraries (nvidia-cublas-cu12 12.9.3.13, ...) on these paths, read
+    from their dist-info folders' names: which cuDNN or cuBLAS a column really ran, where the
+    framework itself reports only the CUDA it was built with. Imported here, after the script: the
+    script's first line sees no module the agent brought."""
+    import os
+    import re
+
+    pattern = re.compile(CUDA_WHEEL, re.IGNORECASE)
+    found = {}
+    for folder in paths:
+        try:
+            names = os.listdir(folder or ".")
+        except (OSError, TypeError):
+            continue
+        for name in names:
+            match = pattern.match(name)
+            if match:
+                found.setdefault(match.group(1).lower().replace("_", "-"), match.group(2))
+    return found
