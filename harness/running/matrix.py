@@ -161,7 +161,7 @@ def run_matrix(options: MatrixOptions, nvml: Nvml, emit: Event) -> MatrixRun:
         return record
 
     try:
-        run.records = not_run + run_on_slots(runnable, slots, one, interrupted)
+        run.records = _whole_run(run.run_dir, not_run + run_on_slots(runnable, slots, one, interrupted), options.resume)
     except KeyboardInterrupt as exc:
         interruption.sweep_containers(ready.backends.values(), run_id)
         raise interruption.RunInterrupted(run.run_dir) from exc
@@ -256,12 +256,18 @@ def _run_on_cluster(options: MatrixOptions, nvml: Nvml, emit: Event, envs: list[
         emit("cell-done", record)
 
     try:
-        run.records = cluster.run_cells(jobs, done, run_id)
+        run.records = _whole_run(run.run_dir, cluster.run_cells(jobs, done, run_id), options.resume)
     finally:
         run.matrix = aggregate.write_reports(run.run_dir, run.planned, note=f"Variant `{variant}` ({why}); "
                                              f"cells on a Ray cluster ({offered['nodes']} node(s) at the start).")
         run.wall_s = round(time.monotonic() - started, 2)
     return run
+
+
+def _whole_run(run_dir: Path, records: list[dict[str, Any]], resumed: bool) -> list[dict[str, Any]]:
+    """The records a run stands on: those of this part, or, resumed, of every part of it (a run whose
+    last cells finished earlier is not a run where nothing ran)."""
+    return results.read_records(run_dir)[0] if resumed else records
 
 
 def _pin_facts(env: config.EnvDef, variant: str) -> dict[str, Any]:

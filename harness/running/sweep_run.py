@@ -153,5 +153,4 @@ def run_sweep(options: SweepOptions, nvml: Nvml, emit: Event) -> SweepRun:
     (run.run_dir / "sweep.md").write_text(sweeps.markdown(summary), encoding="utf-8")
     aggregate.write_reports(run.run_dir, run.planned, note=f"sweep of {options.package} {options.low}..{options.high} "
                             f"(every {options.every}): {len(found)} change(s)", extra={"sweep": summary})
-    every, _ = results.read_records(run.run_dir)  # a resumed sweep stands on the cells of every part of it
-    return SweepRun(run.run_dir, [str(v) for v in versions], found, every, skipped)
+    return SweepRun(run.run_dir, [str(v) for v in versions], found, run.records, skipped)
