@@ -11,12 +11,13 @@
 # a 50 MiB piece travels in about 4.7 s; an image builds in 87-102 s.
 #
 # Here first (PyPI reachable):
-#   wheels DIR               each release's pins (`uv pip compile`, Python 3.10 for 2.15, 3.12 after,
-#                            as adhoc.py chooses) downloaded into DIR/wh; the index page into DIR/tfidx
+#   wheels DIR               the index page into DIR/tfidx; each release's plan as sweep makes it
+#                            (wheel_groups.py plan: its pins and Python, 3.10 for 2.15 and 3.12 after),
+#                            resolved by `uv pip compile` and downloaded into DIR/wh
 #   pieces DIR OUT GROUP:RELEASE...
 #                            the groups cut into OUT/NNN/ (one 50 MiB piece a folder) in the order
-#                            given: `small` (every small wheel, the index page, and with 2.15.1 the
-#                            22.04 base DIR/jammy.tar.xz, a debootstrapped Ubuntu 22.04 with
+#                            given: `small` (every small wheel, the index page, and where a plan
+#                            names the 22.04 base DIR/jammy.tar.xz, a debootstrapped Ubuntu 22.04 with
 #                            python3-venv), then per release its TF wheel and the CUDA wheels it pins
 #                            that no earlier group carried. E.g. the first loan:
 #                            small:2.15.1 s215:2.15.1 s216:2.16.2 s217:2.17.1
@@ -44,10 +45,10 @@ case ${1:?usage: tf_gpu_sweep.sh wheels DIR|pieces DIR OUT GROUP:RELEASE...|setu
     curl -sf -H 'Accept: text/html' https://pypi.org/simple/tensorflow/ -o "$dir/tfidx/tensorflow/index.html"
     plats=(--platform manylinux2014_x86_64 --platform manylinux1_x86_64 --platform manylinux2010_x86_64)
     for n in $(seq 5 35); do plats+=(--platform "manylinux_2_${n}_x86_64"); done
+    # shellcheck disable=SC2086  # the release list
+    PYTHONPATH=$here ${PYTHON:-python3} "$here/tests/gpu/wheel_groups.py" plan "$dir" $RELEASES
     for v in $RELEASES; do
-      py=3.12; [ "$v" = 2.15.1 ] && py=3.10
-      printf 'tensorflow[and-cuda]==%s\n' "$v" >"$dir/req/in-$v.txt"
-      case $v in 2.1[5-7].*) echo 'numpy<2' >>"$dir/req/in-$v.txt" ;; esac  # adhoc.py's companion pin
+      py=$(${PYTHON:-python3} -c 'import json, sys; print(json.load(open(sys.argv[1]))["python"])' "$dir/req/plan-$v.json")
       uv pip compile -q --python-version "$py" --python-platform x86_64-manylinux_2_28 "$dir/req/in-$v.txt" -o "$dir/req/out-$v.txt"
       grep '==' "$dir/req/out-$v.txt" | sed 's/ .*//' | xargs -P 8 -n 1 python3 -m pip download -q --no-deps \
         --only-binary=:all: --python-version "$py" "${plats[@]}" -d "$dir/wh"
@@ -57,7 +58,7 @@ case ${1:?usage: tf_gpu_sweep.sh wheels DIR|pieces DIR OUT GROUP:RELEASE...|setu
   pieces)
     dir=${2:?folder} out=${3:?out}; shift 3; specs=("${@:?GROUP:RELEASE...}")
     rm -rf "$out" "$dir/groups" && mkdir -p "$out" "$dir/groups"
-    ${PYTHON:-python3} "$here/tests/gpu/wheel_groups.py" "$dir" "${specs[@]}"
+    ${PYTHON:-python3} "$here/tests/gpu/wheel_groups.py" groups "$dir" "${specs[@]}"
     n=0
     for spec in "${specs[@]}"; do
       group=${spec%%:*}; tmp=$(mktemp -d)
