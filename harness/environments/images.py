@@ -57,9 +57,9 @@ def index_reachable(url: str, timeout: float = 5.0) -> bool:
 
 
 @contextmanager
-def build_context(env: EnvDef, settings: dict[str, str], wheelhouse: Path | None, repo: Path | None = None) -> Iterator[Path]:
+def build_context(env: EnvDef, settings: dict[str, str], handed: list[Path], repo: Path | None = None) -> Iterator[Path]:
     """The env's Dockerfile, images/common/ and the env folder's other files as build/, the pins as
-    build/pins.env and the wheelhouse."""
+    build/pins.env and the wheels handed over as build/wheelhouse."""
     repo = repo or data_root()
     with tempfile.TemporaryDirectory(prefix=f"harness-build-{env.name}-") as tmp:
         ctx = Path(tmp)
@@ -73,7 +73,7 @@ def build_context(env: EnvDef, settings: dict[str, str], wheelhouse: Path | None
         wheels = ctx / "build" / "wheelhouse"
         wheels.mkdir()
         (wheels / ".keep").write_text("")
-        for wheel in handed_over(settings, wheelhouse):
+        for wheel in handed:
             shutil.copy2(wheel, wheels / wheel.name)
         yield ctx
 
@@ -104,12 +104,13 @@ def detect_families(client: Any, image: str, python: str = "python") -> tuple[st
     return families
 
 
-def build_identity(env: EnvDef, variant: str, options: BuildOptions) -> str:
+def build_identity(env: EnvDef, variant: str, options: BuildOptions, handed: list[Path] | None = None) -> str:
     """What decides the image's content beside its definition: the build's effective arguments
-    (the index pip can reach, offline or not) and the wheels handed over, by name and size."""
+    (the index pip can reach, offline or not) and the wheels handed over, by name and size (``handed``:
+    those already chosen for this build)."""
     args = build_args(env, variant, BuildOptions(wheelhouse=options.wheelhouse, offline=options.offline), lambda _: None)
     digest = hashlib.sha256(json.dumps({"definition": env.definition_hash(variant), **args}, sort_keys=True).encode())
-    for wheel in handed_over(args, options.wheelhouse):
+    for wheel in handed_over(args, options.wheelhouse) if handed is None else handed:
         digest.update(f"{wheel.name}:{wheel.stat().st_size}".encode())
     return digest.hexdigest()[:16]
 
@@ -151,15 +152,16 @@ def build(client: Any, env: EnvDef, variant: str, options: BuildOptions, note: B
 
     tag = env.image_tag(variant) + ("-check" if options.check_only else "")
     args = build_args(env, variant, options, note)
+    handed = handed_over(args, options.wheelhouse)  # once: the identity names them, the context copies them
     labels = {"harness.env": env.name, "harness.variant": variant, BASE_LABEL: args["BASE"],
               **({} if options.check_only else {HASH_LABEL: env.definition_hash(variant),
-                                                IDENTITY_LABEL: build_identity(env, variant, options)})}
+                                                IDENTITY_LABEL: build_identity(env, variant, options, handed)})}
     try:  # the base's id as well as its name: a stand-in made under the real name shows by its id
         labels[BASE_LABEL + "-id"] = str(client.images.get(args["BASE"]).id)
     except docker.errors.ImageNotFound:
         pass  # pulled during the build
     log: list[str] = []
-    with build_context(env, args, options.wheelhouse) as ctx:
+    with build_context(env, args, handed) as ctx:
         try:
             stream = client.api.build(
                 path=str(ctx), tag=tag, buildargs={"BASE": args["BASE"]}, decode=True, rm=True, forcerm=True,
