@@ -51,3 +51,37 @@ def test_local_builds_match_their_release_and_unreadable_wheels_are_still_handed
     (tmp_path / "README.txt").write_text("not a wheel")
     assert _names(wheels_for(["torch==2.13.0", "--prefer-binary", "https://example.invalid/x.whl"], tmp_path)) == {
         "torch-2.13.0+cpu-cp311-cp311-linux_x86_64.whl"}
+
+
+def test_what_a_pin_binds_binds_the_projects_other_requirers_too(tmp_path: Path) -> None:
+    """cuDNN asks for any cuBLAS, but pip must give TF 2.17 its 12.3: the other releases' cuBLAS stays out."""
+    tf = _wheel(tmp_path, "tensorflow", "2.17.1", 'nvidia-cublas-cu12==12.3.4.1; extra == "and-cuda"',
+                'nvidia-cudnn-cu12==9.1.0.70; extra == "and-cuda"', tag="cp312-cp312-manylinux_2_17_x86_64")
+    cudnn = _wheel(tmp_path, "nvidia-cudnn-cu12", "9.1.0.70", "nvidia-cublas-cu12")
+    _wheel(tmp_path, "nvidia-cudnn-cu12", "9.3.0.75", "nvidia-cublas-cu12")
+    cublas = _wheel(tmp_path, "nvidia-cublas-cu12", "12.3.4.1")
+    newer = _wheel(tmp_path, "nvidia-cublas-cu12", "12.5.3.2")
+    assert _names(wheels_for(["tensorflow[and-cuda]==2.17.1"], tmp_path)) == {tf, cudnn, cublas}
+    # only with the extra does TF pin cuBLAS: without it, a bare requirement keeps every version
+    assert _names(wheels_for(["nvidia-cudnn-cu12==9.1.0.70"], tmp_path)) == {cudnn, cublas, newer}
+
+
+def test_a_pin_under_some_pythons_only_binds_nothing(tmp_path: Path) -> None:
+    """The image's Python decides whether a marked pin applies: both cuBLAS versions stay."""
+    tf = _wheel(tmp_path, "tensorflow", "2.17.1", 'nvidia-cublas-cu12==12.3.4.1; python_version < "3.12"',
+                "nvidia-cudnn-cu12==9.1.0.70", tag="cp312-cp312-manylinux_2_17_x86_64")
+    cudnn = _wheel(tmp_path, "nvidia-cudnn-cu12", "9.1.0.70", "nvidia-cublas-cu12")
+    both = {_wheel(tmp_path, "nvidia-cublas-cu12", v) for v in ("12.3.4.1", "12.5.3.2")}
+    assert _names(wheels_for(["tensorflow==2.17.1"], tmp_path)) == {tf, cudnn} | both
+
+
+def test_a_range_binds_with_what_all_its_candidates_agree_on(tmp_path: Path) -> None:
+    """Two cuDNNs fit the pin's range, each with its own cuBLAS: cuSOLVER's bare cuBLAS takes those two, not the third."""
+    tf = _wheel(tmp_path, "tensorflow", "2.21.0", "nvidia-cudnn-cu12<10,>=9.3", "nvidia-cusolver-cu12",
+                tag="cp312-cp312-manylinux_2_27_x86_64")
+    cusolver = _wheel(tmp_path, "nvidia-cusolver-cu12", "11.7.5.82", "nvidia-cublas-cu12")
+    cudnn = {_wheel(tmp_path, "nvidia-cudnn-cu12", "9.3.0.75", "nvidia-cublas-cu12==12.5.3.2"),
+             _wheel(tmp_path, "nvidia-cudnn-cu12", "9.10.2.21", "nvidia-cublas-cu12==12.9.1.4")}
+    cublas = {_wheel(tmp_path, "nvidia-cublas-cu12", v) for v in ("12.5.3.2", "12.9.1.4")}
+    _wheel(tmp_path, "nvidia-cublas-cu12", "12.3.4.1")
+    assert _names(wheels_for(["tensorflow==2.21.0"], tmp_path)) == {tf, cusolver} | cudnn | cublas
