@@ -56,8 +56,9 @@ def choose_backend(requested: str, envs: list[config.EnvDef]) -> tuple[str, str,
 
 
 def prepare(envs: list[config.EnvDef], variant: str, requested: str, gpu_mode: str | None, build: images.BuildOptions,
-            venv_root: Path, nvml: Nvml, emit: Event, workers: int = 1) -> Prepared:
-    """Each environment made ready, ``workers`` at a time; one that cannot be is skipped or failed."""
+            venv_root: Path, nvml: Nvml, emit: Event, workers: int = 1, only: set[str] | None = None) -> Prepared:
+    """Each environment made ready, ``workers`` at a time; one that cannot be is skipped or failed.
+    With ``only``, the others are left as they are: no cell of theirs runs (a resumed run's finished ones)."""
     kind, reason, client = choose_backend(requested, envs)
     prepared = Prepared(kind, reason, list(envs))
     emit("backend", {"backend": kind, "reason": reason})
@@ -65,6 +66,8 @@ def prepare(envs: list[config.EnvDef], variant: str, requested: str, gpu_mode: s
         prepared.access = gpu_access.for_run(client.info(), variant, nvml.available, gpu_mode)
     def one(index: int) -> None:
         env = prepared.envs[index]
+        if only is not None and env.name not in only:
+            return
         if env.unavailable:
             prepared.skipped[env.name] = env.unavailable
             emit("skipped", {"env": env.name, "reason": env.unavailable})

@@ -105,7 +105,8 @@ def run_matrix(options: MatrixOptions, nvml: Nvml, emit: Event) -> MatrixRun:
     if options.cluster:
         return _run_on_cluster(options, nvml, emit, envs, chosen, variant, why, started)
     ready = prepare.prepare(envs, variant, options.backend, options.gpu_mode, options.build, options.venv_root, nvml, emit,
-                            workers=options.jobs or max(1, min(4, os.cpu_count() or 1)))
+                            workers=options.jobs or max(1, min(4, os.cpu_count() or 1)),
+                            only=_still_to_run(envs, chosen, options))
     cells = catalogue.plan(ready.envs, chosen)
     run_id = options.run_id or results.new_run_id()
     run = MatrixRun(run_id, options.results_root / run_id, variant, why, ready.access, ready.kind)
@@ -208,6 +209,15 @@ def _todo(cells: list[tuple[config.EnvDef, Scenario]], run_dir: Path,
     if not options.resume:
         return cells
     return [(env, item) for env, item in cells if not interruption.finished(results.cell_path(run_dir, env.name, item.name))]
+
+
+def _still_to_run(envs: list[config.EnvDef], chosen: list[Scenario], options: MatrixOptions) -> set[str] | None:
+    """Resumed: the environments with cells left (and images whose families a probe must tell); those
+    whose cells all finished are not built again (a machine that resumes may lack their wheels)."""
+    if not options.resume or not options.run_id:
+        return None
+    todo = _todo(catalogue.plan(envs, chosen), options.results_root / options.run_id, options)
+    return {env.name for env, _ in todo} | {env.name for env in envs if env.kind == "image" and not env.family}
 
 
 def _run_on_cluster(options: MatrixOptions, nvml: Nvml, emit: Event, envs: list[config.EnvDef], chosen: list[Scenario],

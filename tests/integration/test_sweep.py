@@ -242,7 +242,7 @@ def test_a_resumed_sweep_builds_the_column_that_failed_and_keeps_the_repeats_it_
                                                                                       tmp_path: Path) -> None:
     """A column whose image could not be built (its wheel not carried to an offline machine yet) is
     built and run by --resume once the wheel is there; the repeats a sweep already has are kept,
-    never run twice."""
+    never run twice; a column whose cells all finished is not built again."""
     wheels, index = _amounts_index(tmp_path)
     script = tmp_path / "amounts.py"
     script.write_text(AMOUNTS_SCRIPT)
@@ -281,5 +281,6 @@ def test_a_resumed_sweep_builds_the_column_that_failed_and_keeps_the_repeats_it_
     assert third.returncode == 0, third.stderr[-3000:]
     assert " repro/amounts @ " not in third.stderr and sorted((run_dir / "repeats").iterdir()) == repeats
     assert "could not be built" not in third.stderr.replace("\n", "")
+    assert not [line for line in third.stderr.splitlines() if line.startswith("build: ")]  # nor tried: nothing left to run
     summary = json.loads((run_dir / "sweep.json").read_text())
     assert summary["amounts"][0]["runs"] == 2 and summary["skipped"] == {}
