@@ -71,6 +71,22 @@ def judge(summary: dict[str, Any], matrix: dict[str, Any]) -> None:
     summary["amounts"] = amounts.judge(amounts.candidates(matrix, columns), summary.get("repeats") or {})
     summary["changes"] = changes(matrix, columns) + amounts.as_changes(summary["amounts"])
     summary["runtime"] = runtime_costs(matrix, columns)
+    summary["unfinished"] = unfinished(matrix, columns)
+
+
+NOT_RUN = ("skipped", "harness-error")
+
+
+def unfinished(matrix: dict[str, Any], columns: list[tuple[str, str]]) -> dict[str, list[int]]:
+    """Per column with cells that did not run (skipped, or the harness failed them): how many, of how
+    many. A column a resumed sweep finished later is not listed, whatever the first part said of it."""
+    found = {}
+    for _, env in columns:
+        cells = [row[env] for row in matrix["cells"].values() if env in row]
+        missing = sum(1 for cell in cells if cell.get("status") in NOT_RUN)
+        if missing:
+            found[env] = [missing, len(cells)]
+    return found
 
 
 def runtime_costs(matrix: dict[str, Any], columns: list[tuple[str, str]]) -> dict[str, dict[str, int]]:
@@ -120,11 +136,16 @@ def markdown(summary: dict[str, Any]) -> str:
         each = ", ".join(f"{release} {made[pin]:.0f} s" for release, pin in _columns(summary) if pin in made)
         lines += [f"Environments made (or found ready): {each}.", ""]
     if "wall_s" in summary:
-        lines += [f"The whole sweep took {summary['wall_s']:.0f} s.", ""]
-    skipped = summary["skipped"]
-    for pin in sorted(skipped, key=[pin for _, pin in _columns(summary)].index):
-        lines.append(f"- {pin}: not run ({skipped[pin].splitlines()[0] if skipped[pin] else 'skipped'})")
-    lines += [""] if summary["skipped"] else []
+        parts = summary.get("parts", 1)
+        resumed = f", in {parts} parts (resumed)" if parts > 1 else ""
+        lines += [f"The whole sweep took {summary['wall_s']:.0f} s{resumed}.", ""]
+    skipped, left = summary["skipped"], summary.get("unfinished")
+    shown = [pin for pin in skipped if left is None or pin in left]  # a sweep.json from before "unfinished": all
+    for pin in sorted(shown, key=[pin for _, pin in _columns(summary)].index):
+        why = skipped[pin].splitlines()[0] if skipped[pin] else "skipped"
+        missing, cells = (left or {}).get(pin, [0, 0])
+        lines.append(f"- {pin}: {f'{missing} of {cells} cells ' if missing < cells else ''}not run ({why})")
+    lines += [""] if shown else []
     for change in [c for c in summary["changes"] if c.get("kind") != "amount"]:  # amounts say themselves below
         between = change.get("between") or []
         where = (f"between {change['before_release']} and {change['release']} (no comparable answer in "

@@ -123,6 +123,18 @@ def _repeated(repeats: Path, env: str, scenario: str) -> list[int]:
     return found
 
 
+def _earlier_parts(run_dir: Path) -> dict[str, Any]:
+    """What the finished parts of a resumed sweep took (their time, their environments), so that
+    sweep.md speaks of the whole sweep; nothing where no part finished (a cut first run)."""
+    try:
+        found = json.loads((run_dir / "sweep.json").read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return {}
+    if "wall_s" not in found:
+        return {}
+    return {"wall_s": found["wall_s"], "prepare_s": found.get("prepare_s") or {}, "parts": found.get("parts", 1)}
+
+
 def run_sweep(options: SweepOptions, nvml: Nvml, emit: Event) -> SweepRun:
     started = time.monotonic()
     versions = [Version(v) for v in options.releases] or releases_to_sweep(options)
@@ -134,6 +146,7 @@ def run_sweep(options: SweepOptions, nvml: Nvml, emit: Event) -> SweepRun:
                "pre": options.pre, "script": str(options.script) if options.script else None,
                "fixed": list(options.matrix.with_pins), "releases": [str(v) for v in versions],
                "repeat": options.repeat}
+    earlier = _earlier_parts(options.matrix.results_root / run_id) if options.matrix.resume else {}
     if not options.matrix.resume:  # kept first: a sweep cut by the machine going away resumes from it
         results.write_json(options.matrix.results_root / run_id / "sweep.json", {"request": request})
     run = run_matrix(replace(options.matrix, items=items, with_pins=pins, envs=None, run_id=run_id), nvml, emit)
@@ -144,11 +157,13 @@ def run_sweep(options: SweepOptions, nvml: Nvml, emit: Event) -> SweepRun:
         "package": options.package, "from": options.low, "to": options.high, "every": options.every,
         "fixed": list(options.matrix.with_pins), "releases": [str(v) for v in versions],
         "columns": dict((pin, rel) for rel, pin in columns), "skipped": skipped,
-        "prepare_s": {pin: run.prepare_s[pin] for _, pin in columns if pin in run.prepare_s}, "request": request,
+        "prepare_s": {pin: (run.prepare_s | earlier.get("prepare_s", {}))[pin] for _, pin in columns
+                      if pin in run.prepare_s or pin in earlier.get("prepare_s", {})}, "request": request,
         "repeats": _repeat(options, run.run_dir, matrix, columns, items, nvml, emit) if options.repeat > 1 else {}}
     sweeps.judge(summary, matrix)
     found = summary["changes"]
-    summary["wall_s"] = round(time.monotonic() - started, 1)
+    summary["wall_s"] = round(time.monotonic() - started + earlier.get("wall_s", 0), 1)
+    summary["parts"] = earlier.get("parts", 0) + 1
     results.write_json(run.run_dir / "sweep.json", summary)
     (run.run_dir / "sweep.md").write_text(sweeps.markdown(summary), encoding="utf-8")
     aggregate.write_reports(run.run_dir, run.planned, note=f"sweep of {options.package} {options.low}..{options.high} "

@@ -263,6 +263,7 @@ def test_a_resumed_sweep_builds_the_column_that_failed_and_keeps_the_repeats_it_
     failed = json.loads(next(run_dir.glob(f"{AMOUNTS}==1.1.0/*.json")).read_text())
     assert failed["error"]["type"] == "EnvironmentFailed"
     assert "--resume RUN_DIR builds it again" in first.stderr.replace("\n", "")
+    assert f"- {AMOUNTS}==1.1.0: not run (" in (run_dir / "sweep.md").read_text()
 
     (tmp_path / later.name).rename(later)  # the wheel arrives
     again = harness("--resume", str(run_dir))
@@ -274,6 +275,8 @@ def test_a_resumed_sweep_builds_the_column_that_failed_and_keeps_the_repeats_it_
     assert turn["confirmed"] is True and turn["runs"] == 2
     repeats = sorted((run_dir / "repeats").iterdir())
     assert len(repeats) == 2
+    written = (run_dir / "sweep.md").read_text()  # the whole sweep, not its last part: 1.1.0 ran now
+    assert "not run" not in written and "in 2 parts (resumed)" in written, written
 
     for wheel in wheels.glob("*.whl"):  # the next machine has neither wheel: neither image can be built there
         wheel.rename(tmp_path / wheel.name)
