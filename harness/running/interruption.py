@@ -1,7 +1,6 @@
 """Ctrl-C or SIGTERM in a run: the cells it cut are the user's doing, and --resume runs them again."""
 from __future__ import annotations
 
-import json
 from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
@@ -10,6 +9,7 @@ from harness.common.commands import command
 from harness.judgement import verdicts
 from harness.measurement.backends import docker as docker_backend
 from harness.measurement.backends.base import Backend
+from harness.reporting import results
 
 RUN_AGAIN = ("EngineLost", "EnvironmentFailed", "StartFailed")  # the harness's failures, not the script's: --resume retries them
 
@@ -18,10 +18,11 @@ def finished(path: Path) -> bool:
     """A readable record of a cell that was neither cut by the user, nor dropped by its engine, nor
     left unrun because its environment failed to build or start (a wheel missing offline, a disk
     full, the machine gone mid-build): --resume leaves it alone."""
+    packed = path.with_name(path.name + ".gz")  # a committed reference keeps its records gzipped
     try:
-        record = json.loads(path.read_text(encoding="utf-8"))
+        record = results.load_record(packed if packed.is_file() else path)
         return bool(record.get("status") != "interrupted" and (record.get("error") or {}).get("type") not in RUN_AGAIN)
-    except (OSError, ValueError, AttributeError):
+    except (OSError, EOFError, ValueError, AttributeError):
         return False
 
 
