@@ -81,7 +81,7 @@ def _usable(roots: list[Requirement], by_name: Wheels) -> Wheels:
     while True:
         narrowed = dict(by_name)
         for name, bounds in _certain(roots, by_name).items():
-            kept = [(v, p) for v, p in by_name[name] if all(any(s.contains(v, prereleases=True) for s in specs)
+            kept = [(v, p) for v, p in by_name.get(name, ()) if all(any(s.contains(v, prereleases=True) for s in specs)
                                                               for specs in bounds)]
             if kept:  # nothing fits: pip will say so; hand over what there is
                 narrowed[name] = kept

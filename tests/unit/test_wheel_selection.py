@@ -62,6 +62,7 @@ def test_what_a_pin_binds_binds_the_projects_other_requirers_too(tmp_path: Path)
     cublas = _wheel(tmp_path, "nvidia-cublas-cu12", "12.3.4.1")
     newer = _wheel(tmp_path, "nvidia-cublas-cu12", "12.5.3.2")
     assert _names(wheels_for(["tensorflow[and-cuda]==2.17.1"], tmp_path)) == {tf, cudnn, cublas}
+    assert _names(wheels_for(["torch==2.5.1", "tensorflow==2.17.1"], tmp_path)) == {tf}  # no torch here: pip refuses
     # only with the extra does TF pin cuBLAS: without it, a bare requirement keeps every version
     assert _names(wheels_for(["nvidia-cudnn-cu12==9.1.0.70"], tmp_path)) == {cudnn, cublas, newer}
 
