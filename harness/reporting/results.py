@@ -99,13 +99,19 @@ def log_path(run_dir: Path, env: str, scenario: str) -> Path:
 
 def write_record(run_dir: Path, record: dict[str, Any]) -> Path:
     """The cell's record, written where it is kept (gzipped when it is kept gzipped)."""
-    path = cell_path(run_dir, record["env"]["name"], record["scenario"]["name"])
-    packed = path.with_name(path.name + ".gz")
-    if packed.is_file():
-        write_gzipped(packed, record)
-        return packed
-    write_json(path, record)
+    path = kept_path(cell_path(run_dir, record["env"]["name"], record["scenario"]["name"]))
+    if path.name.endswith(".gz"):
+        write_gzipped(path, record)
+    else:
+        write_json(path, record)
     return path
+
+
+def kept_path(path: Path) -> Path:
+    """Where a cell's record at ``path`` is kept: its gzipped twin where there is one (a committed
+    reference's), else ``path``."""
+    packed = path.with_name(path.name + ".gz")
+    return packed if packed.is_file() else path
 
 
 def write_gzipped(path: Path, data: Any) -> None:

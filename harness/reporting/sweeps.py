@@ -143,7 +143,7 @@ def markdown(summary: dict[str, Any]) -> str:
     shown = [pin for pin in skipped if left is None or pin in left]  # a sweep.json from before "unfinished": all
     for pin in sorted(shown, key=[pin for _, pin in _columns(summary)].index):
         why = skipped[pin].splitlines()[0] if skipped[pin] else "skipped"
-        missing, cells = (left or {}).get(pin, [0, 0])
+        missing, cells = left[pin] if left else (0, 0)
         lines.append(f"- {pin}: {f'{missing} of {cells} cells ' if missing < cells else ''}not run ({why})")
     lines += [""] if shown else []
     for change in [c for c in summary["changes"] if c.get("kind") != "amount"]:  # amounts say themselves below

@@ -18,9 +18,8 @@ def finished(path: Path) -> bool:
     """A readable record of a cell that was neither cut by the user, nor dropped by its engine, nor
     left unrun because its environment failed to build or start (a wheel missing offline, a disk
     full, the machine gone mid-build): --resume leaves it alone."""
-    packed = path.with_name(path.name + ".gz")  # a committed reference keeps its records gzipped
     try:
-        record = results.load_record(packed if packed.is_file() else path)
+        record = results.load_record(results.kept_path(path))
         return bool(record.get("status") != "interrupted" and (record.get("error") or {}).get("type") not in RUN_AGAIN)
     except (OSError, EOFError, ValueError, AttributeError):
         return False

@@ -153,12 +153,12 @@ def run_sweep(options: SweepOptions, nvml: Nvml, emit: Event) -> SweepRun:
     matrix = aggregate.build_matrix(run.run_dir)
     columns = [(str(v), pin) for v, pin in zip(versions, pins, strict=True)]
     skipped = {**run.skipped, **run.failed}
+    made = run.prepare_s | earlier.get("prepare_s", {})  # this part's environments and the earlier parts'
     summary: dict[str, Any] = {
         "package": options.package, "from": options.low, "to": options.high, "every": options.every,
         "fixed": list(options.matrix.with_pins), "releases": [str(v) for v in versions],
         "columns": dict((pin, rel) for rel, pin in columns), "skipped": skipped,
-        "prepare_s": {pin: (run.prepare_s | earlier.get("prepare_s", {}))[pin] for _, pin in columns
-                      if pin in run.prepare_s or pin in earlier.get("prepare_s", {})}, "request": request,
+        "prepare_s": {pin: made[pin] for _, pin in columns if pin in made}, "request": request,
         "repeats": _repeat(options, run.run_dir, matrix, columns, items, nvml, emit) if options.repeat > 1 else {}}
     sweeps.judge(summary, matrix)
     found = summary["changes"]
