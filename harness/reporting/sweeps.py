@@ -139,6 +139,9 @@ def markdown(summary: dict[str, Any]) -> str:
         parts = summary.get("parts", 1)
         resumed = f", in {parts} parts (resumed)" if parts > 1 else ""
         lines += [f"The whole sweep took {summary['wall_s']:.0f} s{resumed}.", ""]
+    elif "part_wall_s" in summary:
+        lines += [f"Its last part took {summary['part_wall_s']:.0f} s (resumed; the earlier parts' time is not "
+                  "recorded).", ""]
     skipped, left = summary["skipped"], summary.get("unfinished")
     shown = [pin for pin in skipped if left is None or pin in left]  # a sweep.json from before "unfinished": all
     for pin in sorted(shown, key=[pin for _, pin in _columns(summary)].index):

@@ -125,14 +125,24 @@ def _repeated(repeats: Path, env: str, scenario: str) -> list[int]:
 
 def _earlier_parts(run_dir: Path) -> dict[str, Any]:
     """What the finished parts of a resumed sweep took (their time, their environments), so that
-    sweep.md speaks of the whole sweep; nothing where no part finished (a cut first run)."""
+    sweep.md speaks of the whole sweep. Where an earlier part's time was not kept (a part cut before it
+    finished, a sweep.json edited by hand) ``wall_s`` is None: the whole time is then unknown, and this
+    part's time said as the whole would be wrong."""
     try:
         found = json.loads((run_dir / "sweep.json").read_text(encoding="utf-8"))
     except (OSError, ValueError):
         return {}
-    if "wall_s" not in found:
-        return {}
-    return {"wall_s": found["wall_s"], "prepare_s": found.get("prepare_s") or {}, "parts": found.get("parts", 1)}
+    if "columns" not in found:  # only the request: the part before was cut
+        return {"wall_s": None, "prepare_s": {}, "parts": 1}
+    return {"wall_s": found.get("wall_s"), "prepare_s": found.get("prepare_s") or {}, "parts": found.get("parts", 1)}
+
+
+def _took(this_part_s: float, earlier: dict[str, Any]) -> dict[str, Any]:
+    """The sweep's time over its parts, or only this part's where an earlier part's time is unknown."""
+    parts = earlier.get("parts", 0) + 1
+    if earlier and earlier["wall_s"] is None:
+        return {"part_wall_s": round(this_part_s, 1), "parts": parts}
+    return {"wall_s": round(this_part_s + earlier.get("wall_s", 0), 1), "parts": parts}
 
 
 def run_sweep(options: SweepOptions, nvml: Nvml, emit: Event) -> SweepRun:
@@ -162,8 +172,7 @@ def run_sweep(options: SweepOptions, nvml: Nvml, emit: Event) -> SweepRun:
         "repeats": _repeat(options, run.run_dir, matrix, columns, items, nvml, emit) if options.repeat > 1 else {}}
     sweeps.judge(summary, matrix)
     found = summary["changes"]
-    summary["wall_s"] = round(time.monotonic() - started + earlier.get("wall_s", 0), 1)
-    summary["parts"] = earlier.get("parts", 0) + 1
+    summary.update(_took(time.monotonic() - started, earlier))
     results.write_json(run.run_dir / "sweep.json", summary)
     (run.run_dir / "sweep.md").write_text(sweeps.markdown(summary), encoding="utf-8")
     aggregate.write_reports(run.run_dir, run.planned, note=f"sweep of {options.package} {options.low}..{options.high} "
