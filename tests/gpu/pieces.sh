@@ -1,6 +1,9 @@
 #!/usr/bin/env bash
 # Files larger than one call's carry (64 MiB, the checkout included) to a lent GPU machine: cut
-# into 50 MiB pieces here, carried one call each, checked and joined there.
+# into pieces here, carried one call each, checked and joined there. A piece is as large as fits
+# beside the tracked checkout (64 MiB less its size and a 2 MiB margin; 48 MiB with 14 MiB of
+# committed references): a fixed 50 MiB stopped fitting once the references grew.
+#   size                   here: that piece size in bytes
 #   cut OUT NAME PATH...   here: PATH... (relative to the working folder) as OUT/pieces/NAME.tar.NNN
 #                          and OUT/pieces.sha256 (carry that with the first piece)
 #   collect FOLDER STORE   there: what one call carried in FOLDER into STORE, outside the checkout
@@ -8,11 +11,18 @@
 #   join STORE NAME DEST   there: every piece checked against STORE/pieces.sha256, unpacked into DEST
 #                          (emptied first), STORE removed
 set -euo pipefail
-case ${1:?usage: pieces.sh cut OUT NAME PATH...|collect FOLDER STORE|join STORE NAME DEST} in
+here=$(cd "$(dirname "$0")/../.." && pwd)
+piece_size() {
+  local tracked
+  tracked=$(cd "$here" && git ls-files -z | du -cb --files0-from=- | tail -1 | cut -f1)
+  echo $(( (64 - 2) * 1024 * 1024 - tracked ))
+}
+case ${1:?usage: pieces.sh size|cut OUT NAME PATH...|collect FOLDER STORE|join STORE NAME DEST} in
+  size) piece_size ;;
   cut)
     out=${2:?out} name=${3:?name}; shift 3
     rm -rf "$out/pieces" && mkdir -p "$out/pieces"
-    tar -c "$@" | split -b 50M -d -a 3 - "$out/pieces/$name.tar."
+    tar -c "$@" | split -b "$(piece_size)" -d -a 3 - "$out/pieces/$name.tar."
     (cd "$out/pieces" && sha256sum -- *) >"$out/pieces.sha256"
     echo "$(ls "$out/pieces" | wc -l) pieces, $(du -sh "$out/pieces" | cut -f1)"
     ;;

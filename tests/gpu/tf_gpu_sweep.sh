@@ -15,7 +15,7 @@
 #                            (wheel_groups.py plan: its pins and Python, 3.10 for 2.15 and 3.12 after),
 #                            resolved by `uv pip compile` and downloaded into DIR/wh
 #   pieces DIR OUT GROUP:RELEASE...
-#                            the groups cut into OUT/NNN/ (one 50 MiB piece a folder) in the order
+#                            the groups cut into OUT/NNN/ (one piece a folder, pieces.sh size) in the order
 #                            given: `small` (every small wheel, the index page, and where a plan
 #                            names the 22.04 base DIR/jammy.tar.xz, a debootstrapped Ubuntu 22.04 with
 #                            python3-venv), then per release its TF wheel and the CUDA wheels it pins
@@ -58,11 +58,12 @@ case ${1:?usage: tf_gpu_sweep.sh wheels DIR|pieces DIR OUT GROUP:RELEASE...|setu
   pieces)
     dir=${2:?folder} out=${3:?out}; shift 3; specs=("${@:?GROUP:RELEASE...}")
     rm -rf "$out" "$dir/groups" && mkdir -p "$out" "$dir/groups"
+    size=$(bash "$here/tests/gpu/pieces.sh" size)  # what fits beside the checkout in one call's carry
     ${PYTHON:-python3} "$here/tests/gpu/wheel_groups.py" groups "$dir" "${specs[@]}"
     n=0
     for spec in "${specs[@]}"; do
       group=${spec%%:*}; tmp=$(mktemp -d)
-      (cd "$dir" && tar -c -T "groups/$group.txt") | split -b 50M -d -a 3 - "$tmp/$group.tar."
+      (cd "$dir" && tar -c -T "groups/$group.txt") | split -b "$size" -d -a 3 - "$tmp/$group.tar."
       for piece in "$tmp"/*; do
         mkdir -p "$out/$(printf %03d $n)" && mv "$piece" "$out/$(printf %03d $n)/" && n=$((n + 1))
       done

@@ -4,7 +4,7 @@
 # images/adhoc on a stand-in CUDA base and runs the torch scenarios there, the GPU through --gpus.
 # The wheelhouse is the index: the machine's own torch 2.11 and its CUDA 13 wheels repacked
 # (repack_installed.py), plus what the other releases pin that the machine lacks (their torch,
-# triton, cuDNN, NCCL and toolkit wheels), carried in 50 MiB pieces (pieces.sh). Each image gets only
+# triton, cuDNN, NCCL and toolkit wheels), carried in pieces (pieces.sh). Each image gets only
 # the wheels its release reaches (wheel_selection.py). Five 12-13 GB images and their build contexts
 # do not fit the machine's 64 GB disk: the engine's data root and the builds' temporary folders
 # live on its RAM disk (/dev/shm), and two images build at a time.
