@@ -107,7 +107,8 @@ OPTIONS: list[Option] = [
     Option(("--cluster",), "a Ray cluster: `ray` (RAY_ADDRESS, else a local Ray instance) or ray://HOST:10001; cells "
            "run as Ray tasks, doctor checks every node; needs pip install 'gpu-cleanup-matrix[ray]'", (*CELLS, "doctor"),
            {"default": None, "metavar": "ray|ray://HOST:PORT"}),
-    Option(("--resume",), "finish an interrupted run: its planned cells that have no record yet (other filters ignored)",
+    Option(("--resume",), "finish an interrupted run: its planned cells that have no record yet (other filters "
+           "ignored; a sweep widens with --from/--to)",
            ("matrix", "sweep"), {"type": Path, "default": None, "metavar": "RUN_DIR"}),
     # how cells run
     Option(("--timeout",), "seconds per cell before it is killed", ("run", *CELLS), {"type": _seconds, "default": None}),
@@ -134,8 +135,10 @@ OPTIONS: list[Option] = [
     Option(("--label",), "--criterion label: part of the checkpoint label to read", ("bisect",), {"default": None}),
     Option(("--pre",), "include pre-releases and dev releases", ("bisect", "sweep"), {"action": "store_true"}),
     # sweep
-    Option(("--from",), "the oldest release to sweep", ("sweep",), {"dest": "low", "default": None, "metavar": "VERSION"}),
-    Option(("--to",), "the newest release to sweep", ("sweep",), {"dest": "high", "default": None, "metavar": "VERSION"}),
+    Option(("--from",), "the oldest release to sweep (with --resume: widen the kept sweep down to it)", ("sweep",),
+           {"dest": "low", "default": None, "metavar": "VERSION"}),
+    Option(("--to",), "the newest release to sweep (with --resume: widen the kept sweep up to it)", ("sweep",),
+           {"dest": "high", "default": None, "metavar": "VERSION"}),
     Option(("--every",), "minor: each minor's newest patch (default); patch: every release", ("sweep",),
            {"choices": ["minor", "patch"], "default": "minor"}),
     Option(("--repeat",), "runs of each side of a turn made of amounts (what is left changed, the words did not): "

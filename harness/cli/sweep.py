@@ -9,13 +9,15 @@ from rich.console import Console
 from harness.cli.shared import nothing_ran, per_release_matrix, release_events
 from harness.common.errors import UsageError
 from harness.measurement.nvml import Nvml
-from harness.running.sweep_run import SweepOptions, resumed, run_sweep
+from harness.running.sweep_run import SweepOptions, resumed, run_sweep, widened
 
 
 def main(args: argparse.Namespace, err: Console, out: Console) -> int:
     matrix = per_release_matrix(args, "sweep", scenarios=args.scenario, jobs=args.jobs)
     if args.resume is not None:
         options = resumed(args.resume, matrix)
+        if args.low or args.high:  # a kept sweep widened: only the new releases' cells run
+            options = widened(options, args.low, args.high)
     else:
         if not (args.package and args.low and args.high):
             raise UsageError("sweep needs --package, --from and --to (or --resume RUN_DIR)")

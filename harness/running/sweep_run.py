@@ -86,6 +86,22 @@ def resumed(run_dir: Path, matrix: MatrixOptions) -> SweepOptions:
                         releases=tuple(asked["releases"]), repeat=int(asked.get("repeat", 1)))
 
 
+def widened(options: SweepOptions, low: str | None, high: str | None) -> SweepOptions:
+    """A kept sweep given more releases (--resume RUN_DIR --from/--to): the releases it has and those
+    the index has between the wider bounds, so that only the new columns' cells run (a new release
+    out, or an older one whose wheels can now be had). Bounds only widen: a sweep never drops what
+    it measured."""
+    kept = [Version(v) for v in options.releases]
+    lo = pkgindex.version_arg(low, "--from") if low else Version(options.low)
+    hi = pkgindex.version_arg(high, "--to") if high else Version(options.high)
+    if lo > Version(options.low) or hi < Version(options.high):
+        raise UsageError(f"--from {lo} --to {hi} would narrow the sweep kept there ({options.low} .. {options.high}); "
+                         "a resumed sweep only widens: give bounds that hold both")
+    wider = replace(options, low=str(lo), high=str(hi), releases=())
+    found = releases_to_sweep(wider)
+    return replace(wider, releases=tuple(str(v) for v in sorted(set(kept) | set(found))))
+
+
 def _repeat(options: SweepOptions, run_dir: Path, matrix: dict[str, Any], columns: list[tuple[str, str]],
             items: list[Any] | None, nvml: Nvml, emit: Event) -> dict[str, list[int]]:
     """Both sides of every turn made of amounts run again (``repeat`` runs each in all, in their own

@@ -173,6 +173,46 @@ def test_a_cut_sweep_resumes_where_it_stopped(tmp_path: Path) -> None:
     assert "Its last part took" in written and "earlier parts' time is not recorded" in written, written
 
 
+def test_a_kept_sweep_widens_to_an_older_release_and_runs_only_its_cells(tmp_path: Path) -> None:
+    """--resume RUN_DIR --from OLDER: the kept columns stay as measured, only the new release's cells
+    run, and the turn is judged over every column; bounds that would drop a column are refused."""
+    if venvs.find_python("3.11") is None:
+        pytest.skip("the plan picks Python 3.11 for a py3 wheel, and there is none here")
+    wheels, index = _index(tmp_path)
+    script = tmp_path / "planted.py"
+    script.write_text(SCRIPT)
+    results = tmp_path / "results"
+    common = ["--backend", "venv", "--venv-dir", str(tmp_path / "venvs"), "--wheelhouse", str(wheels),
+              "--results", str(results), "--variant", "cpu"]
+    env = dict(os.environ, NO_COLOR="1", COLUMNS="200")
+
+    def harness(*argv: str) -> subprocess.CompletedProcess[str]:
+        return subprocess.run([sys.executable, "-m", "harness", "sweep", *argv, *common], cwd=ROOT, capture_output=True,
+                              text=True, timeout=1200, env=env)
+
+    first = harness("--package", PACKAGE, "--from", "1.2.0", "--to", "1.3.0", "--script", str(script),
+                    "--index-url", index.as_uri())
+    assert first.returncode == 0, first.stderr[-3000:]
+    (run_dir,) = [p for p in results.iterdir() if p.is_dir()]
+    assert json.loads((run_dir / "sweep.json").read_text())["changes"] == []  # both sides keep the block
+    kept = sorted(run_dir.glob(f"{PACKAGE}==1.[23].0/*.json"))
+    before = {p: p.read_bytes() for p in kept}
+
+    narrowed = harness("--resume", str(run_dir), "--from", "1.3.0")
+    assert narrowed.returncode == 2 and "only widens" in narrowed.stderr, narrowed.stderr[-2000:]
+
+    wider = harness("--resume", str(run_dir), "--from", "1.1.0")
+    assert wider.returncode == 0, wider.stderr[-3000:]
+    ran = [line for line in wider.stderr.splitlines() if " repro/planted @ " in line]
+    assert len(ran) == 1 and f"{PACKAGE}==1.1.1" in ran[0], wider.stderr[-2000:]  # only the new column
+    assert {p: p.read_bytes() for p in kept} == before
+    summary = json.loads((run_dir / "sweep.json").read_text())
+    assert summary["releases"] == ["1.1.1", "1.2.0", "1.3.0"] and summary["from"] == "1.1.0"
+    (change,) = summary["changes"]
+    assert (change["before_release"], change["release"]) == ("1.1.1", "1.2.0")
+    assert "changed in 1.2.0" in (run_dir / "sweep.md").read_text()
+
+
 AMOUNTS = "harness-amounts"
 AMOUNTS_CODE = '''_kept = []
 __version__ = "{version}"
