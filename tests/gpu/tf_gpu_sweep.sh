@@ -27,8 +27,10 @@
 #   join GROUP               check and unpack a group into the wheelhouse
 #   prebuild PIN...          (background) build those pins' images as the sweep will
 #   sweep OUT                (background) the sweep; progress in OUT.log
-#   resume RUN_DIR           (background) finish a sweep; a run folder carried in the checkout is
-#                            copied out of it first; progress in /root/tfsweep/res/RUN.log
+#   resume RUN_DIR [--from V] (background) finish a sweep, or widen it (--from/--to); a run folder
+#                            carried in the checkout is copied out of it first; progress in
+#                            /root/tfsweep/res/RUN.log. E.g. 2.14.1 (CUDA 11.8 from pip) added:
+#                            pieces DIR OUT small:2.14.1 s214:2.14.1, then resume RUN_DIR --from 2.14.1
 #   matrix OUT               (background) the tf-current row, --gpu-mode gpus; progress in OUT.log
 #   out FOLDER...            what to bring back, as $OUT/results.tgz
 set -euo pipefail
@@ -116,9 +118,9 @@ case ${1:?usage: tf_gpu_sweep.sh wheels DIR|pieces DIR OUT GROUP:RELEASE...|setu
        "${sweep_args[@]}" --repeat 2 --results "$out" >"$out.log" 2>&1 &)
     ;;
   resume)
-    run=${2:?run folder}; name=$(basename "$run"); mkdir -p "$work/res"
+    run=${2:?run folder}; name=$(basename "$run"); shift 2; mkdir -p "$work/res"
     [ -d "$work/res/$name" ] || cp -a "$run" "$work/res/$name"
-    (cd "$src" && TMPDIR=/dev/shm/tmp setsid python3 -m harness sweep --resume "$work/res/$name" "${sweep_args[@]}" \
+    (cd "$src" && TMPDIR=/dev/shm/tmp setsid python3 -m harness sweep --resume "$work/res/$name" "${sweep_args[@]}" "$@" \
        >"$work/res/$name.log" 2>&1 &)
     ;;
   matrix)
