@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Files larger than one call's carry (64 MiB, the checkout included) to a lent GPU machine: cut
 # into pieces here, carried one call each, checked and joined there. A piece is as large as fits
-# beside the tracked checkout (64 MiB less its size and a 2 MiB margin; 48 MiB with 14 MiB of
-# committed references): a fixed 50 MiB stopped fitting once the references grew.
+# beside the tracked checkout: 64 MiB less the disk space its files take (what the carry counts:
+# 2,300 small files take 19 MiB for 15 MiB of bytes) and a 2 MiB margin. A fixed 50 MiB stopped
+# fitting once the committed references grew.
 #   size                   here: that piece size in bytes
 #   cut OUT NAME PATH...   here: PATH... (relative to the working folder) as OUT/pieces/NAME.tar.NNN
 #                          and OUT/pieces.sha256 (carry that with the first piece)
@@ -14,7 +15,7 @@ set -euo pipefail
 here=$(cd "$(dirname "$0")/../.." && pwd)
 piece_size() {
   local tracked
-  tracked=$(cd "$here" && git ls-files -z | du -cb --files0-from=- | tail -1 | cut -f1)
+  tracked=$(cd "$here" && git ls-files -z | du -c --block-size=1 --files0-from=- | tail -1 | cut -f1)
   echo $(( (64 - 2) * 1024 * 1024 - tracked ))
 }
 case ${1:?usage: pieces.sh size|cut OUT NAME PATH...|collect FOLDER STORE|join STORE NAME DEST} in
