@@ -8,6 +8,7 @@ import os
 import subprocess
 import sys
 import zipfile
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -136,31 +137,39 @@ def test_a_library_sweeps_over_a_framework_pin_held_fixed(tmp_path: Path) -> Non
     assert refused.returncode == 2 and "whose releases vary" in refused.stderr
 
 
-def test_a_cut_sweep_resumes_where_it_stopped(tmp_path: Path) -> None:
-    """A sweep whose machine went away: the cells it finished stay, --resume runs only the rest
-    (its releases as planned) and writes the whole sweep, whose time it does not know (the cut part's
-    was never written) and so does not claim."""
+def _planted_sweeps(tmp_path: Path) -> tuple[Callable[..., subprocess.CompletedProcess[str]], Path, Path]:
+    """`harness sweep ARGS` over the planted package's folder index, virtualenvs, results in
+    tmp_path/results; its script and index."""
     if venvs.find_python("3.11") is None:
         pytest.skip("the plan picks Python 3.11 for a py3 wheel, and there is none here")
     wheels, index = _index(tmp_path)
     script = tmp_path / "planted.py"
     script.write_text(SCRIPT)
-    results = tmp_path / "results"
     common = ["--backend", "venv", "--venv-dir", str(tmp_path / "venvs"), "--wheelhouse", str(wheels),
-              "--results", str(results), "--variant", "cpu"]
+              "--results", str(tmp_path / "results"), "--variant", "cpu"]
     env = dict(os.environ, NO_COLOR="1", COLUMNS="200")
-    first = subprocess.run([sys.executable, "-m", "harness", "sweep", "--package", PACKAGE, "--from", "1.1.0", "--to", "1.3.0",
-                            "--script", str(script), "--index-url", index.as_uri(), *common],
-                           cwd=ROOT, capture_output=True, text=True, timeout=1200, env=env)
+
+    def harness(*argv: str) -> subprocess.CompletedProcess[str]:
+        return subprocess.run([sys.executable, "-m", "harness", "sweep", *argv, *common], cwd=ROOT, capture_output=True,
+                              text=True, timeout=1200, env=env)
+    return harness, script, index
+
+
+def test_a_cut_sweep_resumes_where_it_stopped(tmp_path: Path) -> None:
+    """A sweep whose machine went away: the cells it finished stay, --resume runs only the rest
+    (its releases as planned) and writes the whole sweep, whose time it does not know (the cut part's
+    was never written) and so does not claim."""
+    harness, script, index = _planted_sweeps(tmp_path)
+    first = harness("--package", PACKAGE, "--from", "1.1.0", "--to", "1.3.0", "--script", str(script),
+                    "--index-url", index.as_uri())
     assert first.returncode == 0, first.stderr[-3000:]
-    (run_dir,) = [p for p in results.iterdir() if p.is_dir()]
+    (run_dir,) = [p for p in (tmp_path / "results").iterdir() if p.is_dir()]
     cut = next(run_dir.glob(f"{PACKAGE}==1.2.0/*.json"))  # as if the machine went away before this cell
     cut.unlink()
     (run_dir / "sweep.md").unlink()
     request = json.loads((run_dir / "sweep.json").read_text())["request"]
     (run_dir / "sweep.json").write_text(json.dumps({"request": request}))  # what a cut sweep leaves
-    again = subprocess.run([sys.executable, "-m", "harness", "sweep", "--resume", str(run_dir), *common],
-                           cwd=ROOT, capture_output=True, text=True, timeout=1200, env=env)
+    again = harness("--resume", str(run_dir))
     assert again.returncode == 0, again.stderr[-3000:]
     ran = [line for line in again.stderr.splitlines() if " repro/planted @ " in line]
     assert len(ran) == 1 and f"{PACKAGE}==1.2.0" in ran[0], again.stderr[-2000:]  # only the cell that was cut
@@ -176,24 +185,11 @@ def test_a_cut_sweep_resumes_where_it_stopped(tmp_path: Path) -> None:
 def test_a_kept_sweep_widens_to_an_older_release_and_runs_only_its_cells(tmp_path: Path) -> None:
     """--resume RUN_DIR --from OLDER: the kept columns stay as measured, only the new release's cells
     run, and the turn is judged over every column; bounds that would drop a column are refused."""
-    if venvs.find_python("3.11") is None:
-        pytest.skip("the plan picks Python 3.11 for a py3 wheel, and there is none here")
-    wheels, index = _index(tmp_path)
-    script = tmp_path / "planted.py"
-    script.write_text(SCRIPT)
-    results = tmp_path / "results"
-    common = ["--backend", "venv", "--venv-dir", str(tmp_path / "venvs"), "--wheelhouse", str(wheels),
-              "--results", str(results), "--variant", "cpu"]
-    env = dict(os.environ, NO_COLOR="1", COLUMNS="200")
-
-    def harness(*argv: str) -> subprocess.CompletedProcess[str]:
-        return subprocess.run([sys.executable, "-m", "harness", "sweep", *argv, *common], cwd=ROOT, capture_output=True,
-                              text=True, timeout=1200, env=env)
-
+    harness, script, index = _planted_sweeps(tmp_path)
     first = harness("--package", PACKAGE, "--from", "1.2.0", "--to", "1.3.0", "--script", str(script),
                     "--index-url", index.as_uri())
     assert first.returncode == 0, first.stderr[-3000:]
-    (run_dir,) = [p for p in results.iterdir() if p.is_dir()]
+    (run_dir,) = [p for p in (tmp_path / "results").iterdir() if p.is_dir()]
     assert json.loads((run_dir / "sweep.json").read_text())["changes"] == []  # both sides keep the block
     kept = sorted(run_dir.glob(f"{PACKAGE}==1.[23].0/*.json"))
     before = {p: p.read_bytes() for p in kept}
