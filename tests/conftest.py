@@ -56,7 +56,7 @@ def run_scenario(tmp_path: Path):
     from harness.measurement.backends.process import ProcessBackend
     from harness.measurement.nvml import Nvml
     from harness.measurement.runner import CellOptions, run_cell
-    from harness.reporting import results
+    from harness.store import results
 
     def run(name: str, *, timeout: float | None = None, params: dict[str, Any] | None = None) -> dict[str, Any]:
         spec = scenario.load(SCENARIOS / f"{name}.py")

@@ -11,7 +11,8 @@ from harness.measurement import scenario
 from harness.measurement.backends.process import ProcessBackend
 from harness.measurement.nvml import Nvml
 from harness.measurement.runner import CellOptions, run_cell
-from harness.reporting import aggregate, results
+from harness.reporting import aggregate
+from harness.store import results
 
 MISSING = ("local", "tests/never_ran")
 

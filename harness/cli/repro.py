@@ -9,9 +9,10 @@ from rich.console import Console
 from harness.cli.shared import asked_for, build_options, command_line_envs, nothing_ran, plain_events
 from harness.environments import config
 from harness.measurement.nvml import Nvml
-from harness.reporting import render, repro_md, results
+from harness.reporting import render, repro_md
 from harness.running import catalogue, repro
 from harness.running.matrix import MatrixOptions, run_matrix
+from harness.store import results
 
 
 def python2_possible(args: argparse.Namespace, envs: dict[str, config.EnvDef], names: list[str]) -> bool:

@@ -15,7 +15,8 @@ from harness.common.errors import UsageError
 from harness.common.units import human_bytes
 from harness.measurement import scenario
 from harness.measurement.nvml import Nvml
-from harness.reporting import render, results
+from harness.reporting import render
+from harness.store import results
 
 
 def main(args: argparse.Namespace, err: Console, out: Console) -> int:

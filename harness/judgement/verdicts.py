@@ -157,7 +157,10 @@ def judge_exit(record: dict[str, Any]) -> dict[str, Any]:
 
 TIMELINE_PEAK = "peak (timeline)"
 IMPORT_LABEL = re.compile(r"^[^:]+:\d+: (?:import|from) ")  # agent/instrument.py: after a framework import
-RULES_VERSION = 3  # 2: runtime growth, pool, other processes told apart (attribution.py); 3: import floor, host words
+# 2: runtime growth, pool, other processes told apart (attribution.py); 3: import floor, host words;
+# 4: a cell's answer (answer.py) splits what is left into live / pool / runtime, and a cell whose steps had no signal is
+# grey, never "back at exit"
+RULES_VERSION = 4
 
 
 def timeline_peak(record: dict[str, Any], checkpoints: list[dict[str, Any]]) -> dict[str, Any] | None:

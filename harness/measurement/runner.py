@@ -28,7 +28,8 @@ from harness.measurement.nvml import Nvml
 from harness.measurement.protocol import EOF_EVENT, HostChannel
 from harness.measurement.scenario import Scenario
 from harness.measurement.unrun import engine_lost, not_started, scenario_facts
-from harness.reporting.results import SCHEMA_VERSION, TIMELINE_COLUMNS, log_path
+from harness.model.record import SCHEMA_VERSION, TIMELINE_COLUMNS, Status
+from harness.store.results import log_path
 
 DEFAULT_TIMEOUT_S = 300.0
 
@@ -119,7 +120,7 @@ def run_cell(
             cell.stop(tracker.seen)
         lost = cell.lost() if record["status"] in ("crashed", "timeout") else None
         if lost:  # the engine went away under the cell: nothing follows about the script
-            record.update(status="harness-error", error=engine_lost(lost, options.run_dir))
+            record.update(status=Status.HARNESS_ERROR.value, error=engine_lost(lost, options.run_dir))
         if record["status"] == "crashed" and record["error"] is None:
             code = record["exit_code"] if record["exit_code"] is not None else cell.wait(1.0)
             record["exit_code"] = code

@@ -14,7 +14,7 @@ from harness.common.events import Event
 from harness.judgement import verdicts
 from harness.measurement.backends.base import EngineLost
 from harness.measurement.scenario import Scenario
-from harness.reporting.results import SCHEMA_VERSION
+from harness.model.record import SCHEMA_VERSION, ErrorKind, Status
 
 
 def scenario_facts(scenario: Scenario, params: dict[str, Any]) -> dict[str, Any]:
@@ -29,16 +29,18 @@ def scenario_facts(scenario: Scenario, params: dict[str, Any]) -> dict[str, Any]
     }
 
 
+ERROR_OF = {Status.SKIPPED: ErrorKind.SKIPPED, Status.INTERRUPTED: ErrorKind.INTERRUPTED}
+
+
 def skipped_record(run_id: str, env_name: str, backend: str, scenario: Scenario, reason: str,
-                   status: str = "skipped") -> dict[str, Any]:
+                   status: Status = Status.SKIPPED) -> dict[str, Any]:
     """The record of a cell that never ran: its environment cannot run here (skipped), or the
-    harness lost it (``status="harness-error"``); a result, with the reason and fix."""
+    harness lost it (``Status.HARNESS_ERROR``); a result, with the reason and fix."""
     record: dict[str, Any] = {
         "schema_version": SCHEMA_VERSION, "tool_version": __version__, "run_id": run_id, "cell_id": uuid.uuid4().hex[:12],
         "env": {"name": env_name, "backend": backend},
         "scenario": scenario_facts(scenario, scenario.params),
-        "status": status, "error": {"type": {"skipped": "Skipped", "interrupted": "Interrupted"}.get(status, "HarnessError"),
-                                    "message": reason},
+        "status": status.value, "error": {"type": ERROR_OF.get(status, ErrorKind.HARNESS_ERROR).value, "message": reason},
         "checkpoints": [], "facts": {},
         "exit_code": None, "after_exit": None, "timeline": None, "stderr_tail": "", "duration_s": 0.0,
         "started_at": dt.datetime.now(dt.timezone.utc).isoformat(),
@@ -47,7 +49,7 @@ def skipped_record(run_id: str, env_name: str, backend: str, scenario: Scenario,
     return record
 
 
-ENGINE_LOST = "EngineLost"
+ENGINE_LOST = ErrorKind.ENGINE_LOST.value
 
 
 def engine_lost(why: str, run_dir: Path) -> dict[str, str]:
@@ -60,7 +62,7 @@ def engine_lost(why: str, run_dir: Path) -> dict[str, str]:
 def engine_down_record(run_id: str, env_name: str, backend: str, scenario: Scenario, why: str,
                        run_dir: Path) -> dict[str, Any]:
     """A cell not started because its engine had stopped answering (a run stops starting cells then)."""
-    record = skipped_record(run_id, env_name, backend, scenario, "", status="harness-error")
+    record = skipped_record(run_id, env_name, backend, scenario, "", status=Status.HARNESS_ERROR)
     record["error"] = engine_lost(f"not started: {why}", run_dir)
     return record
 
@@ -68,8 +70,8 @@ def engine_down_record(run_id: str, env_name: str, backend: str, scenario: Scena
 def not_started(record: dict[str, Any], exc: Exception, started: float, notify: Event, run_dir: Path) -> dict[str, Any]:
     message = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
     error = (engine_lost(message, run_dir) if isinstance(exc, EngineLost)
-             else {"type": "StartFailed", "message": f"the cell could not start: {message}"})
-    record.update(status="harness-error", error=error,
+             else {"type": ErrorKind.START_FAILED.value, "message": f"the cell could not start: {message}"})
+    record.update(status=Status.HARNESS_ERROR.value, error=error,
                   after_exit=None, timeline=None, stderr_tail="", stray_stdout=[],
                   duration_s=round(time.monotonic() - started, 3))
     record["verdicts"] = verdicts.judge(record)

@@ -11,8 +11,9 @@ from pathlib import Path
 from typing import Any
 
 from harness.judgement import claims, floors, loops, tolerances, verdicts
+from harness.model.record import SCHEMA_VERSION
 from harness.reporting import glance, machines, matrix_md, pairing, sweeps
-from harness.reporting.results import SCHEMA_VERSION, read_records, write_json, write_record
+from harness.store.results import read_records, write_json
 
 MATRIX_SCHEMA_VERSION = 1
 
@@ -87,20 +88,13 @@ def cell_summary(record: dict[str, Any]) -> dict[str, Any]:
     return summary
 
 
-def read_judged(run_dir: Path, rewrite: bool = False) -> tuple[list[dict[str, Any]], list[tuple[Path, str]]]:
-    """The run's records, each re-judged once by today's rules (a record keeps readings). With
-    ``rewrite``, a record whose stored verdicts differ is written back with today's, so a record
-    never disagrees with the matrix rendered from it."""
+def read_judged(run_dir: Path) -> tuple[list[dict[str, Any]], list[tuple[Path, str]]]:
+    """The run's records, each re-judged once by today's rules (a record keeps readings), in memory
+    only: a record on disk keeps the verdicts it was written with (their ``rules_version`` says by
+    which rules), so re-rendering a committed run changes none of its records."""
     records, broken = read_records(run_dir)
     for record in records:
-        judged = verdicts.judge(record)
-        stale = record.get("verdicts") != json.loads(json.dumps(judged, default=str))
-        record["verdicts"] = judged
-        if stale and rewrite:
-            try:
-                write_record(run_dir, record)
-            except OSError:
-                pass  # a read-only copy of a run still renders; its records keep their old verdicts
+        record["verdicts"] = verdicts.judge(record)
     return records, broken
 
 
@@ -140,19 +134,19 @@ def matrix_from(records: list[dict[str, Any]], broken: list[tuple[Path, str]], r
     folders = {env.replace("/", "_"): env for env, _ in planned or []}
     for path, why in broken:  # a truncated or foreign file: its cell says so, never "missing"
         env, name = folders.get(path.parent.name, path.parent.name), path.stem.replace("__", "/")
-        cells.setdefault(name, {})[env] = {"status": "unreadable", "steps": [], "exit": None,
-                                           "error": f"unreadable record {path.name}: {why}"[:200]}
+        cells.setdefault(name, {})[env] = _unjudged("unreadable", f"unreadable record {path.name}: {why}"[:200])
         ran.add((env, name))
         if env not in envs:
             envs.append(env)
     for env, name in planned or []:
         if (env, name) not in ran:
-            cells.setdefault(name, {}).setdefault(env, {"status": "missing", "steps": [], "exit": None})
+            cells.setdefault(name, {}).setdefault(env, _unjudged("missing"))
     envs = [e for e in envs if any(e in row for row in cells.values())]  # an env split by machine: its columns only
     machine = glance.machine(records)
     return {
         "schema_version": MATRIX_SCHEMA_VERSION,
         "record_schema_version": SCHEMA_VERSION,
+        "rules_version": verdicts.RULES_VERSION,
         "run": run,
         "note": note,
         "environments": envs,
@@ -170,6 +164,13 @@ def matrix_from(records: list[dict[str, Any]], broken: list[tuple[Path, str]], r
             for c in claims.load_claims()
         ],
     }
+
+
+def _unjudged(status: str, error: str | None = None) -> dict[str, Any]:
+    """A planned cell with no readable record: its status, and the judge's answer to that (grey)."""
+    cell: dict[str, Any] = {"status": status, "steps": [], "exit": None, **({"error": error} if error else {})}
+    cell["glance"] = glance.of_cell(cell)
+    return cell
 
 
 def outcome(cell: dict[str, Any]) -> str:
@@ -201,10 +202,10 @@ def write_reports(run_dir: Path, planned: list[tuple[str, str]] | None = None, n
                   compare_with: Path | None = None, judged: Judged | None = None,
                   extra: dict[str, Any] | None = None) -> dict[str, Any]:
     """matrix.json, matrix.md and report.html for ``run_dir`` (each written atomically), from its
-    records as ``read_judged(run_dir, rewrite=True)`` gives them (read here unless given)."""
+    records as ``read_judged(run_dir)`` gives them (read here unless given)."""
     from harness.reporting import report_html
 
-    records, broken = judged if judged is not None else read_judged(run_dir, rewrite=True)
+    records, broken = judged if judged is not None else read_judged(run_dir)
     if planned is None:
         planned = planned_cells(run_dir)
     if not note:

@@ -48,14 +48,16 @@ def evidence_link(cell: Cell, depth: int) -> str:
 
 
 def _cell_td(cells: list[Cell], col: str, turned: bool) -> str:
-    words = sorted({c.word for c in cells})
+    """A grid cell: the colour and the word of one answer, the one most of its runs gave (ties: the
+    first run's), so colour and word always come from the same run; runs that disagree stripe it."""
+    answers = Counter((c.back, c.word) for c in cells)
+    shown = next(c for c in cells if answers[(c.back, c.word)] == max(answers.values()))
     split = len({c.back for c in cells}) > 1
-    first = cells[0]
     title = " | ".join(f"{c.run} ({c.backend}): {c.word}" for c in cells)
-    target = evidence_link(first, 0) if len(cells) == 1 else f"t/{slug(first.technique)}.html#{slug(col)}"
-    short = html.escape(words[0][:60] + ("…" if len(words[0]) > 60 else ""))
+    target = evidence_link(shown, 0) if len(cells) == 1 else f"t/{slug(shown.technique)}.html#{slug(col)}"
+    short = html.escape(shown.word[:60] + ("…" if len(shown.word) > 60 else ""))
     more = f" (+{len(cells) - 1} run{'s' if len(cells) > 2 else ''})" if len(cells) > 1 else ""
-    classes = f"c back-{first.back.replace('/', '')}" + (" turn" if turned else "") + (" split" if split else "")
+    classes = f"c back-{shown.back.replace('/', '')}" + (" turn" if turned else "") + (" split" if split else "")
     return f'<td class="{classes}" title="{html.escape(title)}"><a href="{html.escape(target)}">{short}{more}</a></td>'
 
 

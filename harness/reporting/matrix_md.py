@@ -8,11 +8,12 @@ from harness.reporting import glance
 
 
 def cell_text(cell: dict[str, Any]) -> str:
-    """One Markdown cell: the status when it is not ok, else each step's verdict and what is left."""
+    """One Markdown cell: the status when it is not ok, else the judge's answer (answer.py), then
+    each step's verdict and what is left."""
     status = cell.get("status")
     if status != "ok":
         return f"**{status}**" + (f" ({clip(cell['error'], 120)})" if cell.get("error") else "")
-    parts = []
+    parts = [f"**{glance.text(cell['glance'])}**"] if cell.get("glance") else []
     for step in cell["steps"]:
         judged = step.get("left") is not None and step["verdict"] != "skipped"
         left = f", {human_bytes(step['left'])} left" if judged else ""
@@ -80,5 +81,6 @@ def to_markdown(matrix: dict[str, Any]) -> str:
                    + f": {c['before']} -> **{c['after']}**" for c in diff["changed"]]
         lines += changes or ["- nothing"]
     text = matrix.get("tolerances_text") or matrix["tolerances"]["text"]
-    lines += ["", f"Tolerances: {text}. n/a: the scenario does not apply to that env."]
+    lines += ["", f"Tolerances: {text}. n/a: the scenario does not apply to that env. "
+              f"Judged by the rules of version {matrix.get('rules_version', '?')}."]
     return "\n".join(lines) + "\n"

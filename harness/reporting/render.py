@@ -8,6 +8,7 @@ from rich.text import Text
 
 from harness.common.units import human_bytes
 from harness.judgement.tolerances import TOLERANCES
+from harness.judgement.verdicts import RULES_VERSION
 from harness.reporting import glance
 from harness.reporting.glance import NO_GPU
 
@@ -61,7 +62,7 @@ def summary_line(record: dict[str, Any]) -> Text:
 
 def tolerance_line(text: str | None = None) -> str:
     """How the verdicts were reached: a run's own words (matrix.json ``tolerances_text``), else the GPU rule."""
-    return f"tolerances: {text or TOLERANCES['text']}"
+    return f"tolerances: {text or TOLERANCES['text']}; judged by the rules of version {RULES_VERSION}"
 
 
 
@@ -73,7 +74,7 @@ MIN_ENV_WIDTH = 16  # narrower than this, a verdict reads as a column of fragmen
 
 def _cell_text(cell: dict[str, Any]) -> Text:
     """The landing view's answer (glance.py): the colour says whether the driver got it back, the word why."""
-    g = cell.get("glance") or {"back": "n/a", "word": str(cell.get("status"))}
+    g = cell.get("glance") or glance.of_cell(cell)
     at = f" (at {g['label']})" if g.get("label") else ""
     return Text(f"{BACK_GLYPHS.get(g['back'], '')} {glance.text(g)}{at}", style=BACK_STYLES.get(g["back"], ""))
 

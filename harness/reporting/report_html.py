@@ -15,9 +15,9 @@ from pathlib import Path
 from typing import Any
 
 from harness.judgement import verdicts
+from harness.model.record import TIMELINE_COLUMNS
 from harness.reporting import machines
 from harness.reporting.glance import decisive_step
-from harness.reporting.results import TIMELINE_COLUMNS
 
 ASSETS = Path(__file__).resolve().parent / "report_assets"
 TIMELINE_POINTS = 200

@@ -15,7 +15,8 @@ from harness import __version__
 from harness.common.units import human_bytes
 from harness.judgement import attribution, loops, tolerances, verdicts
 from harness.judgement.tolerances import TOLERANCES
-from harness.reporting.results import TIMELINE_COLUMNS
+from harness.model.record import TIMELINE_COLUMNS
+from harness.reporting import aggregate, glance
 
 
 def _env_line(record: dict[str, Any]) -> str:
@@ -240,6 +241,8 @@ def markdown(records: list[dict[str, Any]], script: Path) -> str:
         looped = loop_lines(record)
         if looped:
             lines += ["", "Growth per loop iteration:", *looped]
+        if record.get("status") == "ok":  # the judge's answer for the environment, as every other output gives it
+            lines.append(f"\nAnswer: **{glance.text(aggregate.cell_summary(record)['glance'])}**.")
         exit_verdict = ((record.get("verdicts") or {}).get("exit") or {}).get("verdict")
         status = record.get("status")
         error = record.get("error") or {}
@@ -255,8 +258,9 @@ def markdown(records: list[dict[str, Any]], script: Path) -> str:
         lines += [f"Note: {note}.\n" for note in (record.get("scenario") or {}).get("notes") or []]
     if gpu:
         lines.append(f"Measured from outside the process with NVML (per-process and device) and /proc (RSS) by "
-                     f"gpu-cleanup-matrix {__version__}; {TOLERANCES['text']}.")
+                     f"gpu-cleanup-matrix {__version__}; {TOLERANCES['text']}; judged by the rules of version "
+                     f"{verdicts.RULES_VERSION}.")
     else:
         lines.append(f"Measured from outside the process with /proc (RSS) by gpu-cleanup-matrix {__version__}; "
-                     f"{tolerances.tolerances_text(host_only=True)}.")
+                     f"{tolerances.tolerances_text(host_only=True)}; judged by the rules of version {verdicts.RULES_VERSION}.")
     return "\n".join(lines) + "\n"

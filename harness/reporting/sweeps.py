@@ -10,7 +10,8 @@ from pathlib import Path
 from typing import Any
 
 from harness.common.units import human_bytes
-from harness.reporting import amounts, glance, results
+from harness.reporting import amounts, glance
+from harness.store import results
 
 Answer = tuple[tuple[str, str] | None, str | None]
 
@@ -23,15 +24,14 @@ def _answer(cell: dict[str, Any] | None) -> Answer | None:
     if not cell or cell.get("status") != "ok":
         return None
     answer = cell.get("glance") or {}
-    if answer.get("back") in (None, "n/a"):
-        return None
     steps = cell.get("steps") or []
     step = glance.decisive_step(steps)
     judged: tuple[str, str] | None = (str(answer["back"]), str(step["verdict"] if step else cell.get("exit")))
-    if step is None and any(s.get("verdict") == "no-signal" for s in steps):
-        judged = None
-    loop = (cell.get("loop") or {}).get("state")
-    return judged, (None if loop == "small" else loop)
+    if answer.get("back") in (None, "n/a") or (step is None and any(s.get("verdict") == "no-signal" for s in steps)):
+        judged = None  # no signal: the cleanup part cannot be compared (the exit alone answers it), a loop still can
+    state = (cell.get("loop") or {}).get("state")
+    loop = None if state == "small" else state
+    return None if judged is None and loop is None else (judged, loop)
 
 
 def changes(matrix: dict[str, Any], columns: list[tuple[str, str]]) -> list[dict[str, Any]]:

@@ -17,9 +17,10 @@ from harness.common.errors import UsageError
 from harness.common.events import Event
 from harness.environments import pkgindex
 from harness.measurement.nvml import Nvml
-from harness.reporting import aggregate, results
+from harness.reporting import aggregate
 from harness.running import bisection, repro
 from harness.running.matrix import MatrixOptions, run_matrix
+from harness.store import results
 
 
 @dataclass(frozen=True, kw_only=True)

@@ -23,7 +23,7 @@ from packaging.version import Version
 from harness.common.errors import UsageError
 from harness.common.units import human_bytes
 from harness.judgement import loops, verdicts
-from harness.reporting.results import TIMELINE_COLUMNS
+from harness.model.record import TIMELINE_COLUMNS
 
 MIB = 1024 * 1024
 CRITERIA = {

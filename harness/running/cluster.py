@@ -32,6 +32,7 @@ from harness.measurement.nvml import Nvml
 from harness.measurement.runner import CellOptions, run_cell
 from harness.measurement.scenario import Scenario
 from harness.measurement.unrun import skipped_record
+from harness.model.record import Status
 
 RESOURCE = "harness_cell"
 MAX_RETRIES = 3  # a task whose node dies runs again on another node, this many times at most
@@ -122,7 +123,7 @@ def run_on_node(job: NodeJob, attempts: Any) -> tuple[dict[str, Any], str]:
     attempt = int(ray.get(attempts.start.remote(job.key)))
     if attempt == 0:  # the driver is stopping (Ctrl-C): start nothing
         return skipped_record(job.cell.run_id, job.env.name, job.backend, job.item, "the run was interrupted",
-                              status="interrupted"), ""
+                              status=Status.INTERRUPTED), ""
     ids = ray.get_gpu_ids()
     nvml = Nvml.open()
     try:
@@ -201,7 +202,7 @@ def run_cells(jobs: list[NodeJob], done: Done, run_id: str) -> list[dict[str, An
                     job = refs[ref]
                     record = skipped_record(run_id, job.env.name, job.backend, job.item,
                                             f"the cluster lost this cell: {str(exc).splitlines()[0][:200]}",
-                                            status="harness-error")
+                                            status=Status.HARNESS_ERROR)
                     log = ""
                 records.append(record)
                 done(record, log)

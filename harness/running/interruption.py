@@ -9,9 +9,8 @@ from harness.common.commands import command
 from harness.judgement import verdicts
 from harness.measurement.backends import docker as docker_backend
 from harness.measurement.backends.base import Backend
-from harness.reporting import results
-
-RUN_AGAIN = ("EngineLost", "EnvironmentFailed", "StartFailed")  # the harness's failures, not the script's: --resume retries them
+from harness.model.record import RUN_AGAIN, ErrorKind, Status
+from harness.store import results
 
 
 def finished(path: Path) -> bool:
@@ -20,7 +19,7 @@ def finished(path: Path) -> bool:
     full, the machine gone mid-build): --resume leaves it alone."""
     try:
         record = results.load_record(results.kept_path(path))
-        return bool(record.get("status") != "interrupted" and (record.get("error") or {}).get("type") not in RUN_AGAIN)
+        return bool(record.get("status") != Status.INTERRUPTED and (record.get("error") or {}).get("type") not in RUN_AGAIN)
     except (OSError, EOFError, ValueError, AttributeError):
         return False
 
@@ -35,9 +34,10 @@ class RunInterrupted(KeyboardInterrupt):
 
 def mark(record: dict[str, Any], run_dir: Path) -> None:
     """A cell the user stopped: a harness status, never the scenario's; --resume runs it again."""
-    record["status"] = "interrupted"
-    record["error"] = {"type": "Interrupted", "message": "stopped by Ctrl-C or SIGTERM before it ended; nothing follows "
-                       f"about the scenario: `{command('matrix', '--resume', str(run_dir))}` runs it again"}
+    record["status"] = Status.INTERRUPTED.value
+    again = command("matrix", "--resume", str(run_dir))
+    record["error"] = {"type": ErrorKind.INTERRUPTED.value, "message": "stopped by Ctrl-C or SIGTERM before it ended; "
+                       f"nothing follows about the scenario: `{again}` runs it again"}
     record["verdicts"] = verdicts.judge(record)
 
 

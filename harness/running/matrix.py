@@ -27,10 +27,12 @@ from harness.measurement.nvml import Nvml
 from harness.measurement.runner import CellOptions, run_cell
 from harness.measurement.scenario import Scenario
 from harness.measurement.unrun import ENGINE_LOST, engine_down_record, skipped_record
-from harness.reporting import aggregate, results
+from harness.model.record import Status
+from harness.reporting import aggregate
 from harness.running import catalogue, interruption
 from harness.running.resume import request_of
 from harness.running.slots import run_on_slots, slots_for
+from harness.store import results
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -194,7 +196,7 @@ def _write_skipped(run: MatrixRun, todo: list[tuple[config.EnvDef, Scenario]]) -
         if env.name in run.skipped:
             record = skipped_record(run.run_id, env.name, run.backend, item, run.skipped[env.name])
         elif env.name in run.failed:  # its build or start failed: that is this environment's result
-            record = skipped_record(run.run_id, env.name, run.backend, item, run.failed[env.name], status="harness-error")
+            record = skipped_record(run.run_id, env.name, run.backend, item, run.failed[env.name], status=Status.HARNESS_ERROR)
             record["error"]["type"] = ENVIRONMENT_FAILED
         else:
             continue

@@ -21,9 +21,10 @@ from harness.common.errors import HarnessError, UsageError
 from harness.common.events import Event
 from harness.environments import pkgindex
 from harness.measurement.nvml import Nvml
-from harness.reporting import aggregate, amounts, results, sweeps
+from harness.reporting import aggregate, amounts, sweeps
 from harness.running import repro
 from harness.running.matrix import MatrixOptions, run_matrix
+from harness.store import results
 
 EVERY = ("minor", "patch")
 

@@ -25,8 +25,8 @@ from harness.measurement import scenario  # noqa: E402
 from harness.measurement.backends.process import ProcessBackend  # noqa: E402
 from harness.measurement.nvml import Nvml  # noqa: E402
 from harness.measurement.runner import CellOptions, run_cell  # noqa: E402
-from harness.reporting import results  # noqa: E402
 from harness.running import repro  # noqa: E402
+from harness.store import results  # noqa: E402
 
 SCENARIO = '''META = {"families": ["any"], "technique": "checkpoint cost", "params": {"n": 0}}
 for i in range(PARAMS["n"]):

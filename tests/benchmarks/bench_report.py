@@ -16,7 +16,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 
-from harness.reporting import aggregate, matrix_md, render, report_html, results  # noqa: E402
+from harness.reporting import aggregate, matrix_md, render, report_html  # noqa: E402
+from harness.store import results  # noqa: E402
 
 
 def main() -> int:

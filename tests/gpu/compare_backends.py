@@ -13,8 +13,8 @@ ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 
 from harness.judgement import tolerances  # noqa: E402
-from harness.reporting import results  # noqa: E402
 from harness.reporting.render import human_bytes  # noqa: E402
+from harness.store import results  # noqa: E402
 
 
 def levels(record: dict) -> dict[str, int]:

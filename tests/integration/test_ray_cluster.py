@@ -101,7 +101,7 @@ def test_a_node_removed_mid_run_loses_nothing_and_its_cells_finish_elsewhere(cpu
 
 
 def results_path(run_dir: Path, record: dict[str, Any]) -> Path:
-    from harness.reporting import results
+    from harness.store import results
 
     return results.cell_path(run_dir, record["env"]["name"], record["scenario"]["name"])
 

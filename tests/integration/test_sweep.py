@@ -90,7 +90,7 @@ def test_a_sweep_marks_the_planted_change_and_skips_what_cannot_install(tmp_path
     assert [row[p]["glance"]["back"] for p in pins] == ["all", "all", "none", "none", "n/a"], [row[p]["glance"] for p in pins]
     (change,) = summary["changes"]
     assert (change["release"], change["before_release"]) == ("1.2.0", "1.1.1")
-    assert change["before"] == "released to the OS" and change["after"].startswith("held by the process, 192.")
+    assert change["before"] == "released to the OS" and change["after"].startswith("held by the process: 192.")
     assert "changed in 1.2.0: 1.1.1 released" in result.stdout
     assert f"{pins[-1]}: not run" in (run_dir / "sweep.md").read_text()
     assert set(summary["prepare_s"]) == set(pins[:-1]) and all(s >= 0 for s in summary["prepare_s"].values())

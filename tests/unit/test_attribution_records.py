@@ -7,7 +7,7 @@ from pathlib import Path
 
 from harness.judgement import verdicts
 from harness.reporting import repro_md
-from harness.reporting.results import load_record
+from harness.store.results import load_record
 
 FIXTURES = Path(__file__).resolve().parents[2] / "matrix" / "reference" / "h100-580.159.04-attribution"
 MiB = 1024 * 1024

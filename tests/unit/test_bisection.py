@@ -8,8 +8,8 @@ import pytest
 from packaging.version import Version
 
 from harness.common.errors import UsageError
-from harness.reporting.results import load_record
 from harness.running import bisection
+from harness.store.results import load_record
 
 MiB = 1024 * 1024
 REPRO = Path(__file__).resolve().parents[2] / "matrix" / "reference" / "h100-580.159.04-repro"

@@ -9,7 +9,7 @@ import pytest
 from harness.environments import config
 from harness.judgement import verdicts
 from harness.judgement.gpu_use import framework_without_gpu
-from harness.reporting.results import load_record
+from harness.store.results import load_record
 
 REFERENCE = Path(__file__).resolve().parents[2] / "matrix" / "reference"
 DOCKER = REFERENCE / "h100-580.159.04-docker-gpu"

@@ -10,7 +10,7 @@ import pytest
 
 from harness.judgement import claims, verdicts
 from harness.reporting import aggregate
-from harness.reporting.results import load_record
+from harness.store.results import load_record
 
 REFERENCE = Path(__file__).resolve().parents[2] / "matrix" / "reference"
 TF = REFERENCE / "h100-580.159.04-tf"

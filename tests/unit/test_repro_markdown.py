@@ -7,7 +7,7 @@ from pathlib import Path
 from typing import Any
 
 from harness.reporting import repro_md
-from harness.reporting.results import load_record
+from harness.store.results import load_record
 
 REFERENCE = Path(__file__).resolve().parents[2] / "matrix" / "reference"
 

@@ -33,7 +33,7 @@ def test_a_record_cut_while_written_runs_again(tmp_path: Path) -> None:
 
 def test_a_gzipped_record_is_read_as_kept(tmp_path: Path) -> None:
     """A committed reference keeps its records gzipped: resuming it runs only what the harness failed."""
-    from harness.reporting.results import write_gzipped
+    from harness.store.results import write_gzipped
 
     write_gzipped(tmp_path / "ok.json.gz", {"status": "ok", "error": None})
     write_gzipped(tmp_path / "failed.json.gz", {"status": "harness-error", "error": {"type": "EnvironmentFailed"}})

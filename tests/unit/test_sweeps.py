@@ -10,7 +10,8 @@ from harness.reporting import sweeps
 def _cell(back: str, verdict: str | None, loop: str | None = None, exit_only: bool = False) -> dict[str, Any]:
     steps = [{"label": "after_clear_session", "verdict": "no-signal" if exit_only else verdict}]
     word = "back at exit" if exit_only else verdict
-    cell: dict[str, Any] = {"status": "ok", "steps": steps, "exit": "returned", "glance": {"back": back, "word": word}}
+    cell: dict[str, Any] = {"status": "ok", "steps": steps, "exit": "returned",
+                            "glance": {"back": back, "word": word, "text": word}}
     if loop:
         cell["loop"] = {"state": loop}
     return cell

@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from harness.judgement import verdicts
-from harness.reporting.results import load_record
+from harness.store.results import load_record
 
 REFERENCE = Path(__file__).resolve().parents[2] / "matrix" / "reference" / "h200-580.159.04" / "host-python3"
 GiB = 1024**3

@@ -24,7 +24,7 @@ window.onerror = function (msg) { document.body.dataset.errors = (document.body.
     ". Click a cell for its timeline, every step and its environment."));
   if (M.machine === "no GPU: host memory (RSS) only") document.getElementById("note").parentNode.insertBefore(el("p", {"class": "gpu-note"},
     "No NVIDIA GPU in this run: it measured host memory (RSS) only, so the claims about GPU memory cannot be decided here."), document.getElementById("note"));
-  function glance(c) { return c.glance || {back: "n/a", word: c.status}; }
+  function glance(c) { return c.glance || {back: "n/a", word: c.status, text: c.status}; }
   function header(env) { var th = el("th", {"class": "env"}, env), f = (M.columns || {})[env]; if (!f) return th;
     var rel = Object.keys(f.frameworks || {}).map(function (k) { return k + " " + f.frameworks[k]; });
     if (f.python) rel.push("Python " + f.python); if (f.cuda) rel.push("CUDA " + f.cuda); if (f.gpu) rel.push(f.gpu.replace(/^NVIDIA /, ""));
@@ -48,7 +48,7 @@ window.onerror = function (msg) { document.body.dataset.errors = (document.body.
       if (!c) { tr.appendChild(el("td", {"class": "na"}, "n/a")); return; }
       var g = glance(c); counts[c.status] = (counts[c.status] || 0) + 1;
       var td = el("td", {"class": "cell back-" + g.back.replace("/", "") + (changed[key] ? " changed" : ""), "data-key": key,
-        "data-verdict": outcome(c), "title": cellText(c)}, g.word + (g.left ? ", " + bytes(g.left) + " left" : "") + (g.loop ? "; in the loop: " + g.loop.text : ""));
+        "data-verdict": outcome(c), "title": cellText(c)}, g.text);
       if (g.label) td.appendChild(el("div", {"class": "step"}, "at " + g.label));
       (claimsFor[key] || []).forEach(function (p) { if (p[1].outcome !== "untestable")
         td.appendChild(el("sup", {"title": p[0].says, "class": "claim"}, (p[1].outcome === "confirmed" ? " \u2713" : " \u2717") + noteNo[p[0].id])); });

@@ -22,12 +22,12 @@ import uuid
 from pathlib import Path
 from typing import Any
 
+from pydantic import ValidationError
+
 from harness.common.errors import ResultsUnwritable
 from harness.common.units import human_bytes
-
-SCHEMA_VERSION = 1
-TIMELINE_COLUMNS = ["t", "rss", "nvml_device", "nvml_process"]  # a record's timeline sample, in this order
-
+from harness.model.record import SCHEMA_VERSION, CellRecord
+from harness.store.upgrade import upgraded
 
 MIN_FREE_BYTES = 64 * 1024 * 1024  # a run's records, logs (capped per cell) and reports fit easily
 
@@ -98,7 +98,9 @@ def log_path(run_dir: Path, env: str, scenario: str) -> Path:
 
 
 def write_record(run_dir: Path, record: dict[str, Any]) -> Path:
-    """The cell's record, written where it is kept (gzipped when it is kept gzipped)."""
+    """The cell's record, written where it is kept (gzipped when it is kept gzipped). It must be a
+    valid record (the model's ValidationError otherwise): the store never keeps one it could not read."""
+    CellRecord.model_validate(record)
     path = kept_path(cell_path(run_dir, record["env"]["name"], record["scenario"]["name"]))
     if path.name.endswith(".gz"):
         write_gzipped(path, record)
@@ -140,14 +142,21 @@ def write_manifest(run_dir: Path, manifest: dict[str, Any]) -> Path:
 
 
 def read_records(run_dir: Path) -> tuple[list[dict[str, Any]], list[tuple[Path, str]]]:
-    """Every cell record under ``run_dir``, and the files that could not be read (with why)."""
+    """Every cell record under ``run_dir``, upgraded to today's schema and checked against the
+    model, and the files that could not be read (with why, in one line). Reading never writes."""
     records, broken = [], []
     for path in record_paths(run_dir):
         try:
             data = load_record(path)
             if not isinstance(data, dict) or "scenario" not in data:
                 raise ValueError("not a cell record")
+            data = upgraded(data)
+            CellRecord.model_validate(data)
             records.append(data)
+        except ValidationError as exc:
+            first = exc.errors()[0]
+            where = ".".join(str(p) for p in first["loc"])
+            broken.append((path, f"not a valid record: {where}: {first['msg']} ({exc.error_count()} problem(s))"))
         except (OSError, EOFError, ValueError) as exc:  # a truncated gzip ends in EOFError
             broken.append((path, str(exc)))
     return records, broken

@@ -1,0 +1,177 @@
+"""The one answer a judged cell gives: did the memory come back (its colour), why not (its word),
+and how much, split into what the framework still uses (live), what its pool keeps (pool), what
+the CUDA runtime keeps until exit (runtime: never a cleanup failure) and what no meter explains.
+
+Every output renders this answer (terminal, matrix.md, report.html, repro.md, the atlas, sweep.md):
+none decides a colour or a word of its own. It reads the cell's judged steps (verdicts.py), so a
+re-render with today's rules gives today's answer; ``RULES_VERSION`` there names the rules.
+
+Colour follows ``back`` only: "cached" and "held" are the same answer to the driver question,
+told apart by their words. A step nobody could measure (no signal) is grey, never "back at exit".
+"""
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass
+from enum import Enum
+from typing import Any
+
+from harness.common.units import human_bytes
+
+
+class Colour(str, Enum):
+    GREEN = "green"
+    AMBER = "amber"
+    RED = "red"
+    GREY = "grey"
+
+
+COLOUR = {"all": Colour.GREEN, "part": Colour.AMBER, "none": Colour.RED, "n/a": Colour.GREY}
+MEASURED = ("released", "cached", "held", "partial")
+WORDS = {"released": "released", "cached": "cached in the pool", "held": "held by live objects",
+         "partial": "partly held by live objects"}
+RSS_WORDS = {"released": "released to the OS", "cached": "kept by the process's allocator", "held": "held by live objects",
+             "partial": "partly held by live objects"}
+# which part of what is left each word already names (Amounts.phrase gives it as a bare amount)
+SAID = {"cached in the pool": "pool", "kept by the process's allocator": "pool", "held by live objects": "live",
+        "partly held by live objects": "live", "held by the process": "process", "partly held by the process": "process"}
+LEGEND = {
+    "all": "all back: everything the framework allocated was returned (what the runtime itself keeps until exit is stated)",
+    "part": "part back: some was returned, the rest is where the word says (or it grew in a loop)",
+    "none": "none back: the driver (or the OS, for host memory) got nothing back at this step",
+    "n/a": "not applicable: the cell did not measure a cleanup (error, skipped, unsupported, no signal)",
+}
+
+
+@dataclass(frozen=True, kw_only=True)
+class Amounts:
+    """Bytes left at the deciding step, by where they are; None where no meter can tell."""
+
+    live: int | None = None  # the framework still counts it
+    pool: int | None = None  # its allocator keeps it, free for the framework, not for the driver
+    runtime: int | None = None  # the CUDA runtime's growth since the first touch: returned only at exit
+    unexplained: int | None = None  # on the meter, in none of the above (or pool and runtime, where they cannot be told apart)
+    pool_and_runtime: bool = False  # a pool mapped at the first touch: pool and runtime are one figure (``pool``)
+
+    def phrase(self, said: str | None) -> str:
+        """'45.70 MiB live, 138.08 GiB in the pool ...; the runtime keeps 224.00 MiB until exit': the
+        parts that are there, the one the word names (``said``) first, then by size; that one as a bare
+        amount when it is the only one."""
+        pool = "in the pool with the runtime's own (mapped at the first touch)" if self.pool_and_runtime else "in the pool"
+        named = [(n, kind, name) for n, kind, name in ((self.live, "live", "live"), (self.pool, "pool", pool),
+                                                       (self.unexplained, "process", "held by the process")) if n]
+        named.sort(key=lambda part: (part[1] != said, -part[0]))  # what the word names first, then by size
+        if len(named) == 1 and named[0][1] == said:
+            core = human_bytes(named[0][0]) + (f" {pool[len('in the pool '):]}" if said == "pool" and self.pool_and_runtime
+                                               else "")
+        else:
+            core = ", ".join(f"{human_bytes(n)} {name}" for n, _, name in named)
+        runtime = f"the runtime keeps {human_bytes(self.runtime)} until exit" if self.runtime else ""
+        return "; ".join(p for p in (core, runtime) if p)
+
+
+@dataclass(frozen=True, kw_only=True)
+class Answer:
+    back: str  # all / part / none / n/a
+    word: str
+    label: str | None = None  # the deciding step
+    left: int | None = None  # what the cleanup did not give back: live + pool + unexplained (never the runtime's)
+    meter: str | None = None
+    amounts: Amounts | None = None
+    loop: dict[str, Any] | None = None
+
+    @property
+    def colour(self) -> Colour:
+        return COLOUR[self.back]
+
+    @property
+    def text(self) -> str:
+        """The answer in one phrase: the word, the amounts where something is left, how its loop grew."""
+        phrase = self.amounts.phrase(SAID.get(self.word.split(";")[0])) if self.amounts and self.left else ""
+        return (self.word + (f": {phrase}" if phrase else (f", {human_bytes(self.left)} left" if self.left else ""))
+                + (f"; in the loop: {self.loop['text']}" if self.loop else ""))
+
+    def as_dict(self) -> dict[str, Any]:
+        """As matrix.json keeps it (``glance``): the fields, the colour and the phrase every output shows."""
+        out = asdict(self)
+        out["amounts"] = {k: v for k, v in (out["amounts"] or {}).items() if v} or None
+        if out["loop"] is None:
+            del out["loop"]  # matrix.json: a cell without a loop has no ``loop``
+        out.update(colour=self.colour.value, text=self.text)
+        return out
+
+
+def decisive_step(steps: list[dict[str, Any]]) -> dict[str, Any] | None:
+    """The step that answers the cleanup question: the last one measured (the state after every
+    cleanup the scenario made); earlier steps are the drill-down's."""
+    measured = [s for s in steps if s.get("verdict") in MEASURED]
+    return measured[-1] if measured else None
+
+
+def of_cell(cell: dict[str, Any]) -> Answer:
+    """A judged cell's answer (aggregate.cell_summary's dict); a growing loop is never shown as fine."""
+    found = _answer(cell)
+    loop = cell.get("loop") if cell.get("status") == "ok" else None
+    if not loop:
+        return found
+    back = "part" if loop.get("growing") and found.back in ("all", "n/a") else found.back
+    return Answer(back=back, word=found.word, label=found.label, left=found.left, meter=found.meter, amounts=found.amounts,
+                  loop={k: loop[k] for k in ("site", "slope", "noise", "growing", "state", "text")})
+
+
+def _answer(cell: dict[str, Any]) -> Answer:
+    if cell.get("status") != "ok":
+        return Answer(back="n/a", word=str(cell.get("status")))
+    steps = cell.get("steps") or []
+    step = decisive_step(steps)
+    unmeasured = any(s.get("verdict") in ("no-signal", "unmeasured") for s in steps)
+    if step is None and unmeasured:  # nothing to judge the cleanup on: grey, whatever the exit did
+        return Answer(back="n/a", word="no signal" if any(s.get("verdict") == "no-signal" for s in steps) else "not measured")
+    if step is None and cell.get("exit") in ("returned", "not-returned"):  # a scenario about exit itself
+        back = "all" if cell["exit"] == "returned" else "none"
+        return Answer(back=back, word="back at exit" if back == "all" else "not back at exit", label="after exit",
+                      meter=cell.get("exit_meter"))
+    if step is None:
+        return Answer(back="n/a", word="no cleanup step")
+    return _of_step(step, str(cell.get("floor_basis") or ""))
+
+
+def _of_step(step: dict[str, Any], floor_basis: str) -> Answer:
+    left, grown, tol = max(0, step.get("left") or 0), step.get("grown") or 0, step.get("tol") or 0
+    verdict, meter = step["verdict"], step.get("meter")
+    amounts = split(step, left, premapped="first touch" in floor_basis)
+    runtime = amounts.runtime or 0
+    own = max(0, left - runtime)  # the runtime's growth is never the cleanup's to give back
+    word = WORDS[verdict] if meter != "rss" else RSS_WORDS[verdict]
+    if verdict in ("held", "partial") and step.get("framework_left") is None:
+        # no framework view (TF 1.x, a script's peak): pool and live objects cannot be told apart
+        word = "held by the process" if verdict == "held" else "partly held by the process"
+    if verdict == "released":
+        # released with more than the tolerance left: the framework holds nothing (no live bytes, an
+        # empty pool), so the rest is the runtime's own (kernels, library handles) until exit
+        runtime = step.get("runtime_growth") or (left if left > tol else 0)
+        word += f"; the runtime keeps {human_bytes(runtime)}" if runtime else ""
+        back, own, amounts = "all", 0, Amounts(runtime=runtime or None)
+    else:  # the runtime's growth is in neither side of the comparison
+        back = "none" if own >= grown - runtime - tol else "part"
+    if step.get("elsewhere"):  # a process the script started holds it: the driver did not get that back
+        word += f"; another process holds {human_bytes(step['elsewhere'])}"
+        back = "part" if back == "all" else back
+    return Answer(back=back, word=word, label=step.get("label"), left=own, meter=meter, amounts=amounts)
+
+
+def split(step: dict[str, Any], left: int, premapped: bool) -> Amounts:
+    """``left`` by where it is: the step's own split where the framework reports its pool
+    (attribution.py); else its live count, and the rest as the pool (a pool mapped at the first
+    touch holds the runtime too) or, without a framework view, unexplained."""
+    if step.get("pool") is not None or step.get("runtime_growth") is not None:
+        live, pool, runtime = (int(step.get(k) or 0) for k in ("live", "pool", "runtime_growth"))
+        return Amounts(live=live or None, pool=pool or None, runtime=runtime or None,
+                       unexplained=max(0, left - live - pool - runtime) or None)
+    live_now = step.get("framework_left")
+    if live_now is None:
+        return Amounts(unexplained=left or None)
+    live = max(0, min(int(live_now), left))
+    rest = left - live
+    if step.get("meter") == "rss":
+        return Amounts(live=live or None, unexplained=rest or None)
+    return Amounts(live=live or None, pool=rest or None, pool_and_runtime=premapped and bool(rest))
