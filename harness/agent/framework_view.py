@@ -32,14 +32,18 @@ def _torch_view():
     if torch is None or not _torch_cuda_started(torch):
         return None
     cuda = torch.cuda
-    try:
-        view = {"in_use": int(cuda.memory_allocated()), "reserved": int(cuda.memory_reserved())}
+    try:  # every GPU the script sees (its allocator keeps one pool per device); counted once CUDA started
+        devices = list(range(int(cuda.device_count()))) or [None]
+        in_use = [int(cuda.memory_allocated(d)) for d in devices]
+        view = {"in_use": sum(in_use), "reserved": sum(int(cuda.memory_reserved(d)) for d in devices)}
     except Exception:
         return None
+    if len(devices) > 1:
+        view["per_device"] = dict((str(d), n) for d, n in zip(devices, in_use))
     try:  # what pins a pool empty_cache() cannot return: segments holding live blocks
-        stats = cuda.memory_stats()
-        view["segments"] = int(stats.get("segment.all.current", 0))
-        view["inactive_split"] = int(stats.get("inactive_split_bytes.all.current", 0))
+        stats = [cuda.memory_stats(d) for d in devices]
+        view["segments"] = sum(int(st.get("segment.all.current", 0)) for st in stats)
+        view["inactive_split"] = sum(int(st.get("inactive_split_bytes.all.current", 0)) for st in stats)
     except Exception:
         pass
     return view

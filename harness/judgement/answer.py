@@ -100,6 +100,19 @@ class Answer:
         return out
 
 
+def error_line(error: dict[str, Any] | None) -> str:
+    """A failed cell's cause in one line: the exception and the first line of its message
+    ("RuntimeError: CUDA error: invalid device ordinal"), never a traceback's last line (torch ends
+    its CUDA errors with a hint about TORCH_USE_CUDA_DSA)."""
+    if not error:
+        return ""
+    lines = str(error.get("message") or "").strip().splitlines()
+    if not lines:  # no message: the traceback's last line names the exception
+        lines = str(error.get("traceback") or "").strip().splitlines()[-1:]
+        return lines[0] if lines else str(error.get("type") or "")
+    return f"{error.get('type')}: {lines[0]}" if error.get("type") else lines[0]
+
+
 def decisive_step(steps: list[dict[str, Any]]) -> dict[str, Any] | None:
     """The step that answers the cleanup question: the last one measured (the state after every
     cleanup the scenario made); earlier steps are the drill-down's."""

@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 
 from harness.measurement import procs
@@ -67,16 +67,31 @@ class PidTracker:
 
 @dataclass
 class Meters:
+    """Readings of a cell: host RSS of its processes, and NVML on the GPUs its script sees (one for a
+    matrix cell; every GPU given to a bug report's script), summed over them; ``per_gpu`` splits them."""
+
     nvml: Nvml
     gpu_index: int = 0
+    gpu_indices: tuple[int, ...] = ()  # the GPUs the script sees, where more than ``gpu_index``
+
+    @property
+    def gpus(self) -> tuple[int, ...]:
+        return self.gpu_indices or (self.gpu_index,)
 
     def read(self, pids: set[int]) -> Readings:
         return {
             "rss": procs.rss_bytes(pids),
-            "nvml_device": self.nvml.device_used(self.gpu_index),
-            "nvml_process": self.nvml.process_used(self.gpu_index, pids),
-            "nvml_reserved": self.nvml.device_reserved(self.gpu_index),
+            "nvml_device": _total(self.nvml.device_used(i) for i in self.gpus),
+            "nvml_process": _total(self.nvml.process_used(i, pids) for i in self.gpus),
+            "nvml_reserved": _total(self.nvml.device_reserved(i) for i in self.gpus),
         }
+
+    def per_gpu(self, pids: set[int]) -> dict[str, dict[str, int | None]] | None:
+        """Each GPU's device and per-process reading, where the script sees more than one."""
+        if len(self.gpus) < 2:
+            return None
+        return {str(i): {"nvml_device": self.nvml.device_used(i), "nvml_process": self.nvml.process_used(i, pids)}
+                for i in self.gpus}
 
     def read_settled(self, tracker: PidTracker) -> tuple[Readings, dict[str, object]]:
         """A reading that has stopped moving, and how it was obtained."""
@@ -97,6 +112,12 @@ class Meters:
             if elapsed >= SETTLE_TIMEOUT_S:
                 return window[-1], {"settled": False, "settle_s": round(elapsed, 3)}
             time.sleep(SETTLE_INTERVAL_S)
+
+
+def _total(values: Iterable[int | None]) -> int | None:
+    """A sum over GPUs, or None where any GPU could not be read (never a partial sum as a whole)."""
+    found = list(values)
+    return None if any(v is None for v in found) else sum(v for v in found if v is not None)
 
 
 def _flat(window: list[Readings]) -> bool:

@@ -42,6 +42,8 @@ class CellOptions:
     params: dict[str, Any]
     timeout: float | None = None
     gpu_index: int = 0
+    gpu_indices: tuple[int, ...] = ()  # a bug report's script: every GPU it is given (matrix cells: one, gpu_index)
+    all_gpus: bool = False  # gpu_indices are every GPU of the host: nothing to pin
     cpu_only: bool = False  # no GPU for this cell: the scenario's cpu_params apply
     setenv: dict[str, str] = field(default_factory=dict)  # the user's variables, over the scenario's
 
@@ -73,7 +75,7 @@ def run_cell(
     timeout = options.timeout or scenario.timeout or DEFAULT_TIMEOUT_S
     cpu_params = scenario.cpu_params if options.cpu_only else {}
     params = {**scenario.params, **cpu_params, **options.params}
-    meters = Meters(nvml, options.gpu_index)
+    meters = Meters(nvml, options.gpu_index, options.gpu_indices)
     cell_id = uuid.uuid4().hex[:12]
     record: dict[str, Any] = {
         "schema_version": SCHEMA_VERSION,
@@ -82,7 +84,8 @@ def run_cell(
         "cell_id": cell_id,
         "env": {"name": options.env_name, **options.env_facts, **backend.describe()},
         "scenario": scenario_facts(scenario, params),
-        "host": _host_facts(nvml, options.gpu_index),
+        "host": {**_host_facts(nvml, options.gpu_index), **({"gpu_indices": list(options.gpu_indices)}
+                                                             if options.gpu_indices else {})},
         "timeout_s": timeout,
         "setenv": dict(options.setenv),
         "started_at": dt.datetime.now(dt.timezone.utc).isoformat(),
@@ -100,8 +103,10 @@ def run_cell(
             run_id=options.run_id, cell_id=cell_id, env_name=options.env_name, scenario=scenario,
             nonce=uuid.uuid4().hex, params=params, env_vars={**scenario.env, **options.setenv},
             ack_dir=Path(ack_dir), timeout=timeout, gpu_index=options.gpu_index if nvml.available else None,
+            gpu_indices=options.gpu_indices, all_gpus=options.all_gpus,
             log_path=log_path(options.run_dir, options.env_name, scenario.name),
         )
+        record["harness_env"] = spec.gpu_pin()  # what the harness set, and only that, is named as its own
         try:
             cell = backend.start(spec)
         except Exception as exc:  # e.g. the engine refused the container: a result, not a crash
@@ -168,9 +173,12 @@ def _converse(
                 "seq": event.data["seq"], "label": event.data["label"], "t": event.data["t"],
                 "readings": readings, "settle": settle, "view": event.data.get("view") or {},
             }
-            on_gpu = meters.nvml.processes(meters.gpu_index)
-            if on_gpu is not None:  # who holds what: the script, its children, anyone else on the GPU
-                checkpoint["gpu_processes"] = _gpu_processes(on_gpu, tracker.current())
+            held = _gpu_processes(meters, tracker.current())
+            if held is not None:  # who holds what: the script, its children, anyone else on the GPU
+                checkpoint["gpu_processes"] = held
+            per_gpu = meters.per_gpu(tracker.current())
+            if per_gpu:
+                checkpoint["per_gpu"] = per_gpu
             if event.data.get("skipped"):
                 checkpoint["skipped"] = event.data["skipped"]
             if event.data.get("baseline"):
@@ -227,9 +235,17 @@ def _await_exit(channel: HostChannel, cell: RunningCell, record: dict[str, Any],
             "waits for keeps it alive)")}
 
 
-def _gpu_processes(on_gpu: dict[int, int], cell: set[int]) -> list[dict[str, Any]]:
-    return [{"pid": pid, "bytes": used, "in_cell": pid in cell, "command": procs.command_line(pid, 120)}
-            for pid, used in sorted(on_gpu.items())]
+def _gpu_processes(meters: Meters, cell: set[int]) -> list[dict[str, Any]] | None:
+    """Every process on the cell's GPUs with what it holds there (``gpu``: which one, where the
+    script sees several), or None where NVML cannot list them."""
+    found = []
+    for index in meters.gpus:
+        on_gpu = meters.nvml.processes(index)
+        if on_gpu is None:
+            return None
+        found += [{"pid": pid, "bytes": used, "in_cell": pid in cell, "command": procs.command_line(pid, 120),
+                   **({"gpu": index} if len(meters.gpus) > 1 else {})} for pid, used in sorted(on_gpu.items())]
+    return found
 
 
 def _still_running(meters: Meters, tracker: PidTracker, script: int | None) -> list[dict[str, Any]]:

@@ -10,7 +10,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-from harness.judgement import claims, floors, loops, tolerances, verdicts
+from harness.judgement import answer, claims, floors, loops, tolerances, verdicts
 from harness.model.record import SCHEMA_VERSION
 from harness.reporting import glance, machines, matrix_md, pairing, sweeps
 from harness.store.results import read_records, write_json
@@ -77,8 +77,7 @@ def cell_summary(record: dict[str, Any]) -> dict[str, Any]:
         "exit_meter": (judged.get("exit") or {}).get("meter"),
         "steps": [{k: s.get(k) for k in STEP_KEYS} for s in judged["steps"]],
         "exit": (judged.get("exit") or {}).get("verdict"),
-        "error": judged.get("unsupported_reason") or (
-            (error.get("type", "") + ": " + str(error.get("message", "")).splitlines()[0]) if error.get("message") else None),
+        "error": judged.get("unsupported_reason") or answer.error_line(error) or None,
         "framework": record.get("facts", {}).get("frameworks", {}),
         "python": record.get("facts", {}).get("python"),
         "killed": [{k: p.get(k) for k in ("pid", "role", "command", "rss", "gpu")} for p in record.get("killed") or []],

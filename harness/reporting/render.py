@@ -7,6 +7,7 @@ from rich.table import Table
 from rich.text import Text
 
 from harness.common.units import human_bytes
+from harness.judgement import answer
 from harness.judgement.tolerances import TOLERANCES
 from harness.judgement.verdicts import RULES_VERSION
 from harness.reporting import glance
@@ -56,7 +57,7 @@ def summary_line(record: dict[str, Any]) -> Text:
     text = Text.assemble(styled(status), f"  {where}  {record.get('duration_s', 0):.1f}s")
     error = record.get("error")
     if error:
-        text.append(f"  {error.get('type')}: {str(error.get('message', '')).splitlines()[0] if error.get('message') else ''}")
+        text.append(f"  {answer.error_line(error)}")
     return text
 
 

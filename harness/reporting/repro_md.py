@@ -13,7 +13,7 @@ from typing import Any
 
 from harness import __version__
 from harness.common.units import human_bytes
-from harness.judgement import attribution, loops, tolerances, verdicts
+from harness.judgement import answer, attribution, loops, tolerances, verdicts
 from harness.judgement.tolerances import TOLERANCES
 from harness.model.record import TIMELINE_COLUMNS
 from harness.reporting import aggregate, glance
@@ -131,13 +131,16 @@ def _variables_line(record: dict[str, Any]) -> str:
     if not seen and not setenv:
         return ""
     gpu = (record.get("host") or {}).get("gpu_index")
-    # The backends pin a cell to its GPU (CUDA_VISIBLE_DEVICES, in NVML's PCI order) unless the user set it.
-    pinned = {"CUDA_VISIBLE_DEVICES": str(gpu), "CUDA_DEVICE_ORDER": "PCI_BUS_ID"} if gpu is not None else {}
+    # What the harness set (harness_env); a record from before it was kept: the cell's one GPU unless the user set it.
+    pinned = record.get("harness_env")
+    if pinned is None:
+        pinned = {"CUDA_VISIBLE_DEVICES": str(gpu), "CUDA_DEVICE_ORDER": "PCI_BUS_ID"} if gpu is not None else {}
+    whose = "the cell's GPUs" if "," in str(pinned.get("CUDA_VISIBLE_DEVICES")) else "the cell's GPU"
 
     def origin(name: str, value: str) -> str:
         if name in setenv:
             return " (--setenv)"
-        return " (the harness: the cell's GPU)" if pinned.get(name) == value else ""
+        return f" (the harness: {whose})" if pinned.get(name) == value else ""
     shown = ", ".join(f"`{k}={v}`{origin(k, v)}" for k, v in sorted({**seen, **setenv}.items()))
     return f"Variables: {shown}"
 
@@ -250,8 +253,7 @@ def markdown(records: list[dict[str, Any]], script: Path) -> str:
             lines.append(f"\nStatus: **{status}**: {error['message']}{killed_clause(record)}.\n")
             continue
         if status != "ok":
-            last = (error.get("traceback") or error.get("message") or "").strip().splitlines()[-1:] or [""]
-            lines.append(f"\nStatus: **{status}**: `{last[0][:200]}`")
+            lines.append(f"\nStatus: **{status}**: `{answer.error_line(error)[:200]}`")
         ended = process_lines(record)
         lines += ["", *ended] if ended else []
         lines.append(f"\nAfter exit: {exit_verdict or 'n/a'}{killed_clause(record)}.\n")

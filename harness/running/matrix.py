@@ -31,7 +31,7 @@ from harness.model.record import Status
 from harness.reporting import aggregate
 from harness.running import catalogue, interruption
 from harness.running.resume import request_of
-from harness.running.slots import run_on_slots, slots_for
+from harness.running.slots import run_on_slots, script_gpus, script_slots, slots_for
 from harness.store import results
 
 
@@ -124,6 +124,7 @@ def run_matrix(options: MatrixOptions, nvml: Nvml, emit: Event) -> MatrixRun:
     run.skipped, run.failed, run.planned, run.prepare_s = dict(ready.skipped), failed, planned, ready.seconds
     runnable = [(env, item) for env, item in todo if env.name not in ready.skipped and env.name not in ready.failed]
     slots = slots_for(options.gpu_indices, nvml) or [None] * (options.jobs or max(1, min(2, os.cpu_count() or 1)))
+    slots, gpus = script_slots(slots, [item for _, item in runnable])
     emit("plan", {"variant": variant, "reason": why, "cells": len(runnable), "envs": [e.name for e in ready.envs],
                   "gpu_mode": ready.access.mode, "gpu_note": ready.access.reason, "run_dir": str(run.run_dir),
                   "workers": [f"GPU {s}" if s is not None else "cpu" for s in slots]})
@@ -146,7 +147,8 @@ def run_matrix(options: MatrixOptions, nvml: Nvml, emit: Event) -> MatrixRun:
                  **_pin_facts(env, variant)}
         cell_options = CellOptions(run_id=run_id, run_dir=run.run_dir, env_name=env.name, env_facts=facts,
                                    params=options.params, timeout=options.timeout, cpu_only=not gpu,
-                                   gpu_index=slot or 0, setenv=options.setenv)
+                                   gpu_index=slot or 0, setenv=options.setenv,
+                                   **(script_gpus(gpus, nvml) if item.mode == "repro" else {}))
         if engine_down:  # no cell starts on an engine that stopped answering; --resume runs it
             record = engine_down_record(run_id, env.name, backend.name, item, engine_down[0], run.run_dir)
         else:

@@ -27,6 +27,22 @@ def slots_for(gpu_indices: list[int] | None, nvml: Nvml) -> list[int | None]:
     return list(indices)
 
 
+def script_slots(slots: list[int | None], items: list[Scenario]) -> tuple[list[int | None], tuple[int, ...]]:
+    """The slots a run's cells take, and the GPUs among them. A bug report's script sees every GPU it
+    is given, as it would bare, so a repro run on several GPUs runs one cell at a time holding them all."""
+    gpus = tuple(s for s in slots if s is not None)
+    if len(gpus) > 1 and items and all(item.mode == "repro" for item in items):
+        return [gpus[0]], gpus
+    return slots, gpus
+
+
+def script_gpus(gpus: tuple[int, ...], nvml: Nvml) -> dict[str, Any]:
+    """A script's cell options: the GPUs it sees (all of the host's: nothing pinned); none on one GPU."""
+    if len(gpus) < 2:
+        return {}
+    return {"gpu_indices": gpus, "all_gpus": set(gpus) == set(range(len(nvml.gpus)))}
+
+
 def run_on_slots(
     cells: list[tuple[config.EnvDef, Scenario]],
     slots: list[int | None],

@@ -46,7 +46,18 @@ class CellSpec:
     log_path: Path
     timeout: float
     gpu_index: int | None = None
+    gpu_indices: tuple[int, ...] = ()  # the GPUs a bug report's script sees, where more than gpu_index
+    all_gpus: bool = False  # gpu_indices are every GPU of the host
     labels: dict[str, str] = field(default_factory=dict)
+
+    def gpu_pin(self) -> dict[str, str]:
+        """What the harness sets so CUDA sees the cell's GPUs, in NVML's PCI order: the cell's one
+        GPU, or the GPUs a script was given; nothing where the user set CUDA_VISIBLE_DEVICES or the
+        script was given every GPU of the host (it then sees what a bare run sees)."""
+        if self.gpu_index is None or "CUDA_VISIBLE_DEVICES" in self.env_vars or self.all_gpus:
+            return {}
+        visible = self.gpu_indices or (self.gpu_index,)
+        return {"CUDA_DEVICE_ORDER": "PCI_BUS_ID", "CUDA_VISIBLE_DEVICES": ",".join(str(i) for i in visible)}
 
     def agent_spec(self, *, scenario_path: str, ack_dir: str) -> dict[str, Any]:
         """The JSON the agent receives; paths as the agent will see them."""

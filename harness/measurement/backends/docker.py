@@ -218,9 +218,8 @@ class DockerBackend:
         scenario_dir = readable_scenario_dir(spec.scenario.path, spec.ack_dir, spec.scenario.companions)
         agent_spec = spec.agent_spec(scenario_path=f"{MOUNT_SCENARIO}/{spec.scenario.path.name}", ack_dir=MOUNT_ACK)
         environment = {"HOME": "/tmp", **self._gpu_environment(), **spec.env_vars}  # the non-root user needs a HOME
-        if self.gpus and spec.gpu_index is not None:
-            environment.setdefault("CUDA_DEVICE_ORDER", "PCI_BUS_ID")
-            environment.setdefault("CUDA_VISIBLE_DEVICES", str(spec.gpu_index))
+        if self.gpus:  # every GPU is in the container; CUDA sees the cell's
+            environment.update({k: v for k, v in spec.gpu_pin().items() if k not in environment})
         gpu = self._gpu_options()
         mounts = [
             Mount(MOUNT_AGENT, str(AGENT_DIR), type="bind", read_only=True),

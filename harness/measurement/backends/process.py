@@ -100,10 +100,7 @@ class ProcessBackend:
         agent_spec = spec.agent_spec(scenario_path=str(spec.scenario.path), ack_dir=str(spec.ack_dir))
         env = dict(os.environ)
         env.update(spec.env_vars)  # nothing else: the script sees the variables a bare run sees (-u is the agent's)
-        if spec.gpu_index is not None and "CUDA_VISIBLE_DEVICES" not in spec.env_vars:
-            # NVML numbers GPUs in PCI order; make CUDA agree so both name the same GPU.
-            env["CUDA_DEVICE_ORDER"] = "PCI_BUS_ID"
-            env["CUDA_VISIBLE_DEVICES"] = str(spec.gpu_index)
+        env.update(spec.gpu_pin())  # NVML numbers GPUs in PCI order; CUDA agrees, so both name the same GPUs
         log = CappedLog(spec.log_path)
         try:
             proc = subproc.start(

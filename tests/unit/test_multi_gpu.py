@@ -1,0 +1,81 @@
+"""A bug report's script sees every GPU it is given, as bare; readings cover those GPUs, summed and
+per GPU; a failed cell's status line names the exception. No GPU needed: planted NVML readings."""
+from __future__ import annotations
+
+from pathlib import Path
+
+from harness.judgement.answer import error_line
+from harness.measurement.backends.base import CellSpec
+from harness.measurement.meters import Meters
+from harness.measurement.nvml import GpuFacts, Nvml
+from harness.measurement.scenario import Scenario
+from harness.running.slots import script_gpus, script_slots
+
+MiB = 2**20
+
+
+class PlantedNvml(Nvml):
+    """NVML with fixed readings per GPU: device bytes, and bytes per PID."""
+
+    def __init__(self, device: dict[int, int], per_pid: dict[int, dict[int, int]]) -> None:
+        super().__init__(available=True, gpus=[GpuFacts(index=i, name="GPU", uuid=f"GPU-{i}", total_bytes=80 * 2**30,
+                                                        mig_mode=False) for i in device])
+        self._device, self._pids = device, per_pid
+
+    def device_used(self, index: int) -> int | None:
+        return self._device[index]
+
+    def device_reserved(self, index: int) -> int | None:
+        return 0
+
+    def processes(self, index: int) -> dict[int, int] | None:
+        return dict(self._pids[index])
+
+    def process_used(self, index: int, pids: object) -> int | None:
+        return sum(v for pid, v in self._pids[index].items() if pid in pids)  # type: ignore[operator]
+
+
+def _spec(mode: str = "repro", **gpus: object) -> CellSpec:
+    scenario = Scenario(name="repro/x", path=Path("x.py"), mode=mode)
+    return CellSpec(run_id="r", cell_id="c", env_name="e", scenario=scenario, nonce="n", params={}, env_vars={},
+                    ack_dir=Path("."), log_path=Path("x.log"), timeout=1.0, gpu_index=0, **gpus)  # type: ignore[arg-type]
+
+
+def test_a_script_given_every_gpu_is_pinned_to_none_and_a_matrix_cell_to_its_own() -> None:
+    assert _spec(gpu_indices=(0, 1), all_gpus=True).gpu_pin() == {}
+    assert _spec(gpu_indices=(1, 2)).gpu_pin() == {"CUDA_DEVICE_ORDER": "PCI_BUS_ID", "CUDA_VISIBLE_DEVICES": "1,2"}
+    assert _spec(mode="scenario").gpu_pin() == {"CUDA_DEVICE_ORDER": "PCI_BUS_ID", "CUDA_VISIBLE_DEVICES": "0"}
+    user = _spec(gpu_indices=(1, 2))
+    user.env_vars["CUDA_VISIBLE_DEVICES"] = "1"
+    assert user.gpu_pin() == {}  # the user's own choice stands
+
+
+def test_a_repro_run_on_two_gpus_holds_both_one_cell_at_a_time() -> None:
+    nvml = PlantedNvml({0: 0, 1: 0}, {0: {}, 1: {}})
+    repro = [Scenario(name="repro/x", path=Path("x.py"), mode="repro")]
+    assert script_slots([0, 1], repro) == ([0], (0, 1))
+    assert script_gpus((0, 1), nvml) == {"gpu_indices": (0, 1), "all_gpus": True}
+    matrix = [Scenario(name="torch/a", path=Path("a.py"))]
+    assert script_slots([0, 1], matrix) == ([0, 1], (0, 1))  # matrix scenarios keep one GPU per cell
+    assert script_gpus((0,), nvml) == {}
+
+
+def test_readings_cover_every_gpu_the_script_sees_summed_and_per_gpu() -> None:
+    nvml = PlantedNvml({0: 600 * MiB, 1: 1600 * MiB}, {0: {7: 500 * MiB, 99: 100 * MiB}, 1: {7: 1500 * MiB}})
+    meters = Meters(nvml, 0, (0, 1))
+    reading = meters.read({7})
+    assert (reading["nvml_device"], reading["nvml_process"]) == (2200 * MiB, 2000 * MiB)
+    assert meters.per_gpu({7}) == {"0": {"nvml_device": 600 * MiB, "nvml_process": 500 * MiB},
+                                   "1": {"nvml_device": 1600 * MiB, "nvml_process": 1500 * MiB}}
+    single = Meters(nvml, 1)
+    assert single.read({7})["nvml_process"] == 1500 * MiB and single.per_gpu({7}) is None
+
+
+def test_the_status_line_names_the_exception_not_the_tracebacks_last_hint() -> None:
+    torch_error = {"type": "RuntimeError", "message": "CUDA error: invalid device ordinal\nCUDA kernel errors might be "
+                   "asynchronously reported at some other API call.\nCompile with `TORCH_USE_CUDA_DSA` to enable "
+                   "device-side assertions.\n", "traceback": "Traceback ...\nCompile with `TORCH_USE_CUDA_DSA` to enable "
+                   "device-side assertions.\n"}
+    assert error_line(torch_error) == "RuntimeError: CUDA error: invalid device ordinal"
+    assert error_line({"type": "SystemExit", "message": "", "traceback": "x\nSystemExit: 3"}) == "SystemExit: 3"
+    assert error_line(None) == ""
