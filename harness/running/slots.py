@@ -5,11 +5,11 @@ cells and ends the running ones (their containers and process groups), so nothin
 """
 from __future__ import annotations
 
-import queue
 import threading
 from collections.abc import Callable
 from typing import Any
 
+from harness.common import threads
 from harness.common.errors import UsageError
 from harness.environments import config
 from harness.measurement.nvml import Nvml
@@ -54,49 +54,22 @@ def run_on_slots(
     from harness.measurement.backends.docker import remove_live_containers
     from harness.measurement.backends.process import stop_live_processes
 
-    todo: queue.Queue[tuple[config.EnvDef, Scenario]] = queue.Queue()
-    for cell in cells:
-        todo.put(cell)
     done: list[dict[str, Any]] = []
-    failures: list[BaseException] = []
-    stop = threading.Event()
 
-    def worker(slot: int | None) -> None:
-        while not stop.is_set():
-            try:
-                env, item = todo.get_nowait()
-            except queue.Empty:
-                return
-            try:
-                done.append(one(env, item, slot))
-            except BaseException as exc:  # a harness bug or a build error: stop the others, re-raise below
-                failures.append(exc)
-                stop.set()
-
-    threads = [threading.Thread(target=worker, args=(slot,), name=f"slot-{slot}", daemon=True) for slot in slots]
-    for thread in threads:
-        thread.start()
-    try:
-        for thread in threads:
-            while thread.is_alive():
-                thread.join(0.2)
-    except BaseException:
+    def stop_cells(wait_for_workers: Callable[[float], None]) -> None:
         # Ctrl-C / SIGTERM: no new cell starts; running cells are ended now. ``interrupted`` is set
         # first, so a cell cut by this is not recorded as its own failure (--resume runs it again).
         if interrupted is not None:
             interrupted.set()
-        stop.set()
         closing.set()  # a start already in flight ends itself (see backends.base)
         try:
             remove_live_containers()
             stop_live_processes()
-            for thread in threads:
-                thread.join(10)
+            wait_for_workers(10)
             remove_live_containers()  # any whose start was in flight above
             stop_live_processes()
         finally:
             closing.clear()
-        raise
-    if failures:
-        raise failures[0]
+
+    threads.run_on(slots, cells, lambda cell, slot: done.append(one(*cell, slot)), stop_cells)
     return done

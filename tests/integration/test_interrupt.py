@@ -6,6 +6,7 @@ import os
 import signal
 import subprocess
 import sys
+import threading
 import time
 from pathlib import Path
 
@@ -84,9 +85,10 @@ def test_resume_finishes_an_interrupted_matrix(cpu_image, docker_client, tmp_pat
     assert not _labelled(docker_client)
 
 
-def _stop_while_starting(backend, tmp_path: Path) -> None:
+def _stop_while_starting(backend, tmp_path: Path, during_start: bool = False) -> None:
     """Ctrl-C lands while a worker is starting its next cell, the race a fast cell opens: the
-    start that was in flight must end its own container or process, never outlive the run."""
+    start that was in flight must end its own container or process, never outlive the run.
+    ``during_start``: the signal lands while the start's request is at the engine, not before."""
     import _thread
 
     from harness.measurement import scenario
@@ -100,8 +102,11 @@ def _stop_while_starting(backend, tmp_path: Path) -> None:
                           timeout=120)
 
     def one(env, scenario_item, slot) -> dict:
-        _thread.interrupt_main()
-        assert closing.wait(10), "the run never began stopping"
+        if during_start:
+            threading.Timer(1.0, _thread.interrupt_main).start()
+        else:
+            _thread.interrupt_main()
+            assert closing.wait(10), "the run never began stopping"
         return run_cell(backend, scenario_item, options, Nvml(False, "not needed"))
 
     # interrupt_main does nothing while SIGINT is ignored (the suite started as a background job)
@@ -119,6 +124,28 @@ def test_a_container_being_created_as_the_run_stops_is_removed(cpu_image, docker
 
     _stop_while_starting(DockerBackend(client=docker_client, image=cpu_image("torch")), tmp_path)
     assert not _labelled(docker_client)
+
+
+def test_a_create_still_at_a_slow_engine_when_the_run_stops_leaves_nothing(cpu_image, docker_client,
+                                                                         tmp_path: Path) -> None:
+    """A busy engine answers a create after the run has stopped waiting for its workers (10 s): the
+    run's last sweep cannot list a container that does not exist yet, so the stop waits for it."""
+    from harness.measurement.backends.docker import DockerBackend
+
+    answered = threading.Event()
+
+    class SlowEngine(DockerBackend):
+        def _create(self, *args):
+            time.sleep(12)
+            try:
+                return super()._create(*args)
+            finally:
+                answered.set()
+
+    _stop_while_starting(SlowEngine(client=docker_client, image=cpu_image("torch")), tmp_path, during_start=True)
+    # the run has stopped: the process may exit now, and its daemon workers with it
+    assert answered.is_set(), "the run stopped while a create was still at the engine"
+    assert not _labelled(docker_client), "a container created as the run stopped outlived it"
 
 
 def test_a_process_being_started_as_the_run_stops_is_ended(tmp_path: Path) -> None:

@@ -16,7 +16,7 @@ import signal
 import threading
 import time
 import uuid
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -46,10 +46,12 @@ MOUNT_SCENARIO = "/opt/harness/scenario"
 MOUNT_ACK = "/opt/harness/ack"
 
 _live: dict[str, Any] = {}
-_live_lock = threading.Lock()
+_creating: dict[str, Any] = {}  # name -> client: containers whose create request is still at the engine
+_live_lock = threading.Condition()
 
 
 REMOVE_PATIENCE_S = 15.0
+CREATE_PATIENCE_S = 60.0
 
 
 def remove_container(container: Any) -> None:
@@ -70,9 +72,35 @@ def remove_container(container: Any) -> None:
 
 @atexit.register
 def remove_live_containers() -> None:
-    """A harness that dies of an exception (or SIGTERM turned into SystemExit) leaves nothing."""
-    for container in list(_live.values()):
+    """A harness that dies of an exception (or SIGTERM turned into SystemExit) leaves nothing. A
+    create still at the engine is waited for: listing containers cannot see it yet, and on a busy
+    engine it can land after the run's last sweep and outlive it."""
+    with _live_lock:
+        _live_lock.wait_for(lambda: not _creating, timeout=CREATE_PATIENCE_S)
+        containers, stragglers = list(_live.values()), dict(_creating)
+    for container in containers:
         remove_container(container)
+    for name, client in stragglers.items():  # the engine never answered: remove it by its name
+        try:
+            remove_container(client.containers.get(name))
+        except Exception:
+            pass
+
+
+def _create_tracked(client: Any, name: str, create: Callable[[], Any]) -> Any:
+    """Create a container, known to ``remove_live_containers`` from before the request leaves."""
+    with _live_lock:
+        _creating[name] = client
+    container = None
+    try:
+        container = create()
+        return container
+    finally:
+        with _live_lock:
+            _creating.pop(name, None)
+            if container is not None:
+                _live[container.id] = container
+            _live_lock.notify_all()
 
 
 def remove_labelled(client: Any, run_id: str | None = None) -> int:
@@ -229,15 +257,15 @@ class DockerBackend:
         ]
         if self.gpus:
             mounts.append(Mount(jit_cache.MOUNT, str(jit_cache.folder()), type="bind"))
+        name = NAME_PREFIX + uuid.uuid4().hex[:12]
         try:
-            container = self._create(spec, agent_spec, environment, mounts, gpu)
+            container = _create_tracked(self.client, name,
+                                        lambda: self._create(spec, agent_spec, environment, mounts, gpu, name))
         except Exception as exc:
             explained = self._explained(exc)
             if explained:
                 raise explained from exc
             raise
-        with _live_lock:
-            _live[container.id] = container
         try:
             if closing.is_set():  # the run was stopped while this container was being created
                 raise CellRefused
@@ -262,7 +290,7 @@ class DockerBackend:
         return GpuRefused(f"{hint} ({str(exc).splitlines()[0]})") if hint else None
 
     def _create(self, spec: CellSpec, agent_spec: dict[str, Any], environment: dict[str, str], mounts: list[Any],
-                gpu: dict[str, Any]) -> Any:
+                gpu: dict[str, Any], name: str) -> Any:
         return self.client.containers.create(
             self.image,
             # The reaper is the container's PID 1: it reaps, and holds what the script leaves running
@@ -270,7 +298,7 @@ class DockerBackend:
             # it every such process, unseen, the moment the script exits).
             command=reaper_argv(self.python, MOUNT_AGENT, spec.nonce,
                                 agent_argv(self.python, MOUNT_AGENT, json.dumps(agent_spec))),
-            name=NAME_PREFIX + uuid.uuid4().hex[:12],
+            name=name,
             labels={LABEL_RUN: spec.run_id, LABEL_CELL: spec.cell_id, "harness.env": spec.env_name,
                     "harness.scenario": spec.scenario.name, **spec.labels},
             environment=environment,
