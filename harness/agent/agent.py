@@ -215,8 +215,21 @@ def run(spec, channel):
         if scenario_dir not in sys.path:
             sys.path.insert(0, scenario_dir)  # its kit modules (_torchkit, ...) live beside it
         exec(compile(source, path, "exec"), namespace)
-        return
-    # A user's script, unmodified: it runs as __main__, with checkpoints after its cleanups.
+        return None
+    if spec.get("launch"):  # a launcher's command: its ranks are instrumented, each in its process
+        import launcher
+        return launcher.run(spec["launch"], path, channel, checkpoint)
+    run_script(path, spec.get("argv") or [], channel, BARE_MODULES, source)
+    return None
+
+
+def run_script(path, argv, channel, bare_modules, source=None):
+    """A user's script, unmodified: it runs as __main__ with ``argv``, checkpoints after its cleanups."""
+    if source is None:
+        with open(path) as handle:
+            source = handle.read()
+    scenario_dir = os.path.dirname(os.path.abspath(path))
+    checkpoint = make_checkpoint(channel)
     import instrument
     code, _ = instrument.instrument(source, path)
     module = as_bare.main_module(path)
@@ -225,13 +238,13 @@ def run(spec, channel):
     setattr(module, instrument.CHECKPOINT_NAME, mark)
     as_bare.report_child_exits(channel)
     checkpoint("start")
-    sys.argv = [path]
+    sys.argv = [path] + list(argv)
     if sys.path and sys.path[0] == HERE:  # `python agent.py` put the agent's folder first
         sys.path[0] = scenario_dir  # a bare run's first entry: the script's folder
     else:
         sys.path.insert(0, scenario_dir)
     sys.dont_write_bytecode = bool(os.environ.get("PYTHONDONTWRITEBYTECODE"))  # the agent's -B is its own
-    as_bare.hide_own_modules(BARE_MODULES)
+    as_bare.hide_own_modules(bare_modules)
     sys.modules["__main__"] = module  # stays: the script's atexit handlers and children need it
     try:
         exec(code, module.__dict__)
@@ -248,9 +261,12 @@ def main(argv):
     channel = Channel(spec["nonce"], spec["ack_dir"], float(spec.get("ack_timeout", 600)), out)
     channel.send("hello", pid=os.getpid(), python=sys.version.split()[0], executable=sys.executable,
                  env=memory_environment(os.environ, spec.get("asked_env") or ()))
-    status, error, code = "ok", None, 0
+    status, error, code, launched = "ok", None, 0, None
     try:
-        run(spec, channel)
+        launched = run(spec, channel)
+        if launched is not None:  # a launcher's exit: its code, and the first rank that failed
+            code, error = launched["code"], launched["error"]
+            status = "error" if error else "ok"
     except BaseException:  # the scenario's failure is a result, whatever it raised
         exc_type, exc_value = sys.exc_info()[:2]
         if spec.get("mode") == "repro":  # a user's script ends its process as it would bare
@@ -265,7 +281,8 @@ def main(argv):
                 "traceback": traceback.format_exc(),
             }
     loops = dict((label, n) for label, n in getattr(channel, "loops", {}).items() if n > 1)
-    channel.send("end", status=status, error=error, facts=framework_view.facts(), loops=loops, exit_code=code)
+    facts = (launched or {}).get("facts") or framework_view.facts()  # a launcher's: what its ranks ran
+    channel.send("end", status=status, error=error, facts=facts, loops=loops, exit_code=code)
     out.flush()
     return code
 

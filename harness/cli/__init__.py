@@ -69,9 +69,20 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+def split_command(argv: list[str]) -> tuple[list[str], list[str]]:
+    """`repro ... -- REST`: REST is the script's arguments or the command that launches it, never
+    options of ours (argparse would take a ``--lr`` there for one)."""
+    if "--" in argv and "repro" in argv[:argv.index("--")]:
+        cut = argv.index("--")
+        return argv[:cut], argv[cut + 1:]
+    return argv, []
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = build_parser()
-    args = parser.parse_args(argv)
+    ours, rest = split_command(sys.argv[1:] if argv is None else argv)
+    args = parser.parse_args(ours)
+    args.rest = rest
     err, out = console(stderr=True), console(stderr=False)
     signal.signal(signal.SIGTERM, _terminate)
     name = parser.prog

@@ -6,7 +6,7 @@ import argparse
 from rich.console import Console
 
 from harness.environments.docker_client import connect
-from harness.measurement.backends.docker import remove_labelled
+from harness.measurement.backends.owned_containers import remove_labelled
 
 
 def main(args: argparse.Namespace, err: Console, out: Console) -> int:

@@ -72,7 +72,10 @@ _THRESHOLDS = ", ".join(f"{k} {v:g}" for k, v in bisection.DEFAULT_THRESHOLD_MIB
 OPTIONS: list[Option] = [
     # positionals
     Option(("scenario",), "path to a scenario file", ("run",)),
-    Option(("script",), "the script from the bug report, unmodified", ("repro", "bisect"), {"type": Path}),
+    Option(("script",), "the script from the bug report, unmodified", ("bisect",), {"type": Path}),
+    Option(("script",), "the script from the bug report, unmodified; its arguments after -- (`repro train.py -- "
+           "--lr 1e-3`), or instead the command that launches it (`repro -- torchrun --nproc_per_node=2 train.py`)",
+           ("repro",), {"type": Path, "nargs": "?"}),
     Option(("run_dir",), "a run folder (results/<run-id>)", ("report",), {"type": Path}),
     # what runs where
     Option(("--env",), "only this environment of matrix/environments.toml (repeatable; default: all that apply)",

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import argparse
+from dataclasses import replace
 from pathlib import Path
 
 from rich.console import Console
@@ -10,7 +11,7 @@ from harness.cli.shared import asked_for, build_options, command_line_envs, noth
 from harness.environments import config
 from harness.measurement.nvml import Nvml
 from harness.reporting import render, repro_md
-from harness.running import catalogue, repro
+from harness.running import catalogue, launch, repro
 from harness.running.matrix import MatrixOptions, run_matrix
 from harness.store import results
 
@@ -24,7 +25,10 @@ def python2_possible(args: argparse.Namespace, envs: dict[str, config.EnvDef], n
 
 def main(args: argparse.Namespace, err: Console, out: Console) -> int:
     named = bool(args.with_pins or args.interpreter or args.image or args.env)
-    item = repro.script_scenario(args.script, args.timeout, plain=named, setenv=dict(args.setenv))
+    started = launch.parse(args.script, getattr(args, "rest", []))
+    args.script = started.script
+    item = replace(repro.script_scenario(started.script, args.timeout, plain=named, setenv=dict(args.setenv)),
+                   argv=started.argv, launch=started.launch, command=started.command)
     extra = command_line_envs(args, args.family or list(item.families))
     names = args.env
     envs = config.load_environments()

@@ -7,7 +7,7 @@ from __future__ import annotations
 from typing import Any
 
 from harness.common.errors import DockerUnavailable
-from harness.measurement.backends.docker import engine_address as engine_address  # where the engine is asked for
+from harness.measurement.backends.owned_containers import engine_address as engine_address  # where the engine is asked for
 
 
 def connect(timeout: int = 120) -> Any:

@@ -181,6 +181,9 @@ def _converse(
                 checkpoint["per_gpu"] = per_gpu
             if event.data.get("skipped"):
                 checkpoint["skipped"] = event.data["skipped"]
+            for key in ("rank", "pid"):  # a launcher's rank: which process took it
+                if event.data.get(key) is not None:
+                    checkpoint[key] = event.data[key]
             if event.data.get("baseline"):
                 record["pre_gpu"] = checkpoint  # the agent's reading before any scenario code
             else:

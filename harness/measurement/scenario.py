@@ -57,6 +57,9 @@ class Scenario:
     mode: str = "scenario"  # "repro": a user's unmodified script, checkpoints added by the agent
     notes: tuple[str, ...] = ()  # repro: what a reader must know about how the script ran (stdin, ...)
     companions: tuple[str, ...] = ()  # repro: the script's own modules it imports, relative to its folder
+    argv: tuple[str, ...] = ()  # repro: the script's own arguments (`repro train.py -- --lr 1e-3`)
+    launch: tuple[str, ...] = ()  # repro: a launcher's argv, "{python}"/"{script}" for the interpreter and the script
+    command: str = ""  # repro: the command as the user gave it, for the record
 
     def applies_to(self, family: str) -> bool:
         return "any" in self.families or family in self.families

@@ -26,6 +26,7 @@ def scenario_facts(scenario: Scenario, params: dict[str, Any]) -> dict[str, Any]
         "meter": scenario.meter,
         "mode": scenario.mode,
         **({"notes": list(scenario.notes)} if scenario.notes else {}),
+        **({"command": scenario.command} if scenario.command else {}),
     }
 
 

@@ -89,6 +89,9 @@ class Checkpoint(_Open):
     settle: Settle | None = None
     skipped: str | None = None  # why the scenario said this step means nothing here
     gpu_processes: list[dict[str, Any]] | None = None
+    per_gpu: dict[str, dict[str, int | None]] | None = None  # GPU index -> its device and process readings
+    rank: int | None = None  # the launcher's rank of the process that took it
+    pid: int | None = None  # that process, as it saw itself
 
 
 class Scenario(_Open):
@@ -103,6 +106,7 @@ class Scenario(_Open):
     meter: str | None = None
     mode: str | None = None
     seed: str | None = None
+    command: str | None = None  # repro: the command as the user gave it (a launcher's, or the script's arguments)
 
 
 class Environment(_Open):

@@ -188,12 +188,21 @@ def not_run_section(record: dict[str, Any]) -> list[str]:
     return lines + (["```", *tail, "```", ""] if tail else [])
 
 
+def _launched(records: list[dict[str, Any]]) -> bool:
+    return any(cp.get("rank") is not None or cp.get("pid") is not None for r in records for cp in r.get("checkpoints") or [])
+
+
 def markdown(records: list[dict[str, Any]], script: Path) -> str:
     """The per-environment results as one Markdown block for an issue thread."""
     gpu = any((r.get("host") or {}).get("nvml_available") for r in records)
     lines = [f"### {'GPU' if gpu else 'Host'} memory of `{script.name}`, per environment", ""]
     if not gpu:
         lines += ["No NVIDIA GPU here: host memory (RSS) only; run it on a machine with a GPU for GPU memory.", ""]
+    command = next((c for c in ((r.get("scenario") or {}).get("command") for r in records) if c), None)
+    if command:
+        lines += [f"Run as `{command}`" + (", each rank's checkpoints labelled with its rank; readings are of the "
+                                           "launcher and all its processes together" if _launched(records) else "")
+                  + ".", ""]
     missing = [r["env"]["name"] for r in records if never_ran(r) and r.get("status") != "skipped"]
     if missing:
         lines += [f"Not every environment asked for ran: {', '.join(f'`{m}`' for m in missing)} (the cause is in "

@@ -151,7 +151,7 @@ def run_on_node(job: NodeJob, attempts: Any) -> tuple[dict[str, Any], str]:
 def remove_run_containers(run_id: str) -> int:
     """On this node: remove every container labelled with ``run_id``."""
     from harness.environments.docker_client import connect as docker_connect
-    from harness.measurement.backends.docker import LABEL_RUN, remove_container
+    from harness.measurement.backends.owned_containers import LABEL_RUN, remove_container
 
     try:
         client = docker_connect(timeout=30)

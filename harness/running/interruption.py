@@ -9,6 +9,7 @@ from harness.common.commands import command
 from harness.judgement import verdicts
 from harness.measurement.backends import docker as docker_backend
 from harness.measurement.backends.base import Backend
+from harness.measurement.backends.owned_containers import remove_labelled
 from harness.model.record import RUN_AGAIN, ErrorKind, Status
 from harness.store import results
 
@@ -46,6 +47,6 @@ def sweep_containers(backends: Iterable[Backend], run_id: str) -> None:
     for backend in backends:
         if isinstance(backend, docker_backend.DockerBackend):
             try:
-                docker_backend.remove_labelled(backend.client, run_id)
+                remove_labelled(backend.client, run_id)
             except Exception:
                 pass  # the engine went away: `harness clean` removes them later

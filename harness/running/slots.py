@@ -51,7 +51,7 @@ def run_on_slots(
 ) -> list[dict[str, Any]]:
     """Each slot (a GPU, or a CPU job) runs one cell at a time from a shared queue."""
     from harness.measurement.backends.base import closing
-    from harness.measurement.backends.docker import remove_live_containers
+    from harness.measurement.backends.owned_containers import remove_live_containers
     from harness.measurement.backends.process import stop_live_processes
 
     done: list[dict[str, Any]] = []

@@ -16,7 +16,7 @@ from helpers import TEST_IMAGE_PREFIX
 
 from harness.common.errors import HarnessError
 from harness.environments import config, images
-from harness.measurement.backends.docker import LABEL_RUN, remove_container
+from harness.measurement.backends.owned_containers import LABEL_RUN, remove_container
 
 pytestmark = pytest.mark.docker
 

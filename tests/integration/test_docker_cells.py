@@ -10,7 +10,8 @@ from helpers import SCENARIOS
 from harness.environments import config
 from harness.judgement import tolerances
 from harness.measurement import scenario
-from harness.measurement.backends.docker import LABEL_RUN, DockerBackend
+from harness.measurement.backends.docker import DockerBackend
+from harness.measurement.backends.owned_containers import LABEL_RUN
 from harness.measurement.nvml import Nvml
 from harness.measurement.runner import CellOptions, run_cell
 

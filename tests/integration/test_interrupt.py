@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 from helpers import ROOT, SCENARIOS, default_sigint
 
-from harness.measurement.backends.docker import LABEL_RUN
+from harness.measurement.backends.owned_containers import LABEL_RUN
 
 
 def _labelled(client) -> list:

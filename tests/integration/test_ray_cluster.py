@@ -110,7 +110,7 @@ def test_ctrl_c_on_the_driver_cancels_the_cells_and_leaves_no_container(cpu_imag
                                                                        tmp_path: Path) -> None:
     import signal
 
-    from harness.measurement.backends.docker import LABEL_RUN
+    from harness.measurement.backends.owned_containers import LABEL_RUN
 
     cpu_image("torch")
     made, _ = cluster

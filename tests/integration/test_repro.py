@@ -131,3 +131,23 @@ def test_a_script_reaching_torch_only_through_its_own_module_runs_in_the_torch_e
     assert "torch" in record["facts"]["frameworks"]  # what it really imported, reported from inside
     assert [cp["label"] for cp in record["checkpoints"]] == ["start", "train.py:4: del x", "end"]
     assert {p.name for p in run_dir.iterdir() if p.is_dir()} >= {"torch"}
+
+
+def test_torchrun_ddp_on_two_cpu_ranks(cpu_image, tmp_path: Path) -> None:
+    """`repro -- torchrun --nproc_per_node=2 ddp_gloo.py --epochs 2` in the torch image: the launcher
+    runs as typed, its rendezvous finds the container's own name, and each rank's checkpoints are its own."""
+    cpu_image("torch")
+    argv = [sys.executable, "-m", "harness", "repro", "--env", "torch", "--results", str(tmp_path), "--timeout", "300",
+            "--", "torchrun", "--nproc_per_node=2", str(SNIPPETS / "launch" / "ddp_gloo.py"), "--epochs", "2"]
+    result = subprocess.run(argv, cwd=ROOT, capture_output=True, text=True, timeout=900, env=dict(os.environ, NO_COLOR="1"))
+    assert result.returncode == 0, result.stderr[-3000:]
+    (run_dir,) = [p for p in tmp_path.iterdir() if p.is_dir()]
+    record = json.loads((run_dir / "torch" / "repro__ddp_gloo.json").read_text())
+    assert record["status"] == "ok", (record["error"], record["stderr_tail"][-1500:])
+    log = (run_dir / "logs" / "torch" / "repro__ddp_gloo.log").read_text()
+    assert sorted(line for line in log.splitlines() if line.startswith("rank ")) == [
+        "rank 0 of 2 ran 2 epochs", "rank 1 of 2 ran 2 epochs"]
+    for rank in (0, 1):
+        assert f"rank {rank}: ddp_gloo.py:20: del model, opt" in [cp["label"] for cp in record["checkpoints"]]
+    assert record["facts"]["frameworks"].get("torch", "").startswith("2.")  # what the ranks ran, not the launcher
+    assert "Run as `torchrun --nproc_per_node=2" in (run_dir / "repro.md").read_text()

@@ -69,6 +69,8 @@ class CellSpec:
             "ack_timeout": self.timeout,
             "mode": self.scenario.mode,
             "asked_env": sorted(self.env_vars),  # reported back whatever their names
+            **({"argv": list(self.scenario.argv)} if self.scenario.argv else {}),
+            **({"launch": list(self.scenario.launch)} if self.scenario.launch else {}),
         }
 
 

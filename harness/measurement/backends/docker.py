@@ -9,14 +9,11 @@ harness. The container's processes are host processes: their host PIDs feed the 
 """
 from __future__ import annotations
 
-import atexit
 import json
 import os
 import signal
-import threading
-import time
 import uuid
-from collections.abc import Callable, Iterable
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -34,83 +31,21 @@ from harness.measurement.backends.base import (
     reaper_argv,
 )
 from harness.measurement.backends.capped_log import CappedLog
+from harness.measurement.backends.owned_containers import (
+    LABEL_CELL,
+    LABEL_RUN,
+    NAME_PREFIX,
+    create_tracked,
+    engine_silent,
+    remove_container,
+)
 from harness.measurement.backends.scenario_mount import readable_scenario_dir
 from harness.measurement.gpu_access import GpuAccess, refused_hint
 from harness.measurement.protocol import split_lines
 
-NAME_PREFIX = "gpu-cleanup-matrix-"
-LABEL_RUN = "harness.run-id"
-LABEL_CELL = "harness.cell-id"
 MOUNT_AGENT = "/opt/harness/agent"
 MOUNT_SCENARIO = "/opt/harness/scenario"
 MOUNT_ACK = "/opt/harness/ack"
-
-_live: dict[str, Any] = {}
-_creating: dict[str, Any] = {}  # name -> client: containers whose create request is still at the engine
-_live_lock = threading.Condition()
-
-
-REMOVE_PATIENCE_S = 15.0
-CREATE_PATIENCE_S = 60.0
-
-
-def remove_container(container: Any) -> None:
-    """Force-remove until the engine says it is gone: while a start or another removal of the same
-    container is in flight the engine answers 409, and giving up there can leave it behind."""
-    deadline = time.monotonic() + REMOVE_PATIENCE_S
-    while True:
-        try:
-            container.remove(force=True)
-            break
-        except Exception as exc:
-            if getattr(exc, "status_code", None) == 404 or time.monotonic() > deadline or engine_silent(container.client):
-                break  # gone (or the engine itself is gone: nothing more to do from here)
-            time.sleep(0.2)
-    with _live_lock:
-        _live.pop(container.id, None)
-
-
-@atexit.register
-def remove_live_containers() -> None:
-    """A harness that dies of an exception (or SIGTERM turned into SystemExit) leaves nothing. A
-    create still at the engine is waited for: listing containers cannot see it yet, and on a busy
-    engine it can land after the run's last sweep and outlive it."""
-    with _live_lock:
-        _live_lock.wait_for(lambda: not _creating, timeout=CREATE_PATIENCE_S)
-        containers, stragglers = list(_live.values()), dict(_creating)
-    for container in containers:
-        remove_container(container)
-    for name, client in stragglers.items():  # the engine never answered: remove it by its name
-        try:
-            remove_container(client.containers.get(name))
-        except Exception:
-            pass
-
-
-def _create_tracked(client: Any, name: str, create: Callable[[], Any]) -> Any:
-    """Create a container, known to ``remove_live_containers`` from before the request leaves."""
-    with _live_lock:
-        _creating[name] = client
-    container = None
-    try:
-        container = create()
-        return container
-    finally:
-        with _live_lock:
-            _creating.pop(name, None)
-            if container is not None:
-                _live[container.id] = container
-            _live_lock.notify_all()
-
-
-def remove_labelled(client: Any, run_id: str | None = None) -> int:
-    """Remove every container this tool ever labelled (``harness clean``), or those of one run (the
-    last sweep of a stopped run: a start in flight may have finished after the cells were ended)."""
-    containers = client.containers.list(all=True, filters={"label": f"{LABEL_RUN}={run_id}" if run_id else LABEL_RUN})
-    for container in containers:
-        remove_container(container)
-    return len(containers)
-
 
 @dataclass
 class DockerCell:
@@ -171,19 +106,6 @@ class DockerCell:
     def stderr_tail(self) -> str:
         self._save_stderr()
         return self._stderr or ""
-
-
-def engine_address() -> str:
-    return os.environ.get("DOCKER_HOST", "unix:///var/run/docker.sock")
-
-
-def engine_silent(client: Any) -> str | None:
-    """Why the engine does not answer (it stopped, its socket went), or None while it does."""
-    try:
-        client.ping()
-        return None
-    except Exception:
-        return f"the Docker engine stopped answering at {engine_address()}"
 
 
 @dataclass
@@ -259,7 +181,7 @@ class DockerBackend:
             mounts.append(Mount(jit_cache.MOUNT, str(jit_cache.folder()), type="bind"))
         name = NAME_PREFIX + uuid.uuid4().hex[:12]
         try:
-            container = _create_tracked(self.client, name,
+            container = create_tracked(self.client, name,
                                         lambda: self._create(spec, agent_spec, environment, mounts, gpu, name))
         except Exception as exc:
             explained = self._explained(exc)
@@ -304,6 +226,9 @@ class DockerBackend:
             environment=environment,
             mounts=mounts,
             network_mode="none",
+            # Its own name resolves, to loopback, as on a machine with a network: a launcher's
+            # rendezvous (torchrun, NCCL's bootstrap) looks the hostname up and fails without it.
+            hostname=name, extra_hosts={name: "127.0.0.1"},
             user=self.user or None,
             working_dir="/tmp",
             # A private, writable /tmp for every cell: the cell runs as nobody, and an image's own /tmp
