@@ -6,6 +6,10 @@ must be identical; a table shows each script's outcome and what repro said of it
 
     python tests/fidelity/compare.py --interpreter PY SCRIPT... [--results DIR] [--json OUT]
     python tests/fidelity/compare.py --image IMAGE SCRIPT...      (bare: `docker run` of the image)
+    python tests/fidelity/compare.py --interpreter PY --launcher "torchrun --standalone --nproc_per_node=2" SCRIPT...
+                                    (bare: the launcher's command; repro: `repro -- LAUNCHER SCRIPT`)
+
+Where NVML answers, each GPU's device memory is sampled (20 Hz) during both runs: the peak per GPU.
 
 Exit 0 when every script behaved the same both ways, 1 otherwise.
 """
@@ -14,10 +18,12 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import shlex
 import signal
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 import uuid
 from dataclasses import asdict, dataclass, field
@@ -43,6 +49,8 @@ class Outcome:
     status: str = ""
     exit_s: float | None = None
     repro_said: list[str] = field(default_factory=list)
+    bare_peaks: list[int] = field(default_factory=list)  # MiB per GPU, from NVML outside both runs
+    repro_peaks: list[int] = field(default_factory=list)
 
     @property
     def same(self) -> bool:
@@ -64,10 +72,43 @@ def _kill_marked(marker: str) -> None:
             continue
 
 
-def run_bare(script: Path, interpreter: str | None, image: str | None, timeout: float) -> tuple[int | None, str, float]:
+class GpuPeaks:
+    """Each GPU's largest device-memory reading while a run lasts (NVML, 20 Hz); empty without NVML."""
+
+    def __init__(self) -> None:
+        self.peaks: list[int] = []
+        self._stop = threading.Event()
+        try:
+            import pynvml
+            pynvml.nvmlInit()
+            self._handles = [pynvml.nvmlDeviceGetHandleByIndex(i) for i in range(pynvml.nvmlDeviceGetCount())]
+            self._used = lambda h: pynvml.nvmlDeviceGetMemoryInfo(h).used
+        except Exception:
+            self._handles = []
+
+    def __enter__(self) -> GpuPeaks:
+        self.peaks = [0] * len(self._handles)
+        self._thread = threading.Thread(target=self._sample, daemon=True)
+        self._thread.start()
+        return self
+
+    def _sample(self) -> None:
+        while not self._stop.wait(0.05):
+            for i, handle in enumerate(self._handles):
+                self.peaks[i] = max(self.peaks[i], self._used(handle) >> 20)
+
+    def __exit__(self, *exc: object) -> None:
+        self._stop.set()
+        self._thread.join()
+
+
+def run_bare(script: Path, interpreter: str | None, image: str | None, timeout: float,
+             launcher: list[str] | None = None) -> tuple[int | None, str, float]:
     """The script as a user runs it: output to a file (a detached child may keep a pipe open)."""
     marker = f"FIDELITY_BARE_RUN={uuid.uuid4().hex}"
-    if image:
+    if launcher:
+        command = [*launcher, str(script)]
+    elif image:
         command = [*DOCKER_BARE, "-v", f"{script.parent}:{MOUNT}:ro", image, "python", f"{MOUNT}/{script.name}"]
     else:
         command = [interpreter or sys.executable, str(script)]
@@ -88,11 +129,12 @@ def run_bare(script: Path, interpreter: str | None, image: str | None, timeout: 
 
 
 def run_repro(script: Path, interpreter: str | None, image: str | None, results: Path, timeout: float,
-              extra: list[str]) -> tuple[dict[str, Any], str, str]:
+              extra: list[str], launcher: list[str] | None = None) -> tuple[dict[str, Any], str, str]:
     """The record of the script's one cell, its log, and repro's Markdown block."""
     where = ["--image", image] if image else ["--interpreter", interpreter or sys.executable]  # its frameworks: detected
-    command = [sys.executable, "-m", "harness", "repro", str(script), *where, "--results", str(results),
-               "--timeout", str(timeout), *extra]
+    started = ["--", *launcher, str(script)] if launcher else [str(script)]
+    command = [sys.executable, "-m", "harness", "repro", *where, "--results", str(results),
+               "--timeout", str(timeout), *extra, *started]
     done = subprocess.run(command, capture_output=True, text=True, cwd=REPO, stdin=subprocess.DEVNULL)
     runs = sorted(results.iterdir(), key=lambda p: p.stat().st_mtime)
     run_dir = runs[-1]
@@ -111,22 +153,29 @@ def said(markdown: str) -> list[str]:
 
 
 def compare(script: Path, interpreter: str | None, image: str | None, results: Path, timeout: float,
-            extra: list[str]) -> Outcome:
-    bare_exit, bare_out, bare_s = run_bare(script, interpreter, image, timeout)
-    record, log, markdown = run_repro(script, interpreter, image, results, timeout, extra)
+            extra: list[str], launcher: list[str] | None = None) -> Outcome:
+    with GpuPeaks() as bare_peaks:
+        bare_exit, bare_out, bare_s = run_bare(script, interpreter, image, timeout, launcher)
+    with GpuPeaks() as repro_peaks:
+        record, log, markdown = run_repro(script, interpreter, image, results, timeout, extra, launcher)
     exit_code = record.get("exit_code")
-    return Outcome(script=script.name, bare_exit=bare_exit, repro_exit=exit_code, bare_lines=marked(bare_out),
-                   repro_lines=marked(log), bare_s=round(bare_s, 2), status=str(record.get("status")),
-                   exit_s=record.get("exit_s"), repro_said=said(markdown))
+    name = f"{launcher[0]} {script.name}" if launcher else script.name
+    # launched ranks' lines in rank order: two processes' lines interleave in any order
+    ordered = sorted if launcher else list
+    return Outcome(script=name, bare_exit=bare_exit, repro_exit=exit_code, bare_lines=ordered(marked(bare_out)),
+                   repro_lines=ordered(marked(log)), bare_s=round(bare_s, 2), status=str(record.get("status")),
+                   exit_s=record.get("exit_s"), repro_said=said(markdown), bare_peaks=bare_peaks.peaks,
+                   repro_peaks=repro_peaks.peaks)
 
 
 def table(outcomes: list[Outcome]) -> str:
-    rows = ["| script | bare exit | repro exit | output | repro status | exit after end | what repro said |",
-            "|---|---|---|---|---|---|---|"]
+    rows = ["| script | bare exit | repro exit | output | bare peak per GPU | repro peak per GPU | repro status | "
+            "exit after end | what repro said |", "|---|---|---|---|---|---|---|---|---|"]
     for o in outcomes:
         same = "identical" if o.bare_lines == o.repro_lines else "DIFFERS"
-        rows.append(f"| {o.script} | {o.bare_exit} | {o.repro_exit} | {same} ({len(o.bare_lines)} lines) | {o.status} | "
-                    f"{'' if o.exit_s is None else f'{o.exit_s:.1f} s'} | {'<br>'.join(o.repro_said)} |")
+        rows.append(f"| {o.script} | {o.bare_exit} | {o.repro_exit} | {same} ({len(o.bare_lines)} lines) | "
+                    f"{' / '.join(f'{p} MiB' for p in o.bare_peaks)} | {' / '.join(f'{p} MiB' for p in o.repro_peaks)} | "
+                    f"{o.status} | {'' if o.exit_s is None else f'{o.exit_s:.1f} s'} | {'<br>'.join(o.repro_said)} |")
     return "\n".join(rows)
 
 
@@ -140,12 +189,13 @@ def main(argv: list[str]) -> int:
     parser.add_argument("--timeout", type=float, default=300.0)
     parser.add_argument("--json", type=Path, default=None, help="write every outcome here")
     parser.add_argument("--repro-arg", action="append", default=[], help="passed on to repro (repeatable)")
+    parser.add_argument("--launcher", default=None, help="the command that starts each script (torchrun ...)")
     args = parser.parse_args(argv)
     args.results.mkdir(parents=True, exist_ok=True)
     outcomes = []
     for script in args.scripts:
         outcome = compare(script.resolve(), args.interpreter, args.image, args.results.resolve(), args.timeout,
-                          args.repro_arg)
+                          args.repro_arg, shlex.split(args.launcher) if args.launcher else None)
         outcomes.append(outcome)
         print(f"{outcome.script}: {'same' if outcome.same else 'DIFFERENT'}", file=sys.stderr, flush=True)
         for bare, under in zip(outcome.bare_lines, outcome.repro_lines, strict=False):

@@ -3,6 +3,7 @@
 # single-GPU script and one that hides every GPU, bare and under `harness repro` through the process
 # backend; the table, every run and the GPUs. Host packages the harness needs but the machine lacks
 # come as wheels in .host-wheels (pip download pydantic jsonschema docker for its Python).
+# Then the scripts of tests/fidelity/multigpu_launch, started by torchrun bare and through `repro -- torchrun ...`.
 # Usage: tests/fidelity/multigpu_run.sh OUT_DIR
 set -uo pipefail
 here=$(cd "$(dirname "$0")/../.." && pwd)
@@ -20,6 +21,12 @@ python3 tests/fidelity/compare.py --interpreter "$(command -v python3)" --result
   --timeout 240 tests/fidelity/multigpu/*.py tests/fidelity/gpu/cuda_visible_devices.py tests/repro/torch_del_empty_cache.py \
   > "$out/table.md" 2> "$out/compare.log"
 echo "compare exit $?" >> "$out/compare.log"
+# The same kind of jobs started by a launcher: torchrun as typed, bare and as `repro -- torchrun ...`.
+launcher="torchrun --standalone --nproc_per_node=2"
+command -v torchrun >/dev/null || launcher="python3 -m torch.distributed.run --standalone --nproc_per_node=2"
+python3 tests/fidelity/compare.py --interpreter "$(command -v python3)" --results "$runs" --json "$out/outcomes-launch.json" \
+  --timeout 240 --launcher "$launcher" tests/fidelity/multigpu_launch/*.py > "$out/table-launch.md" 2>> "$out/compare.log"
+echo "compare (launcher) exit $?" >> "$out/compare.log"
 for md in "$runs"/*/repro.md; do cat "$md"; done > "$out/repro.md"
 tar -C "$(dirname "$runs")" -czf "$out/runs.tgz" runs
-cat "$out/table.md"; tail -5 "$out/compare.log"
+cat "$out/table.md" "$out/table-launch.md"; tail -5 "$out/compare.log"
