@@ -16,6 +16,18 @@ from typing import Any
 from harness.common.units import human_bytes
 
 
+def judged_pid(record: dict[str, Any]) -> int | None:
+    """The process whose own readings are the script's: none for a launcher's command, whose ranks
+    are all the script's (the launcher and every process it started are judged together)."""
+    return None if (record.get("scenario") or {}).get("launcher") else record.get("script_pid")
+
+
+def ranks_by_pid(record: dict[str, Any]) -> dict[int, int]:
+    """PID -> rank, as a launcher's ranks said at their checkpoints."""
+    return {int(cp["pid"]): int(cp["rank"]) for cp in record.get("checkpoints") or []
+            if cp.get("pid") is not None and cp.get("rank") is not None}
+
+
 def other_processes(cp: dict[str, Any], script_pid: int | None) -> tuple[int, list[dict[str, Any]]]:
     """GPU memory of the cell's processes other than the script's own at ``cp``, and who they are."""
     if script_pid is None:
@@ -38,9 +50,13 @@ def others_left(floor_cp: dict[str, Any], cp: dict[str, Any], script_pid: int | 
     return max(0, now - before), [p for p in who if p.get("bytes")]
 
 
-def named(processes: list[dict[str, Any]]) -> str:
-    return ", ".join(f"PID {p['pid']} `{str(p.get('command') or '?')[:60]}` ({human_bytes(p.get('bytes'))})"
-                     for p in processes)
+def named(processes: list[dict[str, Any]], ranks: dict[int, int] | None = None) -> str:
+    """Each process with its PID (and rank), the GPU where the script sees several, and its memory."""
+    def one(p: dict[str, Any]) -> str:
+        rank = f" (rank {ranks[p['pid']]})" if ranks and p.get("pid") in ranks else ""
+        where = f" on GPU {p['gpu']}" if p.get("gpu") is not None else ""
+        return f"PID {p['pid']}{rank}{where} `{str(p.get('command') or '?')[:60]}` ({human_bytes(p.get('bytes'))})"
+    return ", ".join(one(p) for p in processes)
 
 
 def split_own(left: int, pool: int | None, live: int | None) -> dict[str, int] | None:

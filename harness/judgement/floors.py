@@ -72,7 +72,7 @@ def driver_floor(record: dict[str, Any], before_peak: list[dict[str, Any]], peak
     base = baseline_reading(record, meter) if meter in NVML_METERS else None
     if base is None:
         return DriverFloor(value=floor_reading, basis="ready")
-    pid = record.get("script_pid")
+    pid = attribution.judged_pid(record)
 
     def own(cp: dict[str, Any]) -> int:
         value = attribution.own_reading(cp, pid) if meter == "nvml_process" else reading(cp, meter)

@@ -204,7 +204,7 @@ def judge(record: dict[str, Any]) -> dict[str, Any]:
         before_peak = checkpoints if peak_cp.get("label") == TIMELINE_PEAK or peak is None else checkpoints[:peak]
         floors = {meter: driver_floor(record, before_peak, peak_cp, checkpoints[floor], meter)
                   for meter in NVML_METERS if primary_meter([checkpoints[floor], peak_cp], meter) == meter}
-        judged = [judge_step(checkpoints[floor], peak_cp, checkpoints[i], prefer, floors, record.get("script_pid"))
+        judged = [judge_step(checkpoints[floor], peak_cp, checkpoints[i], prefer, floors, attribution.judged_pid(record))
                   for i in steps]
     meters = [s["meter"] for s in judged if s.get("meter") in floors]
     no_gpu = framework_without_gpu(record) if record.get("status") == "ok" else None

@@ -27,6 +27,7 @@ def scenario_facts(scenario: Scenario, params: dict[str, Any]) -> dict[str, Any]
         "mode": scenario.mode,
         **({"notes": list(scenario.notes)} if scenario.notes else {}),
         **({"command": scenario.command} if scenario.command else {}),
+        **({"launcher": True} if scenario.launch else {}),
     }
 
 

@@ -107,6 +107,7 @@ class Scenario(_Open):
     mode: str | None = None
     seed: str | None = None
     command: str | None = None  # repro: the command as the user gave it (a launcher's, or the script's arguments)
+    launcher: bool | None = None  # repro: run by a launcher; its processes are judged together
 
 
 class Environment(_Open):

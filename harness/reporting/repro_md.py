@@ -13,7 +13,7 @@ from typing import Any
 
 from harness import __version__
 from harness.common.units import human_bytes
-from harness.judgement import answer, attribution, loops, tolerances, verdicts
+from harness.judgement import answer, attribution, loops, multigpu, tolerances, verdicts
 from harness.judgement.tolerances import TOLERANCES
 from harness.model.record import TIMELINE_COLUMNS
 from harness.reporting import aggregate, glance
@@ -94,7 +94,7 @@ def outside_allocator(record: dict[str, Any]) -> tuple[str, int] | None:
     the last checkpoint: libraries loaded on first use (cuBLAS, cuDNN kernels, handles), which no
     cleanup call returns. Its other processes are never counted here. None when no framework
     reports its pool, or the gain is below the signal."""
-    pid = record.get("script_pid")
+    pid = attribution.judged_pid(record)
     cps = [cp for cp in record.get("checkpoints") or [] if cp["readings"].get("nvml_process") is not None]
     if len(cps) < 2:
         return None
@@ -151,6 +151,12 @@ def _others_cell(cp: dict[str, Any], pid: int | None) -> str:
     return attribution.named([p for p in who if p.get("bytes")]).replace("|", "\\|") or "-"
 
 
+def _processes_cell(cp: dict[str, Any], record: dict[str, Any]) -> str:
+    """Every process of a launched command at ``cp`` on each GPU, with its rank where it said one."""
+    mine = [p for p in cp.get("gpu_processes") or [] if p.get("in_cell") and p.get("bytes")]
+    return attribution.named(mine, attribution.ranks_by_pid(record)).replace("|", "\\|") or "-"
+
+
 def _peak_row(peak: dict[str, Any], others: bool, gpu: bool) -> list[str]:
     """A timeline peak: the cell's processes together (the timeline does not tell them apart)."""
     where = f"between `{peak['after']}` and `{peak['before']}`" if peak["before"] else f"after `{peak['after']}`"
@@ -169,6 +175,8 @@ def _row(cells: list[str], gpu: bool, others: bool) -> list[str]:
 
 HEADER = ["checkpoint", "GPU, the script's process", "GPU, its other processes", "GPU, device", "host RSS",
           "framework in use / reserved", "verdict"]
+# A launcher's command: the launcher and its ranks are the script's processes, each named per GPU.
+LAUNCHED_HEADER = ["checkpoint", "GPU, the launcher and its ranks", "GPU, per process", *HEADER[3:]]
 
 
 def never_ran(record: dict[str, Any]) -> bool:
@@ -227,10 +235,11 @@ def markdown(records: list[dict[str, Any]], script: Path) -> str:
                       f"cleanup call returns before exit; it is part of what is left below.", ""]
         judged = {s["label"]: s for s in verdict_of.get("steps", [])}
         peaks = peaks_between(record)
-        pid = record.get("script_pid")
+        pid = attribution.judged_pid(record)
         cps = record.get("checkpoints") or []
-        others = any(attribution.other_processes(cp, pid)[0] for cp in cps)
-        header = _row([h for h in HEADER if others or h != HEADER[2]], gpu, others)
+        launched = _launched([record])
+        others = launched or any(attribution.other_processes(cp, pid)[0] for cp in cps)
+        header = _row([h for h in (LAUNCHED_HEADER if launched else HEADER) if others or h != HEADER[2]], gpu, others)
         lines += ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
         for index, cp in enumerate([*cps, None]):
             if index in peaks:
@@ -247,9 +256,13 @@ def markdown(records: list[dict[str, Any]], script: Path) -> str:
                 verdict += ": " + str(step["detail"]).replace("|", "\\|")
             label = cp["label"].replace("|", "\\|")
             cells = [f"`{label}`", human_bytes(attribution.own_reading(cp, pid)),
-                     *([_others_cell(cp, pid)] if others else []), human_bytes(r.get("nvml_device")),
+                     *([_processes_cell(cp, record) if launched else _others_cell(cp, pid)] if others else []),
+                     human_bytes(r.get("nvml_device")),
                      human_bytes(r.get("rss")), fw or "-", verdict]
             lines.append("| " + " | ".join(_row(cells, gpu, others)) + " |")
+        strays = multigpu.stray_memory(record)
+        if strays:
+            lines += ["", *(f"- {stray.sentence()}" for stray in strays)]
         looped = loop_lines(record)
         if looped:
             lines += ["", "Growth per loop iteration:", *looped]

@@ -79,3 +79,37 @@ def test_the_status_line_names_the_exception_not_the_tracebacks_last_hint() -> N
     assert error_line(torch_error) == "RuntimeError: CUDA error: invalid device ordinal"
     assert error_line({"type": "SystemExit", "message": "", "traceback": "x\nSystemExit: 3"}) == "SystemExit: 3"
     assert error_line(None) == ""
+
+
+def _launched(per_checkpoint: list[list[tuple[int, int, int]]]) -> dict:
+    """A launcher's record: checkpoints of ranks 0 and 1 (PIDs 11, 12) with (pid, gpu, MiB) readings."""
+    checkpoints = []
+    for n, held in enumerate(per_checkpoint):
+        rank = n % 2
+        checkpoints.append({
+            "label": f"rank {rank}: step {n}", "rank": rank, "pid": 11 + rank, "readings": {},
+            "gpu_processes": [{"pid": pid, "gpu": gpu, "bytes": mib * MiB, "in_cell": True, "command": "python rank.py"}
+                              for pid, gpu, mib in held]})
+    return {"scenario": {"name": "repro/t", "launcher": True}, "script_pid": 10, "checkpoints": checkpoints}
+
+
+def test_a_rank_holding_memory_on_another_ranks_gpu_is_named_with_the_fix() -> None:
+    from harness.judgement import attribution, multigpu
+
+    record = _launched([[(11, 0, 900)], [(11, 0, 1500), (12, 0, 520), (12, 1, 1400)], [(11, 0, 600), (12, 1, 700)]])
+    (stray,) = multigpu.stray_memory(record)
+    assert (stray.pid, stray.rank, stray.own_gpu, stray.other_gpu, stray.bytes) == (12, 1, 1, 0, 520 * MiB)
+    assert "Rank 1 (PID 12) holds 520.00 MiB on GPU 0 besides its own GPU 1" in stray.sentence()
+    assert "torch.cuda.set_device(local_rank)" in stray.sentence()
+    assert attribution.judged_pid(record) is None  # the launcher and its ranks are judged together
+    assert attribution.named(record["checkpoints"][1]["gpu_processes"], attribution.ranks_by_pid(record)).startswith(
+        "PID 11 (rank 0) on GPU 0 `python rank.py` (1.46 GiB), PID 12 (rank 1) on GPU 0")
+
+
+def test_one_process_on_two_gpus_is_no_finding() -> None:
+    from harness.judgement import multigpu
+
+    data_parallel = _launched([[(11, 0, 1500), (11, 1, 1400)]])  # DataParallel: one process, both GPUs, by design
+    assert multigpu.stray_memory(data_parallel) == []
+    small = _launched([[(11, 0, 1500), (12, 0, 20), (12, 1, 1400)]])  # 20 MiB: below what a context takes
+    assert multigpu.stray_memory(small) == []
