@@ -42,6 +42,7 @@ its reading before the cell started (NVML), or when no process of the cell is le
 from __future__ import annotations
 
 import re
+from dataclasses import replace
 from typing import Any
 
 from harness.judgement import attribution, sentences
@@ -106,6 +107,11 @@ def judge_step(
     grown, left = peak - base, value - base
     elsewhere, others = attribution.others_left(floor_cp, cp, script_pid) if meter == "nvml_process" else (0, [])
     grown, left = max(0, grown - elsewhere), left - elsewhere  # the script's own; its other processes' named apart
+    if floor is not None and floor.runtime_cost and left < 0:
+        # Below the floor: the runtime is not there yet (a step before the first touch) or gave some
+        # back (NCCL's, at destroy_process_group): nothing is left, and the runtime keeps what it holds now.
+        floor = replace(floor, runtime_cost=max(0, floor.runtime_cost + left))
+        left = 0
     tol = tolerance(grown, meter)
     result: dict[str, Any] = {"label": cp["label"], "meter": meter, "grown": grown, "left": left, "tol": int(tol)}
     fw_floor, fw_peak, fw_now = in_use(floor_cp) or 0, in_use(peak_cp), in_use(cp)
@@ -159,8 +165,9 @@ TIMELINE_PEAK = "peak (timeline)"
 IMPORT_LABEL = re.compile(r"^[^:]+:\d+: (?:import|from) ")  # agent/instrument.py: after a framework import
 # 2: runtime growth, pool, other processes told apart (attribution.py); 3: import floor, host words;
 # 4: a cell's answer (answer.py) splits what is left into live / pool / runtime, and a cell whose steps had no signal is
-# grey, never "back at exit"
-RULES_VERSION = 4
+# grey, never "back at exit"; 5: a step below the runtime floor (before the first touch, or after the runtime gave
+# some back) has nothing left, never a negative amount, and the runtime keeps what it holds then
+RULES_VERSION = 5
 
 
 def timeline_peak(record: dict[str, Any], checkpoints: list[dict[str, Any]]) -> dict[str, Any] | None:
