@@ -11,7 +11,8 @@ from harness.cli.shared import asked_for, build_options, command_line_envs, noth
 from harness.common.errors import UsageError
 from harness.measurement.nvml import Nvml
 from harness.reporting import render
-from harness.running.matrix import MatrixOptions, run_matrix
+from harness.running.matrix import run_matrix
+from harness.running.request import MatrixOptions
 from harness.running.resume import resume_options
 
 

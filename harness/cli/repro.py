@@ -12,7 +12,8 @@ from harness.environments import config
 from harness.measurement.nvml import Nvml
 from harness.reporting import render, repro_md
 from harness.running import catalogue, launch, repro
-from harness.running.matrix import MatrixOptions, run_matrix
+from harness.running.matrix import run_matrix
+from harness.running.request import MatrixOptions
 from harness.store import results
 
 

@@ -10,7 +10,7 @@ from typing import Any
 from rich.console import Console
 
 from harness.common.errors import UsageError
-from harness.environments import config
+from harness.environments import config, pins
 from harness.environments.images import BuildOptions
 from harness.reporting import render
 
@@ -38,9 +38,8 @@ def command_line_envs(args: argparse.Namespace, families: list[str]) -> list[con
 def asked_for(args: argparse.Namespace) -> set[str]:
     """The environments --with asked to be made: one that cannot be made here (no wheel for this
     platform, no base for it) is a failure, not a skip. An --env whose Python is absent stays a skip."""
-    from harness.environments import adhoc
 
-    return {",".join(str(r) for r in adhoc.parse(text)) for text in args.with_pins}
+    return {",".join(str(r) for r in pins.parse(text)) for text in args.with_pins}
 
 
 def nothing_ran(records: list[dict[str, Any]], err: Console, asked: Collection[str] = ()) -> int:
@@ -96,7 +95,7 @@ def plain_events(err: Console) -> Any:
 
 def per_release_matrix(args: Any, command: str, **extra: Any) -> Any:
     """The matrix options of a command that makes an environment per release (bisect, sweep)."""
-    from harness.running.matrix import MatrixOptions
+    from harness.running.request import MatrixOptions
 
     if args.backend == "process":
         raise UsageError(f"{command} makes an environment per release: use --backend docker or venv, not process")

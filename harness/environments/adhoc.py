@@ -13,13 +13,13 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from packaging.requirements import InvalidRequirement, Requirement
+from packaging.requirements import Requirement
 from packaging.specifiers import SpecifierSet
 from packaging.utils import canonicalize_name
 from packaging.version import Version
 
 from harness.common.errors import EnvironmentNotFound, UsageError
-from harness.environments import pkgindex
+from harness.environments import pins, pkgindex
 from harness.environments.config import FAMILY_MODULES, LIBRARY_FRAMEWORKS, EnvDef, VariantDef
 
 DOCKERFILE = "images/adhoc"
@@ -65,22 +65,6 @@ class Plan:
     pip_options: tuple[str, ...] = ()
 
 
-def parse(text: str) -> list[Requirement]:
-    """``pkg==ver[,pkg==ver...]``: exact pins only (a range would not name what ran)."""
-    reqs = []
-    for part in (p.strip() for p in text.split(",")):
-        try:
-            req = Requirement(part)
-        except InvalidRequirement as exc:
-            reason = str(exc).splitlines()[0]
-            raise UsageError(f"--with {text!r}: {part!r} is not a requirement ({reason}); write PKG==VERSION") from exc
-        specs = list(req.specifier)
-        if len(specs) != 1 or specs[0].operator != "==" or "*" in specs[0].version:
-            raise UsageError(f"--with {text!r}: pin {req.name} to one release, like {req.name}==1.2.3")
-        reqs.append(req)
-    return reqs
-
-
 def pinned(req: Requirement) -> Version:
     return Version(next(iter(req.specifier)).version)
 
@@ -107,9 +91,9 @@ def families_of(name: str, version: Version) -> tuple[str, ...]:
 def companions(kind: str, version: Version, given: set[str]) -> list[str]:
     """Extra pins for this release, except for packages the user pinned."""
     out: list[str] = []
-    for name, spec, pins in COMPANIONS:
+    for name, spec, extra in COMPANIONS:
         if name == kind and SpecifierSet(spec).contains(version, prereleases=True):
-            out += [pin for pin in pins if canonicalize_name(Requirement(pin).name) not in given]
+            out += [pin for pin in extra if canonicalize_name(Requirement(pin).name) not in given]
     return out
 
 
@@ -210,7 +194,7 @@ def plan(reqs: list[Requirement], variant: str, index_url: str = pkgindex.DEFAUL
 def environment(text: str, variant: str, fallback_families: tuple[str, ...] = (),
                 index_url: str = pkgindex.DEFAULT_INDEX) -> EnvDef:
     """The environment ``--with text`` names, or one marked unavailable with the reason."""
-    reqs = parse(text)
+    reqs = pins.parse(text)
     families: tuple[str, ...] = ()
     for req in reqs:
         families = families or families_of(req.name, pinned(req))

@@ -23,6 +23,7 @@ from packaging.utils import InvalidWheelFilename, canonicalize_name, parse_wheel
 from packaging.version import InvalidVersion, Version
 
 from harness.common.errors import EnvironmentNotFound, UsageError
+from harness.environments import pins
 
 DEFAULT_INDEX = "https://pypi.org/simple"
 ACCEPT = "application/vnd.pypi.simple.v1+json, text/html;q=0.1"  # an index without JSON answers HTML (PEP 503)
@@ -226,10 +227,8 @@ def package_arg(text: str) -> tuple[str, str]:
 def release_pins(package: str, versions: list[Version], fixed: list[str]) -> list[str]:
     """Each release's environment pin: the package at that release, with the ``fixed`` pins (--with)
     every column carries (``accelerate==1.2.1,torch==2.5.1``); the package itself cannot be fixed."""
-    from harness.environments.adhoc import parse
-
     name, pinned_as = package_arg(package)
-    held = [str(r) for text in fixed for r in parse(text)]
+    held = [str(r) for text in fixed for r in pins.parse(text)]
     for pin in held:
         if canonicalize_name(pin.split("==")[0].split("[")[0]) == canonicalize_name(name):
             raise UsageError(f"--with {pin}: {name} is the package whose releases vary; --with pins the others")

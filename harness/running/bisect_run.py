@@ -19,7 +19,8 @@ from harness.environments import pkgindex
 from harness.measurement.nvml import Nvml
 from harness.reporting import aggregate
 from harness.running import bisection, repro
-from harness.running.matrix import MatrixOptions, run_matrix
+from harness.running.matrix import run_matrix
+from harness.running.request import MatrixOptions
 from harness.store import results
 
 

@@ -21,7 +21,7 @@ from typing import Any
 from harness import __version__
 from harness.common.errors import UsageError
 from harness.common.events import Event
-from harness.environments import adhoc, config, images, pkgindex, prepare
+from harness.environments import adhoc, config, prepare
 from harness.measurement import gpu_access
 from harness.measurement.nvml import Nvml
 from harness.measurement.runner import CellOptions, run_cell
@@ -30,33 +30,10 @@ from harness.measurement.unrun import ENGINE_LOST, engine_down_record, skipped_r
 from harness.model.record import Status
 from harness.reporting import aggregate
 from harness.running import catalogue, interruption
+from harness.running.request import MatrixOptions
 from harness.running.resume import request_of
 from harness.running.slots import run_on_slots, script_gpus, script_slots, slots_for
 from harness.store import results
-
-
-@dataclass(frozen=True, kw_only=True)
-class MatrixOptions:
-    envs: list[str] | None = None
-    scenarios: list[str] | None = None
-    variant: str | None = None
-    results_root: Path = Path("results")
-    timeout: float | None = None
-    params: dict[str, Any] = field(default_factory=dict)
-    build: images.BuildOptions = field(default_factory=images.BuildOptions)
-    jobs: int | None = None
-    gpu_mode: str | None = None
-    gpu_indices: list[int] | None = None
-    extra_envs: list[config.EnvDef] = field(default_factory=list)
-    backend: str = "auto"
-    venv_root: Path = Path(".matrix-venvs")
-    items: list[Scenario] | None = None  # these instead of the catalogue (a repro script)
-    setenv: dict[str, str] = field(default_factory=dict)  # --setenv: for every cell
-    with_pins: list[str] = field(default_factory=list)  # --with PKG==VER: environments made on demand
-    index_url: str = pkgindex.DEFAULT_INDEX  # where --with pins are looked up
-    run_id: str | None = None  # write into this run (bisect: one run folder for every version; --resume)
-    resume: bool = False  # run only the planned cells of run_id that have no record yet
-    cluster: str | None = None  # "ray" or "ray://host:port": every cell a Ray task (cluster.py)
 
 
 @dataclass

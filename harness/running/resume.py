@@ -5,13 +5,11 @@ from __future__ import annotations
 import json
 from dataclasses import replace
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from harness.common.errors import UsageError
 from harness.environments import config
-
-if TYPE_CHECKING:
-    from harness.running.matrix import MatrixOptions
+from harness.running.request import MatrixOptions
 
 
 def request_of(options: MatrixOptions) -> dict[str, Any]:
@@ -21,7 +19,8 @@ def request_of(options: MatrixOptions) -> dict[str, Any]:
         "params": options.params, "setenv": options.setenv, "with_pins": options.with_pins, "backend": options.backend,
         "gpu_mode": options.gpu_mode, "index_url": options.index_url, "cluster": options.cluster,
         "extra_envs": [{"image": e.image, "interpreter": e.interpreter, "family": list(e.family)} for e in options.extra_envs],
-        "items": [{"path": str(i.path), "timeout": i.timeout} for i in options.items or [] if i.mode == "repro"] or None,
+        "items": [{"path": str(i.path), "timeout": i.timeout, "argv": list(i.argv), "launch": list(i.launch),
+                   "command": i.command} for i in options.items or [] if i.mode == "repro"] or None,
     }
 
 
@@ -37,7 +36,8 @@ def resume_options(run_dir: Path, base: MatrixOptions) -> MatrixOptions:
                          "give a run folder this version wrote") from exc
     extra = [config.adhoc_image(e["image"], e["family"]) if e["image"]
              else config.adhoc_interpreter(e["interpreter"], e["family"]) for e in asked.get("extra_envs") or []]
-    items = [repro.script_scenario(Path(i["path"]), i["timeout"], plain=True, setenv=asked["setenv"])
+    items = [replace(repro.script_scenario(Path(i["path"]), i["timeout"], plain=True, setenv=asked["setenv"]),
+                     argv=tuple(i.get("argv") or ()), launch=tuple(i.get("launch") or ()), command=i.get("command") or "")
              for i in asked.get("items") or []] or None
     return replace(base, envs=asked["envs"], scenarios=asked["scenarios"], variant=asked["variant"],
                    timeout=asked["timeout"], params=asked["params"], setenv=asked["setenv"], with_pins=asked["with_pins"],

@@ -23,7 +23,8 @@ from harness.environments import pkgindex
 from harness.measurement.nvml import Nvml
 from harness.reporting import aggregate, amounts, sweeps
 from harness.running import repro
-from harness.running.matrix import MatrixOptions, run_matrix
+from harness.running.matrix import run_matrix
+from harness.running.request import MatrixOptions
 from harness.store import results
 
 EVERY = ("minor", "patch")

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from harness.common.errors import UsageError
-from harness.environments import adhoc, config
+from harness.environments import adhoc, config, pins
 
 PROJECTS = {
     "tensorflow": ["tensorflow-2.9.2-cp310-cp310-manylinux_2_17_x86_64.manylinux2014_x86_64.whl",
@@ -87,10 +87,10 @@ def test_a_package_that_is_no_framework_takes_the_scripts_family(index: str) -> 
 @pytest.mark.parametrize("text", ["tensorflow>=2.9", "tensorflow==2.*", "tensorflow", "tensorflow~=2.9"])
 def test_only_exact_pins_are_accepted(text: str) -> None:
     with pytest.raises(UsageError, match="pin tensorflow to one release"):
-        adhoc.parse(text)
+        pins.parse(text)
 
 
 def test_a_bad_requirement_is_one_line() -> None:
     with pytest.raises(UsageError) as caught:
-        adhoc.parse("tensorflow==2.9,!=2.9.1")
+        pins.parse("tensorflow==2.9,!=2.9.1")
     assert "\n" not in caught.value.message and "write PKG==VERSION" in caught.value.message

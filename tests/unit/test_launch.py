@@ -120,3 +120,22 @@ def test_a_scripts_arguments_reach_it(tmp_path: Path) -> None:
                          str(LAUNCH / "ranks.py"), "--", "--lr", "1e-3", "--env", "x", cwd=tmp_path)
     assert result.returncode == 0, result.stderr[-2000:]
     assert _log(tmp_path / "r") == ["rank None argv ['--lr', '1e-3', '--env', 'x'] main __main__ channel None"]
+
+
+def test_resume_runs_the_same_command_again(tmp_path: Path) -> None:
+    """--resume reads the run's request back: the launcher and the script's arguments come with it."""
+    from dataclasses import replace
+
+    from harness.running import repro
+    from harness.running.request import MatrixOptions
+    from harness.running.resume import request_of, resume_options
+
+    script = tmp_path / "train.py"
+    script.write_text("import torch\n")
+    item = replace(repro.script_scenario(script, 60.0), argv=("--lr", "3"), launch=("torchrun", SCRIPT, "--lr", "3"),
+                   command="torchrun train.py --lr 3")
+    run_dir = tmp_path / "run"
+    run_dir.mkdir()
+    (run_dir / "manifest.json").write_text(json.dumps({"request": request_of(MatrixOptions(items=[item]))}))
+    (again,) = resume_options(run_dir, MatrixOptions()).items or []
+    assert (again.argv, again.launch, again.command) == (item.argv, item.launch, item.command)

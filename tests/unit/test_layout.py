@@ -42,3 +42,55 @@ def test_imports_point_down_the_layers() -> None:
                 if LAYERS.index(target) > mine:
                     wrong.append(f"{path.relative_to(HARNESS)}:{node.lineno} imports {node.module}")
     assert not wrong, "\n".join(wrong)
+
+
+def _module_name(path: Path) -> str:
+    parts = path.relative_to(HARNESS.parent).with_suffix("").parts
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+def _imports(path: Path, known: set[str]) -> set[str]:
+    """The harness modules ``path`` imports anywhere in it (inside functions and TYPE_CHECKING too)."""
+    found = set()
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.ImportFrom) and node.module and node.module.startswith("harness"):
+            found |= {f"{node.module}.{a.name}" for a in node.names if f"{node.module}.{a.name}" in known}
+            found.add(node.module)
+        elif isinstance(node, ast.Import):
+            found |= {a.name for a in node.names if a.name.startswith("harness")}
+    return found & known
+
+
+def test_no_import_cycles() -> None:
+    """No two modules reach each other through imports, lazy ones included: a circle is a boundary
+    nobody can draw (what each module is for stops being clear, and import order starts to matter)."""
+    paths = {_module_name(p): p for p in _host_modules()}
+    graph = {name: _imports(path, set(paths)) - {name} for name, path in paths.items()}
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    circles: list[list[str]] = []
+
+    def visit(node: str) -> None:  # Tarjan: strongly connected components
+        index[node] = low[node] = len(index)
+        stack.append(node)
+        for other in graph[node]:
+            if other not in index:
+                visit(other)
+                low[node] = min(low[node], low[other])
+            elif other in stack:
+                low[node] = min(low[node], index[other])
+        if low[node] == index[node]:
+            component = []
+            while True:
+                top = stack.pop()
+                component.append(top)
+                if top == node:
+                    break
+            if len(component) > 1:
+                circles.append(sorted(component))
+
+    for name in sorted(graph):
+        if name not in index:
+            visit(name)
+    assert not circles, circles

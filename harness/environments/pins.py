@@ -1,0 +1,22 @@
+"""`--with PKG==VER[,PKG==VER...]`: exact pins, read the one way every command reads them."""
+from __future__ import annotations
+
+from packaging.requirements import InvalidRequirement, Requirement
+
+from harness.common.errors import UsageError
+
+
+def parse(text: str) -> list[Requirement]:
+    """``pkg==ver[,pkg==ver...]``: exact pins only (a range would not name what ran)."""
+    reqs = []
+    for part in (p.strip() for p in text.split(",")):
+        try:
+            req = Requirement(part)
+        except InvalidRequirement as exc:
+            reason = str(exc).splitlines()[0]
+            raise UsageError(f"--with {text!r}: {part!r} is not a requirement ({reason}); write PKG==VERSION") from exc
+        specs = list(req.specifier)
+        if len(specs) != 1 or specs[0].operator != "==" or "*" in specs[0].version:
+            raise UsageError(f"--with {text!r}: pin {req.name} to one release, like {req.name}==1.2.3")
+        reqs.append(req)
+    return reqs
