@@ -150,7 +150,7 @@ class ErrorInfo(_Open):
 
 class AfterExit(_Open):
     readings: Readings = Field(default_factory=Readings)
-    processes_left: list[dict[str, Any]] = Field(default_factory=list)
+    processes_left: list[int] = Field(default_factory=list)  # PIDs of the cell still alive as it ended
 
 
 class Timeline(_Open):

@@ -98,9 +98,13 @@ def log_path(run_dir: Path, env: str, scenario: str) -> Path:
 
 
 def write_record(run_dir: Path, record: dict[str, Any]) -> Path:
-    """The cell's record, written where it is kept (gzipped when it is kept gzipped). It must be a
-    valid record (the model's ValidationError otherwise): the store never keeps one it could not read."""
-    CellRecord.model_validate(record)
+    """The cell's record, written where it is kept (gzipped when it is kept gzipped). One the model
+    refuses (a harness fault) is still written, never lost with the run it would stop: reading it
+    names its first problem in one line (``read_records``), and the other cells go on."""
+    try:
+        CellRecord.model_validate(record)
+    except ValueError as exc:  # pydantic's ValidationError
+        record = {**record, "record_problem": str(exc).splitlines()[:3]}
     path = kept_path(cell_path(run_dir, record["env"]["name"], record["scenario"]["name"]))
     if path.name.endswith(".gz"):
         write_gzipped(path, record)

@@ -96,3 +96,26 @@ def test_mypy_strict_refuses_a_misspelt_record_field(tmp_path: Path) -> None:
     done = subprocess.run([sys.executable, "-m", "mypy", "--strict", "--no-incremental", "--follow-imports=silent",
                            str(probe)], cwd=HERE, capture_output=True, text=True, timeout=300)
     assert done.returncode == 0, done.stdout
+
+
+def test_a_record_the_model_refuses_is_still_written_and_named_on_reading(tmp_path: Path) -> None:
+    """A harness fault in one record never loses it, nor stops the run: it is written, and reading
+    names its first problem in one line while the other records read as usual."""
+    import gzip
+    import json
+
+    from harness.store import results
+
+    source = next(REFERENCE.rglob("*.json.gz"))
+    good = json.loads(gzip.open(source).read())
+    good["after_exit"] = {**(good.get("after_exit") or {}), "processes_left": [31194]}  # PIDs still alive: valid
+    results.write_record(tmp_path, good)
+    bad = json.loads(json.dumps(good))
+    bad["scenario"]["name"] = "torch/other"
+    bad["checkpoints"] = "not a list"
+    path = results.write_record(tmp_path, bad)
+    assert json.loads(path.read_text())["checkpoints"] == "not a list"  # what was measured is on disk
+    records, broken = results.read_records(tmp_path)
+    assert [r["scenario"]["name"] for r in records] == [good["scenario"]["name"]]
+    ((where, why),) = broken
+    assert where == path and "checkpoints" in why and "\n" not in why
