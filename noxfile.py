@@ -58,7 +58,7 @@ def faults(session: nox.Session) -> None:
 def lint(session: nox.Session) -> None:
     """ruff and mypy on the host code; vermin proves the agent runs on Python 2.7 and 3.5+."""
     session.install("-q", "-e", ".[lint]")
-    session.run("python", "-m", "ruff", "check", "harness", "tests", "noxfile.py")
+    session.run("python", "-m", "ruff", "check", "harness", "tests", "tools", "noxfile.py")
     session.run("python", "-m", "mypy")
     session.run("vermin", "-q", "--no-tips", "--violations", "-t=2.7-", "-t=3.5-", "harness/agent",
                 "images/tf1.8/rename_version.py")

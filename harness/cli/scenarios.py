@@ -1,4 +1,4 @@
-"""`harness scenarios`: the catalogue as a Markdown table (the README's table is this output)."""
+"""`harness scenarios`: the catalogue as a Markdown table (docs/scenarios.md's table is this output)."""
 from __future__ import annotations
 
 import argparse

@@ -9,7 +9,7 @@ import subprocess
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
-PIECES = ROOT / "tests" / "gpu" / "pieces.sh"
+PIECES = ROOT / "tools" / "lab" / "pieces.sh"
 CARRY = 64 * 1024 * 1024
 
 

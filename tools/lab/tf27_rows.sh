@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # TensorFlow 2.7 in its container on a lent GPU machine (no network, no registry, no Python 3.9),
 # beside the same pins as a host process on the same GPU, for the agreement table.
-# Here first: tests/gpu/tf27_pieces.sh DIR; each call carries one piece (and, with the first,
+# Here first: tools/lab/tf27_pieces.sh DIR; each call carries one piece (and, with the first,
 # DIR/pieces.sha256) in an ignored folder of the checkout; `collect` keeps them outside it.
 # container_rows.sh setup (engine, CDI spec, host tools) runs before `base`.
 #
@@ -23,9 +23,9 @@ step=${1:?usage: tf27_rows.sh collect FOLDER|join|base|image|host|matrix OUT}
 base_tag=nvidia/cuda:11.2.2-cudnn8-runtime-ubuntu20.04
 
 case $step in
-  collect) bash "$here/tests/gpu/pieces.sh" collect "${2:?folder}" /root/pieces ;;
+  collect) bash "$here/tools/lab/pieces.sh" collect "${2:?folder}" /root/pieces ;;
   join)
-    bash "$here/tests/gpu/pieces.sh" join /root/pieces tf27 "$work"
+    bash "$here/tools/lab/pieces.sh" join /root/pieces tf27 "$work"
     cp /root/pieces/*.whl "$work/wh/" 2>/dev/null || true  # wheels carried beside the pieces
     rm -rf /root/pieces && ls "$work" "$work/cuda"
     ;;

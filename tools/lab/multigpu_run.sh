@@ -4,7 +4,7 @@
 # backend; the table, every run and the GPUs. Host packages the harness needs but the machine lacks
 # come as wheels in .host-wheels (pip download pydantic jsonschema docker for its Python).
 # Then the scripts of tests/fidelity/multigpu_launch, started by torchrun bare and through `repro -- torchrun ...`.
-# Usage: tests/fidelity/multigpu_run.sh OUT_DIR
+# Usage: tools/lab/multigpu_run.sh OUT_DIR
 set -uo pipefail
 here=$(cd "$(dirname "$0")/../.." && pwd)
 out=${1:?results folder}

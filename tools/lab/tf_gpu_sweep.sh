@@ -48,7 +48,7 @@ case ${1:?usage: tf_gpu_sweep.sh wheels DIR|pieces DIR OUT GROUP:RELEASE...|setu
     plats=(--platform manylinux2014_x86_64 --platform manylinux1_x86_64 --platform manylinux2010_x86_64)
     for n in $(seq 5 35); do plats+=(--platform "manylinux_2_${n}_x86_64"); done
     # shellcheck disable=SC2086  # the release list
-    PYTHONPATH=$here ${PYTHON:-python3} "$here/tests/gpu/wheel_groups.py" plan "$dir" $RELEASES
+    PYTHONPATH=$here ${PYTHON:-python3} "$here/tools/lab/wheel_groups.py" plan "$dir" $RELEASES
     for v in $RELEASES; do
       py=$(${PYTHON:-python3} -c 'import json, sys; print(json.load(open(sys.argv[1]))["python"])' "$dir/req/plan-$v.json")
       uv pip compile -q --python-version "$py" --python-platform x86_64-manylinux_2_28 "$dir/req/in-$v.txt" -o "$dir/req/out-$v.txt"
@@ -60,8 +60,8 @@ case ${1:?usage: tf_gpu_sweep.sh wheels DIR|pieces DIR OUT GROUP:RELEASE...|setu
   pieces)
     dir=${2:?folder} out=${3:?out}; shift 3; specs=("${@:?GROUP:RELEASE...}")
     rm -rf "$out" "$dir/groups" && mkdir -p "$out" "$dir/groups"
-    size=$(bash "$here/tests/gpu/pieces.sh" size)  # what fits beside the checkout in one call's carry
-    ${PYTHON:-python3} "$here/tests/gpu/wheel_groups.py" groups "$dir" "${specs[@]}"
+    size=$(bash "$here/tools/lab/pieces.sh" size)  # what fits beside the checkout in one call's carry
+    ${PYTHON:-python3} "$here/tools/lab/wheel_groups.py" groups "$dir" "${specs[@]}"
     n=0
     for spec in "${specs[@]}"; do
       group=${spec%%:*}; tmp=$(mktemp -d)
@@ -81,7 +81,7 @@ case ${1:?usage: tf_gpu_sweep.sh wheels DIR|pieces DIR OUT GROUP:RELEASE...|setu
     # shellcheck disable=SC1091
     source "${2:?bundle}/start-dockerd.sh" "$2" cdi
     docker info --format '{{json .}}' >"$work/docker-info.json"
-    bash "$here/tests/gpu/docker_gpu_images.sh" bases
+    bash "$here/tools/lab/docker_gpu_images.sh" bases
     # the CUDA 12 runtime bases adhoc.py names: the 24.04 stand-in, and 22.04 (Python 3.10, for 2.15)
     docker tag harness-gpu/ubuntu-host:24.04 nvidia/cuda:12.8.1-runtime-ubuntu24.04
     nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader >"$work/gpu.txt"
@@ -109,7 +109,7 @@ case ${1:?usage: tf_gpu_sweep.sh wheels DIR|pieces DIR OUT GROUP:RELEASE...|setu
     ;;
   prebuild)
     shift
-    (cd "$src" && TMPDIR=/dev/shm/tmp setsid python3 "$src/tests/gpu/prebuild_pins.py" file:///root/tfidx "$wh" "$@" \
+    (cd "$src" && TMPDIR=/dev/shm/tmp setsid python3 "$src/tools/lab/prebuild_pins.py" file:///root/tfidx "$wh" "$@" \
        >>"$work/prebuild.log" 2>&1 &)
     ;;
   sweep)

@@ -28,17 +28,17 @@ case ${1:?usage: torch_gpu_sweep.sh setup BUNDLE|collect FOLDER|join|sweep OUT F
     # shellcheck disable=SC1091
     source "${2:?bundle}/start-dockerd.sh" "$2" cdi
     docker info --format '{{json .}}' >"$work/docker-info.json"
-    bash "$here/tests/gpu/docker_gpu_images.sh" bases
+    bash "$here/tools/lab/docker_gpu_images.sh" bases
     # the CUDA 12 runtime base a --with torch build names (adhoc.py): the same stand-in, CUDA only from pip
     docker tag harness-gpu/ubuntu-host:24.04 nvidia/cuda:12.8.1-runtime-ubuntu24.04
-    python3 "$here/tests/gpu/repack_installed.py" "$wh" torch pip >"$work/torch-2.11-pins.txt"
+    python3 "$here/tools/lab/repack_installed.py" "$wh" torch pip >"$work/torch-2.11-pins.txt"
     nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader >"$work/gpu.txt"
     python3 -m harness doctor 2>&1 | grep -i "container GPU access" || true
     echo "setup done: $(ls "$wh" | wc -l) wheels"
     ;;
-  collect) bash "$here/tests/gpu/pieces.sh" collect "${2:?folder}" /root/ptsw ;;
+  collect) bash "$here/tools/lab/pieces.sh" collect "${2:?folder}" /root/ptsw ;;
   join)
-    bash "$here/tests/gpu/pieces.sh" join /root/ptsw tsw "$work/carried" && rm -rf /root/ptsw
+    bash "$here/tools/lab/pieces.sh" join /root/ptsw tsw "$work/carried" && rm -rf /root/ptsw
     mv "$work"/carried/tsw/*.whl "$wh"/ && ls "$wh" | wc -l
     ;;
   sweep)

@@ -22,9 +22,9 @@ case ${1:?usage: tf18_rows.sh engine BUNDLE|collect FOLDER|join|image|matrix OUT
     source "${2:?bundle}/start-dockerd.sh" "$2" cdi
     python3 -m harness doctor 2>&1 | grep -i "container GPU access"
     ;;
-  collect) bash "$here/tests/gpu/pieces.sh" collect "${2:?folder}" /root/p18 ;;
+  collect) bash "$here/tools/lab/pieces.sh" collect "${2:?folder}" /root/p18 ;;
   join)
-    bash "$here/tests/gpu/pieces.sh" join /root/p18 tf18 "$work" && rm -rf /root/p18
+    bash "$here/tools/lab/pieces.sh" join /root/p18 tf18 "$work" && rm -rf /root/p18
     loaded=$(xz -dc "$work/standin.tar.xz" | docker load | sed -n 's/^Loaded image: //p' | tail -n 1)
     docker tag "$loaded" tensorflow/tensorflow:1.8.0-gpu && rm "$work/standin.tar.xz"
     echo "stand-in tensorflow/tensorflow:1.8.0-gpu = $loaded $(docker image inspect --format '{{.Id}} {{.Size}}' "$loaded")"

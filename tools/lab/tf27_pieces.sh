@@ -7,7 +7,7 @@
 #            nvidia/cuda:11.2.2-cudnn8-runtime-ubuntu20.04, holds under /usr/local/cuda
 #   bullseye-py39.tar.xz   Debian bullseye (minbase, python3 3.9, python3-venv): the stand-in
 #            base's system; its apt step is done here, since the machine has no archive
-# Usage: tests/gpu/tf27_pieces.sh OUT_DIR   -> OUT_DIR/pieces/tf27.tar.NNN (pieces.sh size) + OUT_DIR/pieces.sha256
+# Usage: tools/lab/tf27_pieces.sh OUT_DIR   -> OUT_DIR/pieces/tf27.tar.NNN (pieces.sh size) + OUT_DIR/pieces.sha256
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 out=$(mkdir -p "${1:?usage: tf27_pieces.sh OUT_DIR}" && cd "$1" && pwd)

@@ -4,7 +4,7 @@
 # interpreter puts SITE_DIR and its nvidia/*/lib folders in front, so the cells run on exactly
 # those libraries; the environment is named host-tf-<version>.
 #
-# Usage: tests/gpu/tf_reference_run.sh SITE_DIR RESULTS_DIR [matrix options, e.g. --scenario 'tf1/*']
+# Usage: tools/lab/tf_reference_run.sh SITE_DIR RESULTS_DIR [matrix options, e.g. --scenario 'tf1/*']
 #   TF_PYTHON    the interpreter TF was installed for (default python3; for TF 2.7 a Python 3.9)
 #   HOST_PYTHON  the interpreter that runs the harness itself (default python3, 3.10+)
 set -euo pipefail
