@@ -8,6 +8,10 @@ A site grows only when its slope stands clear of the readings' own jitter (more 
 standard errors of the fitted slope) and adds up, over the iterations run, to more than the
 meter's smallest judged change; else it is flat, with the noise it was judged against. One rule
 for repro's loop lines and bisect's growth criterion.
+
+A loop is judged on every meter that can see it: where the chosen meter (NVML) stays flat because
+the framework mapped its whole pool at the first touch, the framework's own in-use count
+(``FRAMEWORK``) can still grow, and then the loop grows.
 """
 from __future__ import annotations
 
@@ -16,9 +20,23 @@ from dataclasses import dataclass
 from typing import Any
 
 from harness.common.units import human_bytes
-from harness.judgement.tolerances import METER_RULES
+from harness.judgement.tolerances import FRAMEWORK_RULE, METER_RULES, MeterRule
 
 Points = list[tuple[int, int]]
+FRAMEWORK = "framework"  # the framework's own in-use count (the checkpoint's view), as a meter
+
+
+def _rule(meter: str) -> MeterRule:
+    return FRAMEWORK_RULE if meter == FRAMEWORK else METER_RULES[meter]
+
+
+def value_of(cp: dict[str, Any], meter: str) -> int | None:
+    """A checkpoint's reading on ``meter``; on FRAMEWORK, the in-use bytes its frameworks report."""
+    if meter != FRAMEWORK:
+        value = cp["readings"].get(meter)
+        return None if value is None else int(value)
+    counts = [v.get("in_use") for v in (cp.get("view") or {}).values() if v.get("in_use") is not None]
+    return sum(int(c) for c in counts) if counts else None
 
 
 def site_of(label: str) -> tuple[str, int | None]:
@@ -32,9 +50,9 @@ def groups(checkpoints: list[dict[str, Any]], meter: str) -> dict[str, Points]:
     found: dict[str, Points] = {}
     for cp in checkpoints:
         site, n = site_of(cp["label"])
-        value = cp["readings"].get(meter)
+        value = value_of(cp, meter)
         if n is not None and value is not None and not cp.get("skipped"):
-            found.setdefault(site, []).append((n, int(value)))
+            found.setdefault(site, []).append((n, value))
     return {site: points for site, points in found.items() if len(points) >= 2}
 
 
@@ -91,12 +109,12 @@ def trend(points: Points, meter: str, iterations: int | None = None) -> Trend:
     mean_x = sum(x for x, _ in points) / n
     spread = sum((x - mean_x) ** 2 for x, _ in points)
     # never finer than the meter's own resolution spread over the iterations measured
-    noise = METER_RULES[meter].abs_tol / max(1.0, float(points[-1][0] - points[0][0]))
+    noise = _rule(meter).abs_tol / max(1.0, float(points[-1][0] - points[0][0]))
     if n > 2 and spread:
         intercept = sum(y for _, y in points) / n - rate * mean_x
         residual = sum((y - (intercept + rate * x)) ** 2 for x, y in points) / (n - 2)
         noise = max(noise, SIGMAS * math.sqrt(residual / spread))
-    return Trend(rate, noise, (iterations or points[-1][0]) - points[0][0] + 1, METER_RULES[meter].min_signal)
+    return Trend(rate, noise, (iterations or points[-1][0]) - points[0][0] + 1, _rule(meter).min_signal)
 
 
 def _signed(value: float) -> str:
@@ -113,11 +131,23 @@ def steepest(record: dict[str, Any], meter: str) -> tuple[str, int, Trend] | Non
 
 
 def summary(record: dict[str, Any], meter: str) -> dict[str, Any] | None:
-    """The matrix cell's loop line: the steepest site's growth per iteration, or flat, with its noise."""
+    """The matrix cell's loop line: the steepest site's growth per iteration, or flat, with its noise.
+    Where ``meter`` does not see a loop grow and the framework's own count does, the framework's
+    count answers, and the line says which meter saw what."""
     found = steepest(record, meter)
     if found is None:
         return None
     site, measured, rate = found
-    return {"site": site, "measured": measured, "slope": int(rate.slope), "noise": int(rate.noise),
-            "growing": rate.growing, "state": rate.state, "text": rate.text()}
-
+    line = {"site": site, "measured": measured, "slope": int(rate.slope), "noise": int(rate.noise),
+            "growing": rate.growing, "state": rate.state, "text": rate.text(), "meter": meter}
+    if rate.growing:
+        return line
+    own = steepest(record, FRAMEWORK)
+    if own is None or not own[2].growing:
+        return line
+    site, measured, counted = own
+    blind = "flat" if rate.state == "flat" else "under what it judges"
+    return {"site": site, "measured": measured, "slope": int(counted.slope), "noise": int(counted.noise),
+            "growing": True, "state": "grows", "meter": FRAMEWORK,
+            "text": f"{counted.text()} in the framework's own in-use count; {meter.replace('_', ' ')} {blind} "
+                    f"(a pool mapped before the loop hides the growth from it)"}

@@ -116,12 +116,18 @@ def loop_lines(record: dict[str, Any]) -> list[str]:
     meter = verdicts.measured_meter(record)
     ran = record.get("loops") or {}
     lines = []
+    own = loops.groups(record.get("checkpoints") or [], loops.FRAMEWORK)
     for site, points in loops.groups(record.get("checkpoints") or [], meter).items():
         total = ran.get(site, points[-1][0])
         sampled = "" if len(points) == total else f", measured at {len(points)} of them (1-10, then every 10th, 100th, ...)"
+        rate = loops.trend(points, meter, total)
         lines.append(f"- `{site}` ran {total} times{sampled}: {human_bytes(points[0][1])} at #{points[0][0]}, "
-                     f"{human_bytes(points[-1][1])} at #{points[-1][0]}; {loops.trend(points, meter, total).text()} "
-                     f"({meter.replace('_', ' ')})")
+                     f"{human_bytes(points[-1][1])} at #{points[-1][0]}; {rate.text()} ({meter.replace('_', ' ')})")
+        counted = loops.trend(own[site], loops.FRAMEWORK, total) if site in own else None
+        if counted is not None and counted.growing and not rate.growing:  # the meter is blind to it here
+            lines.append(f"  - the framework's own in-use count {counted.text()}: {human_bytes(own[site][0][1])} at "
+                         f"#{own[site][0][0]}, {human_bytes(own[site][-1][1])} at #{own[site][-1][0]} (a pool mapped "
+                         f"before the loop hides this from {meter.replace('_', ' ')})")
     return lines
 
 

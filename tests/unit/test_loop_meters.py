@@ -1,0 +1,37 @@
+"""A loop is judged on every meter that can see it: TensorFlow on an H200 maps its whole pool at the
+first touch, so NVML stays flat while Keras models pile up in TensorFlow's own in-use count."""
+from __future__ import annotations
+
+import copy
+from pathlib import Path
+
+from harness.judgement import answer, loops, verdicts
+from harness.reporting import aggregate, repro_md
+from harness.store.results import load_record
+
+RECORD = next((Path(__file__).resolve().parents[2] / "matrix" / "reference" / "h200-580.159.04-docker-gpus"
+               / "tf-current").rglob("tf2__keras_models_in_loop.json.gz"))
+
+
+def test_a_loop_flat_on_nvml_and_growing_in_the_frameworks_count_grows() -> None:
+    record = load_record(RECORD)
+    meter = verdicts.measured_meter(record)
+    assert loops.steepest(record, meter)[2].state == "flat"  # NVML: the pool was mapped before the loop
+    line = loops.summary(record, meter)
+    assert line is not None and line["state"] == "grows" and line["meter"] == loops.FRAMEWORK
+    assert "in the framework's own in-use count; nvml process flat" in line["text"]
+    cell = aggregate.cell_summary(record)
+    assert "in the loop: grows" in cell["glance"]["text"]  # the answer every output shows says so
+    assert cell["glance"]["colour"] != answer.Colour.GREEN.value
+    assert any("the framework's own in-use count grows" in text for text in repro_md.loop_lines(record))
+
+
+def test_a_loop_flat_on_both_stays_flat() -> None:
+    record = load_record(RECORD)
+    flat = copy.deepcopy(record)
+    for cp in flat["checkpoints"]:
+        for view in (cp.get("view") or {}).values():
+            if view.get("in_use") is not None:
+                view["in_use"] = 60 * 2**20  # the same count every iteration
+    line = loops.summary(flat, verdicts.measured_meter(flat))
+    assert line is not None and line["state"] == "flat" and line["meter"] != loops.FRAMEWORK
