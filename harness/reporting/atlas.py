@@ -12,6 +12,7 @@ import csv
 import hashlib
 import io
 import json
+from collections import Counter
 from collections.abc import Iterator
 from dataclasses import asdict, dataclass
 from pathlib import Path
@@ -75,6 +76,7 @@ class Cell:
     word: str
     date: str
     steps: tuple[dict[str, Any], ...]
+    record_hash: str = ""  # sha1 of the record's content: a byte-identical copy of a run is the same run
 
     @property
     def column(self) -> str:
@@ -167,7 +169,8 @@ def cells_of(run: Run, summaries: list[dict[str, Any]]) -> Iterator[Cell]:
                    definition_hash=str((env.get("image_labels") or {}).get("harness.definition-hash") or ""),
                    python=str(facts.get("python") or ""), cuda=str(facts.get("cuda") or ""),
                    status=str(record.get("status")), back=str(answer["back"]), word=glance.text(answer),
-                   date=str(record.get("started_at") or ""), steps=tuple(summary.get("steps") or ()))
+                   date=str(record.get("started_at") or ""), steps=tuple(summary.get("steps") or ()),
+                   record_hash=hashlib.sha1(json.dumps(record, sort_keys=True, default=str).encode()).hexdigest())
 
 
 def collect(runs: list[Run], claims: list[seed_claims.Claim]) -> tuple[list[Cell], list[ClaimOutcome]]:
@@ -231,17 +234,39 @@ def grid(cells: list[Cell]) -> dict[str, dict[str, list[Cell]]]:
     return out
 
 
+def measured(cells: list[Cell]) -> list[Cell]:
+    """The cells of a grid cell that are measurements (the scenario ran to its end), each distinct
+    record once: a copied run folder is not another run, and a skipped or harness-failed cell is not
+    a measurement that could agree or disagree."""
+    seen: set[str] = set()
+    out = []
+    for cell in cells:
+        if cell.status == "ok" and cell.record_hash not in seen:
+            seen.add(cell.record_hash)
+            out.append(cell)
+    return out
+
+
+def consensus(cells: list[Cell]) -> Cell | None:
+    """The answer most of the measured runs gave (ties: the first run's), or None without one."""
+    runs = measured(cells)
+    if not runs:
+        return None
+    answers = Counter((c.back, c.word) for c in runs)
+    return next(c for c in runs if answers[(c.back, c.word)] == max(answers.values()))
+
+
 def turns(row: dict[str, list[Cell]], cols: list[str]) -> set[str]:
-    """Columns where a technique's answer differs from the release before it (same framework and hardware)."""
+    """Columns where a technique's answer differs from the release before it (same framework and
+    hardware), between measured cells only: a skipped or failed column neither turns nor breaks a lane."""
     found: set[str] = set()
-    last: dict[tuple[str, str], tuple[str, str]] = {}
+    last: dict[tuple[str, str], str] = {}
     for col in cols:
-        if col not in row:
+        cell = consensus(row.get(col) or [])
+        if cell is None:
             continue
-        cell = row[col][0]
         lane = (cell.framework, cell.hardware)
-        answer = (cell.back, cell.status)
-        if lane in last and last[lane] != answer:
+        if lane in last and last[lane] != cell.back:
             found.add(col)
-        last[lane] = answer
+        last[lane] = cell.back
     return found

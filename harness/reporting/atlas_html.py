@@ -14,7 +14,7 @@ from collections import Counter
 from typing import Any
 
 from harness.judgement.claims import Claim
-from harness.reporting.atlas import Cell, ClaimOutcome, turns
+from harness.reporting.atlas import Cell, ClaimOutcome, consensus, measured, turns
 from harness.reporting.report_html import ASSETS
 
 STYLE = (ASSETS / "atlas.css").read_text(encoding="utf-8")
@@ -48,17 +48,28 @@ def evidence_link(cell: Cell, depth: int) -> str:
 
 
 def _cell_td(cells: list[Cell], col: str, turned: bool) -> str:
-    """A grid cell: the colour and the word of one answer, the one most of its runs gave (ties: the
-    first run's), so colour and word always come from the same run; runs that disagree stripe it."""
-    answers = Counter((c.back, c.word) for c in cells)
-    shown = next(c for c in cells if answers[(c.back, c.word)] == max(answers.values()))
-    split = len({c.back for c in cells}) > 1
+    """A grid cell: the colour and the word of one answer, the one most of its measured runs gave
+    (ties: the first run's), so colour and word always come from the same run; measured runs that
+    disagree stripe it. A copy of a run counts once; runs that did not measure (skipped, harness
+    failures) are named in the title, never counted as runs or as disagreement."""
+    runs = measured(cells)
+    shown = consensus(cells) or cells[0]
+    split = len({c.back for c in runs}) > 1
     title = " | ".join(f"{c.run} ({c.backend}): {c.word}" for c in cells)
     target = evidence_link(shown, 0) if len(cells) == 1 else f"t/{slug(shown.technique)}.html#{slug(col)}"
-    short = html.escape(shown.word[:60] + ("…" if len(shown.word) > 60 else ""))
-    more = f" (+{len(cells) - 1} run{'s' if len(cells) > 2 else ''})" if len(cells) > 1 else ""
-    classes = f"c back-{shown.back.replace('/', '')}" + (" turn" if turned else "") + (" split" if split else "")
+    short = html.escape(_shortened(shown.word, 60))
+    more = f" (+{len(runs) - 1} run{'s' if len(runs) > 2 else ''})" if len(runs) > 1 else ""
+    back = shown.back if runs else "n/a"
+    classes = f"c back-{back.replace('/', '')}" + (" turn" if turned else "") + (" split" if split else "")
     return f'<td class="{classes}" title="{html.escape(title)}"><a href="{html.escape(target)}">{short}{more}</a></td>'
+
+
+def _shortened(text: str, limit: int) -> str:
+    """At most ``limit`` characters, cut at a word, never inside a number ("138.…")."""
+    if len(text) <= limit:
+        return text
+    cut = text[:limit].rsplit(" ", 1)[0].rstrip(",;:")
+    return cut + "…"
 
 
 def _table(framework: str, techniques: list[str], grid: dict[str, dict[str, list[Cell]]], cols: list[str],

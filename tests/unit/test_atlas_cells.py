@@ -1,0 +1,44 @@
+"""A grid cell of the atlas is one answer: measured runs that agree count once each, a copy of a run
+counts once, runs that measured nothing never count as runs or as disagreement, and a turn is marked
+only between measured cells."""
+from __future__ import annotations
+
+from harness.reporting.atlas import Cell, consensus, turns
+from harness.reporting.atlas_html import _cell_td, _shortened
+
+
+def _cell(run: str, release: str = "2.5.0", back: str = "all", word: str = "released", status: str = "ok",
+          digest: str | None = None) -> Cell:
+    return Cell(run=run, env="torch", report_key="k", technique="torch/del_gc_empty_cache", family="torch",
+                framework="torch", release=release, hardware="H100", driver="580", backend="docker", image="i",
+                definition_hash="d", python="3.11", cuda="12.8", status=status, back=back, word=word, date="",
+                steps=(), record_hash=digest or f"hash-{run}")
+
+
+def test_two_agreeing_runs_a_copy_and_a_broken_run_are_one_green_cell_of_two_runs() -> None:
+    cells = [_cell("a"), _cell("b"), _cell("a-copy", digest="hash-a"),
+             _cell("broken-image", back="n/a", word="harness-error: the image has no torch", status="harness-error")]
+    td = _cell_td(cells, "torch 2.5.0 · H100", False)
+    assert 'class="c back-all"' in td  # green, not striped as "runs disagree"
+    assert "released (+1 run)</a>" in td  # two distinct measured runs
+    assert "broken-image (docker): harness-error" in td  # named in the title, as what it is
+
+
+def test_a_cell_that_measured_nothing_is_grey() -> None:
+    td = _cell_td([_cell("a", back="all", word="skipped: no Python 3.9 here", status="skipped")], "c", False)
+    assert 'class="c back-na"' in td
+
+
+def test_a_skipped_column_between_two_releases_is_no_turn() -> None:
+    row = {"torch 2.4.0 · H100": [_cell("a", "2.4.0")],
+           "torch 2.5.0 · H100": [_cell("b", "2.5.0", back="n/a", word="skipped", status="skipped")],
+           "torch 2.6.0 · H100": [_cell("c", "2.6.0")],
+           "torch 2.7.0 · H100": [_cell("d", "2.7.0", back="none", word="held by live objects")]}
+    assert turns(row, list(row)) == {"torch 2.7.0 · H100"}
+    assert consensus(row["torch 2.5.0 · H100"]) is None
+
+
+def test_words_are_cut_at_a_word_never_inside_a_number() -> None:
+    text = "held by live objects: 45.70 MiB live, 138.14 GiB in the pool with the runtime's own"
+    assert _shortened(text, 60) == "held by live objects: 45.70 MiB live, 138.14 GiB in the…"
+    assert _shortened("released", 60) == "released"
