@@ -25,7 +25,7 @@ else:  # Python 3.10
 
 MEASURED = {"released", "cached", "held", "partial", "returned", "not-returned"}
 GPU_METERS = {"nvml_process", "nvml_device"}
-KNOWN = {"id", "says", "seed", "scenario", "step", "expect", "envs", "gpu", "compare"}
+KNOWN = {"id", "says", "seed", "scenario", "step", "expect", "envs", "gpu", "compare", "possible"}
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -39,6 +39,7 @@ class Claim:
     envs: tuple[str, ...] | None = None
     gpu: bool = True
     compare: dict[str, str] | None = None
+    possible: bool = False  # says something can happen: a run without it has not reproduced it, never contradicted it
 
 
 def load_claims(path: Path | None = None) -> list[Claim]:
@@ -60,8 +61,15 @@ def load_claims(path: Path | None = None) -> list[Claim]:
             step=table.get("step", ""), expect=tuple(table.get("expect", ())),
             envs=tuple(table["envs"]) if "envs" in table else None, gpu=bool(table.get("gpu", True)),
             compare=dict(table["compare"]) if "compare" in table else None,
+            possible=bool(table.get("possible", False)),
         ))
     return claims
+
+
+def _not_shown(claim: Claim) -> str:
+    """A measured run that does not show what the claim says: it contradicts a claim of what always
+    happens, and only fails to reproduce one of what can happen."""
+    return "not reproduced" if claim.possible else "contradicted"
 
 
 def _untestable(why: str, observed: str | None = None) -> dict[str, Any]:
@@ -82,7 +90,7 @@ def _judge_step(claim: Claim, cell: dict[str, Any]) -> dict[str, Any]:
         return _untestable(f"a GPU claim, but this cell was measured on {meter or 'no meter'}", observed)
     if observed not in MEASURED:
         return _untestable(f"verdict {observed}", observed)
-    outcome = "confirmed" if observed in claim.expect else "contradicted"
+    outcome = "confirmed" if observed in claim.expect else _not_shown(claim)
     why = f"{claim.step}: {observed}" + (f": {detail}" if detail else "")
     return {"outcome": outcome, "why": why, "observed": observed}
 
@@ -109,7 +117,7 @@ def _judge_compare(claim: Claim, cell: dict[str, Any], other: dict[str, Any] | N
                                f"({mine} vs {theirs} bytes)")
     less = mine < theirs / 2  # a clear difference, not noise
     more = mine > theirs * 2
-    outcome = "confirmed" if (less if want == "less" else more) else "contradicted"
+    outcome = "confirmed" if (less if want == "less" else more) else _not_shown(claim)
     return {"outcome": outcome, "why": f"{label}: {human_bytes(mine)} vs {human_bytes(theirs)} ({meter})",
             "observed": None}
 

@@ -167,8 +167,9 @@ IMPORT_LABEL = re.compile(r"^[^:]+:\d+: (?:import|from) ")  # agent/instrument.p
 # 4: a cell's answer (answer.py) splits what is left into live / pool / runtime, and a cell whose steps had no signal is
 # grey, never "back at exit"; 5: a step below the runtime floor (before the first touch, or after the runtime gave
 # some back) has nothing left, never a negative amount, and the runtime keeps what it holds then; 6: a loop grows
-# when the framework's own in-use count grows where NVML is blind (a pool mapped before the loop)
-RULES_VERSION = 6
+# when the framework's own in-use count grows where NVML is blind (a pool mapped before the loop); 7: a claim of
+# what can happen ("does not always") is "not reproduced" by a run that does not show it, never "contradicted"
+RULES_VERSION = 7
 
 
 def timeline_peak(record: dict[str, Any], checkpoints: list[dict[str, Any]]) -> dict[str, Any] | None:

@@ -123,7 +123,7 @@ def _framework(record: dict[str, Any], in_env: dict[str, str]) -> tuple[str, str
 @dataclass(frozen=True)
 class ClaimOutcome:
     claim: str  # its id in matrix/claims.toml
-    outcome: str  # confirmed, contradicted
+    outcome: str  # confirmed, contradicted, not reproduced
     column: str
     run: str
     why: str
@@ -142,7 +142,7 @@ def claim_outcomes(run: Run, summaries: list[dict[str, Any]], cells: list[Cell],
     for claim in claims:
         for env, result in seed_claims.assess(claim, by_env, envs).items():
             where = atlas_column.get(f"{claim.scenario}|{env}")
-            if where and result["outcome"] in ("confirmed", "contradicted"):
+            if where and result["outcome"] in ("confirmed", "contradicted", "not reproduced"):
                 found.append(ClaimOutcome(claim.id, result["outcome"], where, run.name, str(result["why"])))
     return found
 

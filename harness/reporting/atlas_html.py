@@ -4,7 +4,7 @@ index.html is the landing grid (a row per technique with the claim it tests, a c
 framework release and hardware, each cell coloured by what came back, the release where an
 answer turns marked, a filter box); t/<technique>.html and r/<column>.html list the evidence behind
 each cell (every run of it, its environment, the command that remakes it, a link to its timeline
-in the run's own report); claims.html says where each seed claim was confirmed or contradicted.
+in the run's own report); claims.html says where each seed claim was confirmed, contradicted or not reproduced.
 """
 from __future__ import annotations
 
@@ -146,7 +146,8 @@ def claims_page(claims: list[Claim], outcomes: list[ClaimOutcome]) -> str:
                         for f in sorted(found, key=lambda f: (f.outcome, f.column)))
         items.append(f'<li id="{slug(claim.id)}"><b>{html.escape(claim.says)}</b> ({html.escape(claim.seed)}, '
                      f'<a href="t/{slug(claim.scenario)}.html">{html.escape(claim.scenario)}</a>): '
-                     f"{counts['confirmed']} confirmed, {counts['contradicted']} contradicted"
+                     f"{counts['confirmed']} confirmed, {counts['contradicted']} contradicted, "
+                     f"{counts['not reproduced']} not reproduced"
                      + (f"<ul>{where}</ul>" if where else " (no reference run decides it yet)") + "</li>")
     return page("Claims from the seed articles", f"<ol>{''.join(items)}</ol>")
 

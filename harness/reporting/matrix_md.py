@@ -35,7 +35,8 @@ def cell_text(cell: dict[str, Any]) -> str:
 
 
 def _claim_mark(result: dict[str, Any]) -> str:
-    symbol = {"confirmed": "✅ confirmed", "contradicted": "❌ contradicted", "untestable": "➖ untestable"}
+    symbol = {"confirmed": "✅ confirmed", "contradicted": "❌ contradicted", "not reproduced": "○ not reproduced",
+              "untestable": "➖ untestable"}
     return f"{symbol[result['outcome']]} ({result['why']})"
 
 

@@ -101,7 +101,7 @@ def matrix_table(matrix: dict[str, Any], width: int = 80) -> Table:
     symbols: dict[tuple[str, str], str] = {}
     for claim in matrix.get("claims", []):
         for env, result in claim["results"].items():
-            symbol = {"confirmed": "✓", "contradicted": "✗"}.get(result["outcome"], "")
+            symbol = {"confirmed": "✓", "contradicted": "✗", "not reproduced": "○"}.get(result["outcome"], "")
             symbols[(claim["scenario"], env)] = symbols.get((claim["scenario"], env), "") + symbol
     changed = {(c["scenario"], c["env"]) for c in (matrix.get("compare") or {}).get("changed", [])}
 
@@ -129,14 +129,15 @@ def matrix_summary(matrix: dict[str, Any]) -> str:
     for row in matrix["cells"].values():
         for cell in row.values():
             statuses[cell["status"]] = statuses.get(cell["status"], 0) + 1
-    outcomes = {"confirmed": 0, "contradicted": 0, "untestable": 0}
+    outcomes = {"confirmed": 0, "contradicted": 0, "not reproduced": 0, "untestable": 0}
     for claim in matrix.get("claims", []):
         for result in claim["results"].values():
             outcomes[result["outcome"]] += 1
     cells = ", ".join(f"{n} {s}" for s, n in sorted(statuses.items()))
     claims = ", ".join(f"{n} {o}" for o, n in outcomes.items())
     if matrix.get("machine") == NO_GPU:
-        claims = (f"{outcomes['confirmed']} confirmed, {outcomes['contradicted']} contradicted; no GPU here, so "
+        claims = (f"{outcomes['confirmed']} confirmed, {outcomes['contradicted']} contradicted, "
+                  f"{outcomes['not reproduced']} not reproduced; no GPU here, so "
                   f"{outcomes['untestable']} about GPU memory are not decided")
     changed = matrix.get("compare")
     diff = f"; {len(changed['changed'])} changed since {changed['other']}" if changed else ""

@@ -51,7 +51,7 @@ window.onerror = function (msg) { document.body.dataset.errors = (document.body.
         "data-verdict": outcome(c), "title": cellText(c)}, g.text);
       if (g.label) td.appendChild(el("div", {"class": "step"}, "at " + g.label));
       (claimsFor[key] || []).forEach(function (p) { if (p[1].outcome !== "untestable")
-        td.appendChild(el("sup", {"title": p[0].says, "class": "claim"}, (p[1].outcome === "confirmed" ? " \u2713" : " \u2717") + noteNo[p[0].id])); });
+        td.appendChild(el("sup", {"title": p[0].says, "class": "claim"}, (p[1].outcome === "confirmed" ? " \u2713" : p[1].outcome === "not reproduced" ? " \u25cb" : " \u2717") + noteNo[p[0].id])); });
       td.onclick = function () { location.hash = "cell=" + encodeURIComponent(key); };
       tr.appendChild(td); });
     table.appendChild(tr); });
@@ -61,10 +61,10 @@ window.onerror = function (msg) { document.body.dataset.errors = (document.body.
       for (var e in cl.results) if (cl.results[e].outcome !== "untestable") where.push(cl.results[e].outcome + " in " + e);
       ol.appendChild(el("li", {"id": "note-" + noteNo[cl.id]}, "\u201c" + cl.says + "\u201d (" + cl.seed + ", " + cl.scenario + "): " + where.join("; "))); });
     box.appendChild(ol); }
-  var cl = { confirmed: 0, contradicted: 0, untestable: 0 };
+  var cl = { confirmed: 0, contradicted: 0, "not reproduced": 0, untestable: 0 };
   (M.claims || []).forEach(function (c) { for (var e in c.results) cl[c.results[e].outcome]++; });
   document.getElementById("summary").textContent = Object.keys(counts).map(function (k) { return counts[k] + " " + k; }).join(", ") +
-    " | claims: " + cl.confirmed + " confirmed, " + cl.contradicted + " contradicted, " + (M.machine === "no GPU: host memory (RSS) only" ?
+    " | claims: " + cl.confirmed + " confirmed, " + cl.contradicted + " contradicted, " + cl["not reproduced"] + " not reproduced, " + (M.machine === "no GPU: host memory (RSS) only" ?
     cl.untestable + " about GPU memory not decided (no GPU here)" : cl.untestable + " untestable");
   if (M.sweep) { var sw = document.getElementById("changes"); sw.appendChild(el("h2", {}, "Changes across " + M.sweep.package + " releases"));
     var sl = el("ul"); M.sweep.changes.forEach(function (c) { sl.appendChild(el("li", {}, c.scenario + " changed in " + c.release + ": " +
