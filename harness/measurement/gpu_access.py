@@ -160,7 +160,10 @@ def for_run(info: dict[str, Any], variant: str, nvml_available: bool, override: 
     """The access mode of a run: a GPU only for the gpu variant on a host NVML answers on,
     unless a mode is asked for explicitly."""
     wants_gpu = variant == "gpu" and nvml_available
-    return choose(info, wants_gpu, override if wants_gpu or override else "none")
+    if not wants_gpu and override is None:  # nothing was asked for: say why containers get no GPU
+        return GpuAccess("none", "no NVIDIA GPU answers NVML here" if not nvml_available
+                         else f"the {variant} variant runs without a GPU")
+    return choose(info, wants_gpu, override)
 
 
 def choose(

@@ -79,6 +79,8 @@ def run_matrix(options: MatrixOptions, nvml: Nvml, emit: Event) -> MatrixRun:
     chosen = options.items if options.items is not None else catalogue.select(catalogue.discover(), options.scenarios)
     variant, why = choose_variant(options.variant, nvml)
     envs = _environments(options, variant, chosen)
+    if options.items is None and not options.resume and envs and chosen and not catalogue.plan(envs, chosen):
+        raise UsageError(_no_overlap(envs, chosen))  # before any image is built: nothing would run
     for env in (e for e in envs if e.kind == "build" and not e.unavailable):
         env.variant(variant)  # UsageError now, not after the builds
     if options.cluster:
@@ -273,3 +275,13 @@ def _pin_facts(env: config.EnvDef, variant: str) -> dict[str, Any]:
 def _env_manifest(env: config.EnvDef, variant: str) -> dict[str, Any]:
     return {"kind": env.kind, "family": list(env.family), **_pin_facts(env, variant),
             **({"unavailable": env.unavailable} if env.unavailable else {})}
+
+
+def _no_overlap(envs: list[config.EnvDef], chosen: list[Scenario]) -> str:
+    """One line for filters that leave no cell: which families each side has, and where they meet."""
+    families = sorted({f for item in chosen for f in item.families})
+    fitting = [env.name for env in config.load_environments().values() if any(catalogue.applies(env, i) for i in chosen)]
+    return (f"no cell to run: the environments asked for ({', '.join(e.name for e in envs)}) run none of the "
+            f"{len(chosen)} scenario(s) asked for (API families {', '.join(families)}); those run in "
+            f"{', '.join(fitting) or 'no environment defined here'}: name one of them with --env, or other scenarios")
+

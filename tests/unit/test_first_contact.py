@@ -1,0 +1,24 @@
+"""What a new user meets first: filters that leave nothing to run are refused up front in one line,
+and nothing is said to have been asked for that was not."""
+from __future__ import annotations
+
+from pathlib import Path
+
+from helpers import harness_cli
+
+from harness.measurement import gpu_access
+
+
+def test_filters_with_no_cell_in_common_are_refused_before_anything_is_built(tmp_path: Path) -> None:
+    result = harness_cli("matrix", "--env", "torch", "--scenario", "tf2/*", "--results", str(tmp_path / "r"))
+    assert result.returncode == 2, result.stderr
+    (line,) = [x for x in result.stderr.splitlines() if "error:" in x]
+    assert "no cell to run: the environments asked for (torch) run none of the" in line
+    assert "those run in tf2.7, tf-current" in line
+    assert not (tmp_path / "r").exists() or not any((tmp_path / "r").iterdir())  # no empty run, no malformed matrix.md
+
+
+def test_no_gpu_for_containers_is_never_said_to_be_asked_for_when_nothing_was() -> None:
+    assert gpu_access.for_run({}, "cpu", False, None).reason == "no NVIDIA GPU answers NVML here"
+    assert gpu_access.for_run({}, "cpu", True, None).reason == "the cpu variant runs without a GPU"
+    assert gpu_access.for_run({}, "cpu", False, "none").reason == "asked for"
