@@ -191,6 +191,23 @@ def plan(reqs: list[Requirement], variant: str, index_url: str = pkgindex.DEFAUL
     return Plan(python, cpu_base(python), tuple(packages), index)
 
 
+FRAMEWORK_DISTS = ("tensorflow", "tensorflow-cpu", "tensorflow-gpu", "torch", "jax", "jaxlib", "cupy", "cupy-cuda12x",
+                   "cupy-cuda11x", "cupy-cuda13x")
+
+
+def _refuse_near_misses(text: str, reqs: list[Requirement]) -> None:
+    """``--with tensorflw==2.13.0`` names no framework and no library that loads one: a typo, said as one."""
+    import difflib
+
+    for req in reqs:
+        name = str(canonicalize_name(req.name))
+        close = difflib.get_close_matches(name, FRAMEWORK_DISTS, n=1, cutoff=0.8)
+        if close and name not in LIBRARY_FRAMEWORKS and name.replace("-", "_") not in LIBRARY_FRAMEWORKS:
+            fixed = text.replace(req.name, close[0], 1)
+            raise UsageError(f"--with {text!r}: {req.name} is no framework this tool knows; did you mean {close[0]}? "
+                             f"(--with '{fixed}')")
+
+
 def environment(text: str, variant: str, fallback_families: tuple[str, ...] = (),
                 index_url: str = pkgindex.DEFAULT_INDEX) -> EnvDef:
     """The environment ``--with text`` names, or one marked unavailable with the reason."""
@@ -198,6 +215,8 @@ def environment(text: str, variant: str, fallback_families: tuple[str, ...] = ()
     families: tuple[str, ...] = ()
     for req in reqs:
         families = families or families_of(req.name, pinned(req))
+    if not families:  # a framework's name mistyped is not a library: say which one was meant
+        _refuse_near_misses(text, reqs)
     if not families:  # no framework pinned: one the pinned library or the script needs must be
         loads = next((LIBRARY_FRAMEWORKS[n][0] for n in (str(canonicalize_name(r.name)).replace("-", "_") for r in reqs)
                       if n in LIBRARY_FRAMEWORKS), None)

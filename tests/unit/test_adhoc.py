@@ -94,3 +94,11 @@ def test_a_bad_requirement_is_one_line() -> None:
     with pytest.raises(UsageError) as caught:
         pins.parse("tensorflow==2.9,!=2.9.1")
     assert "\n" not in caught.value.message and "write PKG==VERSION" in caught.value.message
+
+
+@pytest.mark.parametrize(("text", "meant"), [("tensorflw==2.13.0", "tensorflow==2.13.0"), ("torhc==2.5.1", "torch==2.5.1")])
+def test_a_mistyped_framework_is_said_as_one(text: str, meant: str) -> None:
+    with pytest.raises(UsageError) as caught:
+        adhoc.environment(text, "cpu", ("torch",))
+    assert f"did you mean {meant.split('==')[0]}? (--with '{meant}')" in caught.value.message
+    assert "pin that release too" not in caught.value.message
