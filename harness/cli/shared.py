@@ -31,8 +31,8 @@ def build_options(args: argparse.Namespace) -> BuildOptions:
 
 def command_line_envs(args: argparse.Namespace, families: list[str]) -> list[config.EnvDef]:
     """The environments named on the command line (--image, --interpreter)."""
-    return ([config.adhoc_image(ref, families) for ref in args.image]
-            + [config.adhoc_interpreter(py, families) for py in args.interpreter])
+    return config.distinct_names([config.adhoc_image(ref, families) for ref in args.image]
+                                 + [config.adhoc_interpreter(py, families) for py in args.interpreter])
 
 
 def asked_for(args: argparse.Namespace) -> set[str]:

@@ -12,7 +12,7 @@ import json
 import os
 import re
 import sys
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 from typing import Any, Literal
 
@@ -212,6 +212,27 @@ def families_of(frameworks: dict[str, str]) -> tuple[str, ...]:
 def adhoc_interpreter(interpreter: str, family: list[str]) -> EnvDef:
     """A process environment from the command line (--interpreter PY --family F)."""
     return EnvDef(name="host-" + Path(interpreter).name, family=tuple(family), interpreter=interpreter)
+
+
+def distinct_names(envs: list[EnvDef]) -> list[EnvDef]:
+    """Environments of one run under names of their own: two --interpreter venvs (…/jax/bin/python,
+    …/torch/bin/python) are host-jax-python and host-torch-python, never one column host-python."""
+    counts: dict[str, int] = {}
+    for env in envs:
+        counts[env.name] = counts.get(env.name, 0) + 1
+    out, taken = [], set()
+    for env in envs:
+        name = env.name
+        if counts[name] > 1 and env.interpreter:
+            path = Path(env.interpreter)
+            where = path.parent.parent.name if path.parent.name == "bin" else path.parent.name
+            name = f"host-{where}-{path.name}" if where else name
+        base, n = name, 2
+        while name in taken:
+            name, n = f"{base}-{n}", n + 1
+        taken.add(name)
+        out.append(replace(env, name=name) if name != env.name else env)
+    return out
 
 
 def select(envs: dict[str, EnvDef], names: list[str] | None) -> list[EnvDef]:

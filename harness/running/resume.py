@@ -34,8 +34,9 @@ def resume_options(run_dir: Path, base: MatrixOptions) -> MatrixOptions:
     except (OSError, ValueError, KeyError) as exc:
         raise UsageError(f"--resume {run_dir}: no manifest with the run's request there ({exc}); "
                          "give a run folder this version wrote") from exc
-    extra = [config.adhoc_image(e["image"], e["family"]) if e["image"]
-             else config.adhoc_interpreter(e["interpreter"], e["family"]) for e in asked.get("extra_envs") or []]
+    extra = config.distinct_names([config.adhoc_image(e["image"], e["family"]) if e["image"]
+                                   else config.adhoc_interpreter(e["interpreter"], e["family"])
+                                   for e in asked.get("extra_envs") or []])
     items = [replace(repro.script_scenario(Path(i["path"]), i["timeout"], plain=True, setenv=asked["setenv"]),
                      argv=tuple(i.get("argv") or ()), launch=tuple(i.get("launch") or ()), command=i.get("command") or "")
              for i in asked.get("items") or []] or None

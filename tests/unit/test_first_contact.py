@@ -22,3 +22,15 @@ def test_no_gpu_for_containers_is_never_said_to_be_asked_for_when_nothing_was() 
     assert gpu_access.for_run({}, "cpu", False, None).reason == "no NVIDIA GPU answers NVML here"
     assert gpu_access.for_run({}, "cpu", True, None).reason == "the cpu variant runs without a GPU"
     assert gpu_access.for_run({}, "cpu", False, "none").reason == "asked for"
+
+
+def test_two_interpreters_in_one_run_keep_a_column_each() -> None:
+    from harness.environments import config
+
+    envs = config.distinct_names([config.adhoc_interpreter("/venvs/jax/bin/python", []),
+                                  config.adhoc_interpreter("/venvs/torch/bin/python", []),
+                                  config.adhoc_interpreter("/usr/bin/python3", [])])
+    assert [e.name for e in envs] == ["host-jax-python", "host-torch-python", "host-python3"]
+    assert [e.interpreter for e in envs] == ["/venvs/jax/bin/python", "/venvs/torch/bin/python", "/usr/bin/python3"]
+    same = config.distinct_names([config.adhoc_interpreter("/a/bin/python", []), config.adhoc_interpreter("/a/bin/python", [])])
+    assert len({e.name for e in same}) == 2
