@@ -10,7 +10,7 @@ from harness.common.units import human_bytes
 from harness.judgement import answer
 from harness.judgement.tolerances import TOLERANCES
 from harness.judgement.verdicts import RULES_VERSION
-from harness.reporting import glance
+from harness.reporting import glance, matrix_md
 from harness.reporting.glance import NO_GPU
 
 STYLES = {
@@ -135,10 +135,11 @@ def matrix_summary(matrix: dict[str, Any]) -> str:
             outcomes[result["outcome"]] += 1
     cells = ", ".join(f"{n} {s}" for s, n in sorted(statuses.items()))
     claims = ", ".join(f"{n} {o}" for o, n in outcomes.items())
-    if matrix.get("machine") == NO_GPU:
+    if matrix.get("machine") == NO_GPU:  # counted as matrix.md counts them: claims, not claim x environment
+        _, undecided = matrix_md.claims_to_show(matrix)
         claims = (f"{outcomes['confirmed']} confirmed, {outcomes['contradicted']} contradicted, "
-                  f"{outcomes['not reproduced']} not reproduced; no GPU here, so "
-                  f"{outcomes['untestable']} about GPU memory are not decided")
+                  f"{outcomes['not reproduced']} not reproduced; no GPU here, so the {undecided} claims about GPU "
+                  "memory are not decided")
     changed = matrix.get("compare")
     diff = f"; {len(changed['changed'])} changed since {changed['other']}" if changed else ""
     return f"{cells}; claims: {claims}{diff}"

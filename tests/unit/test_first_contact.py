@@ -34,3 +34,19 @@ def test_two_interpreters_in_one_run_keep_a_column_each() -> None:
     assert [e.interpreter for e in envs] == ["/venvs/jax/bin/python", "/venvs/torch/bin/python", "/usr/bin/python3"]
     same = config.distinct_names([config.adhoc_interpreter("/a/bin/python", []), config.adhoc_interpreter("/a/bin/python", [])])
     assert len({e.name for e in same}) == 2
+
+
+def test_the_terminal_and_matrix_md_count_the_undecided_claims_alike() -> None:
+    """Without a GPU the terminal said '48 ... not decided' (claim x environment) where matrix.md said
+    'the 30 claims': both count claims now."""
+    import json
+    import re
+
+    from harness.environments.config import REPO
+    from harness.reporting import glance, matrix_md, render
+
+    cpu = next(json.loads(p.read_text()) for p in sorted((REPO / "matrix" / "reference").rglob("matrix.json"))
+               if json.loads(p.read_text()).get("machine") == glance.NO_GPU)
+    said = re.search(r"so the (\d+) claims about GPU memory", matrix_md.to_markdown(cpu))
+    assert said is not None
+    assert f"so the {said.group(1)} claims about GPU memory are not decided" in render.matrix_summary(cpu)
