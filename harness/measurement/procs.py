@@ -7,6 +7,7 @@ Linux only, like the GPU hosts this tool measures.
 from __future__ import annotations
 
 import os
+import time
 from collections.abc import Iterable
 
 PAGE_SIZE = os.sysconf("SC_PAGE_SIZE")
@@ -93,3 +94,20 @@ def host_pid(candidates: Iterable[int], namespace_pid: int) -> int | None:
         except (OSError, ValueError):
             continue
     return None
+
+
+# Helpers Python starts for a script that end by themselves once the script has (multiprocessing's
+# resource tracker, its forkserver, Python < 3.8's semaphore tracker): never "left running".
+SELF_ENDING = ("multiprocessing.resource_tracker", "multiprocessing.semaphore_tracker", "multiprocessing.forkserver")
+
+
+def let_helpers_end(pids: set[int], script: int | None, seconds: float = 2.0) -> None:
+    """Give such helpers of a script that has ended up to ``seconds`` to end, as they do bare."""
+    if script is not None and alive(script):
+        return
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        if not any(alive(p) and any(h in command_line(p) for h in SELF_ENDING) for p in pids):
+            return
+        time.sleep(0.05)
+

@@ -121,6 +121,7 @@ def run_cell(
                     _await_exit(channel, cell, record, started + timeout)
         finally:
             tracker.current(force=True)
+            procs.let_helpers_end(tracker.seen, record.get("script_pid"))  # a resource tracker ends on its own
             record["killed"] = _still_running(meters, tracker, record.get("script_pid"))
             cell.stop(tracker.seen)
         lost = cell.lost() if record["status"] in ("crashed", "timeout") else None

@@ -50,3 +50,20 @@ def test_the_terminal_and_matrix_md_count_the_undecided_claims_alike() -> None:
     said = re.search(r"so the (\d+) claims about GPU memory", matrix_md.to_markdown(cpu))
     assert said is not None
     assert f"so the {said.group(1)} claims about GPU memory are not decided" in render.matrix_summary(cpu)
+
+
+def test_multiprocessings_resource_tracker_is_not_left_running(tmp_path: Path) -> None:
+    """A spawn-context lock starts multiprocessing's resource tracker, which ends by itself once the
+    script has: it is not a process the script left running, nor one the harness had to kill."""
+    import json
+    import sys
+
+    script = tmp_path / "tracked.py"
+    script.write_text("import multiprocessing as mp\nlock = mp.get_context('spawn').Lock()\nprint('locked')\n")
+    result = harness_cli("repro", "--interpreter", sys.executable, "--results", str(tmp_path / "r"), str(script),
+                         cwd=tmp_path)
+    assert result.returncode == 0, result.stderr[-2000:]
+    (path,) = (tmp_path / "r").glob("*/*/repro__tracked.json")
+    record = json.loads(path.read_text())
+    assert record["killed"] == [], record["killed"]
+    assert "killed by the harness" not in result.stdout
