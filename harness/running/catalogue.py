@@ -40,3 +40,27 @@ def applies(env: EnvDef, item: Scenario) -> bool:
 
 def plan(envs: list[EnvDef], scenarios: list[Scenario]) -> list[tuple[EnvDef, Scenario]]:
     return [(env, item) for env in envs for item in scenarios if applies(env, item)]
+
+
+def no_overlap(envs: list[EnvDef], chosen: list[Scenario]) -> str:
+    """One line for filters that leave no cell: which families each side has, and where they meet."""
+    from harness.environments import config
+
+    families = sorted({f for item in chosen for f in item.families})
+    fitting = [env.name for env in config.load_environments().values() if any(applies(env, i) for i in chosen)]
+    return (f"no cell to run: the environments asked for ({', '.join(e.name for e in envs)}) run none of the "
+            f"{len(chosen)} scenario(s) asked for (API families {', '.join(families)}); those run in "
+            f"{', '.join(fitting) or 'no environment defined here'}: name one of them with --env, or other scenarios")
+
+
+def unfit(envs: list[EnvDef], chosen: list[Scenario]) -> dict[str, str]:
+    """Environments (of known frameworks) that run none of ``chosen``, each with why: a script that
+    imports torch asked to run in tf2.7 is said to be skipped, never silently left out."""
+    out = {}
+    for env in envs:
+        if env.family and not any(applies(env, item) for item in chosen):
+            needs = sorted({f for item in chosen for f in item.families})
+            out[env.name] = (f"does not fit: the script needs {', '.join(needs)}; {env.name} has "
+                             f"{', '.join(env.family)}")
+    return out
+

@@ -80,7 +80,13 @@ def run_matrix(options: MatrixOptions, nvml: Nvml, emit: Event) -> MatrixRun:
     variant, why = choose_variant(options.variant, nvml)
     envs = _environments(options, variant, chosen)
     if options.items is None and not options.resume and envs and chosen and not catalogue.plan(envs, chosen):
-        raise UsageError(_no_overlap(envs, chosen))  # before any image is built: nothing would run
+        raise UsageError(catalogue.no_overlap(envs, chosen))  # before any image is built: nothing would run
+    unfit = catalogue.unfit(envs, chosen) if options.items is not None else {}
+    for name, reason in unfit.items():  # an environment asked for that cannot run the script: said, never dropped
+        emit("skipped", {"env": name, "reason": reason})
+    if unfit and len(unfit) == len(envs):
+        raise UsageError(f"no environment asked for can run {chosen[0].path.name}: " + "; ".join(unfit.values()))
+    envs = [env for env in envs if env.name not in unfit]
     for env in (e for e in envs if e.kind == "build" and not e.unavailable):
         env.variant(variant)  # UsageError now, not after the builds
     if options.cluster:
@@ -100,7 +106,7 @@ def run_matrix(options: MatrixOptions, nvml: Nvml, emit: Event) -> MatrixRun:
         emit("failed", {"env": name, "reason": error.message})
     planned = [(env.name, item.name) for env, item in cells]
     failed = {name: why for name, why in ready.failed.items() if name in left}
-    run.skipped, run.failed, run.planned, run.prepare_s = dict(ready.skipped), failed, planned, ready.seconds
+    run.skipped, run.failed, run.planned, run.prepare_s = {**unfit, **ready.skipped}, failed, planned, ready.seconds
     runnable = [(env, item) for env, item in todo if env.name not in ready.skipped and env.name not in ready.failed]
     slots = slots_for(options.gpu_indices, nvml) or [None] * (options.jobs or max(1, min(2, os.cpu_count() or 1)))
     slots, gpus = script_slots(slots, [item for _, item in runnable])
@@ -109,7 +115,7 @@ def run_matrix(options: MatrixOptions, nvml: Nvml, emit: Event) -> MatrixRun:
                   "workers": [f"GPU {s}" if s is not None else "cpu" for s in slots]})
     results.write_manifest(run.run_dir, {
         "run_id": run_id, "tool_version": __version__, "variant": variant, "variant_reason": why,
-        "backend": ready.kind, "backend_reason": ready.reason, "skipped": ready.skipped,
+        "backend": ready.kind, "backend_reason": ready.reason, "skipped": run.skipped,
         "gpu_mode": ready.access.mode, "gpu_mode_reason": ready.access.reason, "planned": planned,
         "environments": {env.name: _env_manifest(env, variant) for env in ready.envs},
         "host": _host(nvml), "request": request_of(options),
@@ -275,13 +281,3 @@ def _pin_facts(env: config.EnvDef, variant: str) -> dict[str, Any]:
 def _env_manifest(env: config.EnvDef, variant: str) -> dict[str, Any]:
     return {"kind": env.kind, "family": list(env.family), **_pin_facts(env, variant),
             **({"unavailable": env.unavailable} if env.unavailable else {})}
-
-
-def _no_overlap(envs: list[config.EnvDef], chosen: list[Scenario]) -> str:
-    """One line for filters that leave no cell: which families each side has, and where they meet."""
-    families = sorted({f for item in chosen for f in item.families})
-    fitting = [env.name for env in config.load_environments().values() if any(catalogue.applies(env, i) for i in chosen)]
-    return (f"no cell to run: the environments asked for ({', '.join(e.name for e in envs)}) run none of the "
-            f"{len(chosen)} scenario(s) asked for (API families {', '.join(families)}); those run in "
-            f"{', '.join(fitting) or 'no environment defined here'}: name one of them with --env, or other scenarios")
-

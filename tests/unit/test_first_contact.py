@@ -67,3 +67,21 @@ def test_multiprocessings_resource_tracker_is_not_left_running(tmp_path: Path) -
     record = json.loads(path.read_text())
     assert record["killed"] == [], record["killed"]
     assert "killed by the harness" not in result.stdout
+
+
+def test_an_environment_that_cannot_run_the_script_is_said_never_dropped(tmp_path: Path) -> None:
+    import sys
+
+    from harness.environments import config
+    from harness.running import catalogue, repro
+
+    script = tmp_path / "bug.py"
+    script.write_text("import torch\n")
+    item = repro.script_scenario(script)
+    envs = config.load_environments()
+    unfit = catalogue.unfit([envs["torch"], envs["tf2.7"]], [item])
+    assert list(unfit) == ["tf2.7"] and "the script needs torch; tf2.7 has tf2" in unfit["tf2.7"]
+    result = harness_cli("repro", "--interpreter", sys.executable, "--family", "jax", "--results", str(tmp_path / "r"),
+                         str(script), cwd=tmp_path)
+    assert result.returncode == 2, result.stderr[-1500:]
+    assert "no environment asked for can run bug.py: does not fit: the script needs torch" in result.stderr
