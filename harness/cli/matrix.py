@@ -65,7 +65,7 @@ def main(args: argparse.Namespace, err: Console, out: Console) -> int:
         nvml.close()
     show_matrix(run.matrix, args.json, out)
     warn_unreadable(run.matrix, err)
-    err.print(render.matrix_summary(run.matrix))
+    err.print(render.matrix_summary(run.matrix), soft_wrap=True)  # one line a script or a test can find whole
     bad = [r for r in run.records if r["status"] not in ("ok", "unsupported")]
     where = run.run_dir / "matrix.md"
     err.print(f"{len(run.records)} cells, {len(bad)} not ok, {run.wall_s:.1f}s; written: {where}, matrix.json, report.html")

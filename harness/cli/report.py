@@ -36,5 +36,6 @@ def main(args: argparse.Namespace, err: Console, out: Console) -> int:
                   markup=False)
     show_matrix(matrix, args.json, out)
     warn_unreadable(matrix, err)
-    err.print(f"{render.matrix_summary(matrix)}; written: matrix.md, matrix.json, report.html in {args.run_dir}")
+    err.print(f"{render.matrix_summary(matrix)}; written: matrix.md, matrix.json, report.html in {args.run_dir}",
+              soft_wrap=True)
     return 0
