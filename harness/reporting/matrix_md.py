@@ -40,6 +40,17 @@ def _claim_mark(result: dict[str, Any]) -> str:
     return f"{symbol[result['outcome']]} ({result['why']})"
 
 
+def column_header(env: str, column: dict[str, Any]) -> str:
+    """An environment's column: its name, the releases it ran and the hardware ('torch<br>torch 2.11.0
+    · H200'), so a pasted table says what each column measured."""
+    frameworks = column.get("frameworks") or {}
+    shown = [f"{name} {version}" for name, version in frameworks.items()
+             if not (name == "jaxlib" and frameworks.get("jax") == version)]  # jaxlib matches jax: said once
+    hardware = str(column.get("gpu") or "").replace("NVIDIA ", "") or ("CPU" if column else "")
+    detail = " · ".join(part for part in (", ".join(shown), hardware) if part)
+    return f"{env}<br>{detail}" if detail else env
+
+
 def claims_to_show(matrix: dict[str, Any]) -> tuple[list[dict[str, Any]], int]:
     """The claims this run speaks to, and how many it cannot decide for want of a GPU (0 with one):
     without a GPU those are said once, not listed as a table of "untestable"."""
@@ -56,7 +67,7 @@ def to_markdown(matrix: dict[str, Any]) -> str:
     if matrix.get("note"):
         lines += [matrix["note"], ""]
     lines += [f"Measured on: {matrix.get('machine') or 'unknown machine'}.", ""]
-    lines.append("| scenario | " + " | ".join(envs) + " |")
+    lines.append("| scenario | " + " | ".join(column_header(e, (matrix.get("columns") or {}).get(e) or {}) for e in envs) + " |")
     lines.append("|---|" + "---|" * len(envs))
     for name in matrix["scenarios"]:
         row = matrix["cells"][name]

@@ -85,3 +85,14 @@ def test_an_environment_that_cannot_run_the_script_is_said_never_dropped(tmp_pat
                          str(script), cwd=tmp_path)
     assert result.returncode == 2, result.stderr[-1500:]
     assert "no environment asked for can run bug.py: does not fit: the script needs torch" in result.stderr
+
+
+def test_matrix_md_columns_name_the_releases_and_the_hardware() -> None:
+    import json
+
+    from harness.environments.config import REPO
+    from harness.reporting import matrix_md
+
+    matrix = json.loads((REPO / "matrix" / "reference" / "h200-580.159.04" / "matrix.json").read_text())
+    header = next(line for line in matrix_md.to_markdown(matrix).splitlines() if line.startswith("| scenario |"))
+    assert header == "| scenario | host-python3<br>cupy 14.2.0, jax 0.11.2, torch 2.11.0+cu130 · H200 |"
