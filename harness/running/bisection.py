@@ -172,7 +172,10 @@ def search(versions: list[Version], criterion: Criterion, run: Runner) -> Outcom
             lo = mid
     outcome.first_bad, outcome.last_good = versions[hi], versions[lo]
     unjudged = [s for s in outcome.steps if s.bad is None and versions[lo] < s.version < versions[hi]]
-    outcome.answer = f"first bad: {versions[hi]} (last good: {versions[lo]})"
+    if versions[0] > versions[-1]:  # the good end is the newer release: the question is where it was fixed
+        outcome.answer = f"fixed in {versions[lo]} (last bad: {versions[hi]})"
+    else:
+        outcome.answer = f"first bad: {versions[hi]} (last good: {versions[lo]})"
     if unjudged:
         outcome.answer += "; could not judge " + ", ".join(str(s.version) for s in unjudged) + ", which lie between"
     return outcome

@@ -92,3 +92,15 @@ def test_criteria_are_checked() -> None:
     with pytest.raises(UsageError, match="needs --label"):
         bisection.Criterion.make("label", None, None)
     assert "64.00 MiB" in bisection.Criterion.make("left", None, None).describe()
+
+
+def test_a_fix_is_said_as_a_fix() -> None:
+    """--good 2.4.0 --bad 2.3.0 asks where it was fixed: 'fixed in 2.4.0 (last bad: 2.3.1)', never
+    'first bad: 2.3.1 (last good: 2.4.0)'."""
+    versions = [Version("2.4.0"), Version("2.3.1"), Version("2.3.0")]  # good end first, as bisect orders them
+
+    def run(version: Version) -> tuple[dict[str, Any] | None, str]:
+        return _record(1 if version >= Version("2.4.0") else 300), ""
+
+    outcome = bisection.search(versions, bisection.Criterion(), run)
+    assert outcome.answer == "fixed in 2.4.0 (last bad: 2.3.1)"
