@@ -163,11 +163,12 @@ def _processes_cell(cp: dict[str, Any], record: dict[str, Any]) -> str:
     return attribution.named(mine, attribution.ranks_by_pid(record)).replace("|", "\\|") or "-"
 
 
-def _peak_row(peak: dict[str, Any], others: bool, gpu: bool) -> list[str]:
+def _peak_row(peak: dict[str, Any], others: bool, gpu: bool, launched: bool = False) -> list[str]:
     """A timeline peak: the cell's processes together (the timeline does not tell them apart)."""
     where = f"between `{peak['after']}` and `{peak['before']}`" if peak["before"] else f"after `{peak['after']}`"
     r = peak["readings"]
-    own = [f"{human_bytes(r.get('nvml_process'))}" + (" (with its other processes)" if others else "")]
+    together = " (the launcher and its ranks)" if launched else " (with its other processes)" if others else ""
+    own = [f"{human_bytes(r.get('nvml_process'))}{together}"]
     return _row([f"*peak {where.replace('|', chr(92) + '|')}, at {peak['t_s']:.2f} s*", *own, *([""] if others else []),
                  human_bytes(r.get("nvml_device")), human_bytes(r.get("rss")), "(timeline)", ""], gpu, others)
 
@@ -249,7 +250,7 @@ def markdown(records: list[dict[str, Any]], script: Path) -> str:
         lines += ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
         for index, cp in enumerate([*cps, None]):
             if index in peaks:
-                lines.append("| " + " | ".join(_peak_row(peaks[index], others, gpu)) + " |")
+                lines.append("| " + " | ".join(_peak_row(peaks[index], others, gpu, launched)) + " |")
             if cp is None:
                 break
             r, views = cp["readings"], cp.get("view") or {}
