@@ -218,6 +218,13 @@ def _version_key(release: str) -> tuple[int, Any]:
         return (1, release)
 
 
+def column_sort_key(column: str) -> tuple[Any, ...]:
+    """A column's name ('torch 2.15.0 · H100 80GB HBM3') sorted as the grid sorts it."""
+    head, _, hardware = column.partition(" · ")
+    framework, _, release = head.partition(" ")
+    return (framework, _version_key(release), hardware == "CPU", hardware)
+
+
 def columns(cells: list[Cell]) -> list[str]:
     """Framework, then release (as versions sort), then hardware (CPU last)."""
     first = {c.column: c for c in cells}

@@ -14,7 +14,7 @@ from collections import Counter
 from typing import Any
 
 from harness.judgement.claims import Claim
-from harness.reporting.atlas import Cell, ClaimOutcome, consensus, measured, turns
+from harness.reporting.atlas import Cell, ClaimOutcome, column_sort_key, columns, consensus, measured, turns
 from harness.reporting.report_html import ASSETS
 
 STYLE = (ASSETS / "atlas.css").read_text(encoding="utf-8")
@@ -123,6 +123,15 @@ def _evidence_rows(cells: list[Cell], key: str, depth: int) -> str:
     return "".join(out)
 
 
+def _order(cells: list[Cell], key: str) -> Any:
+    """How evidence rows sort: columns as the grid orders them (releases as versions: 2.7.4 before
+    2.21.0), anything else as text; runs of one cell side by side."""
+    if key != "column":
+        return lambda c: (getattr(c, key), c.run)
+    rank = {col: i for i, col in enumerate(columns(cells))}
+    return lambda c: (rank[c.column], c.run)
+
+
 def evidence(title: str, cells: list[Cell], key: str, extra: str = "") -> str:
     """A technique's (key: column) or a release's (key: technique) every measured cell, runs side by side."""
     answers = Counter(c.back for c in cells)
@@ -130,7 +139,7 @@ def evidence(title: str, cells: list[Cell], key: str, extra: str = "") -> str:
     head = "".join(f"<th>{h}</th>" for h in (key, "answer", "steps", *FACTS, "evidence", "remade by"))
     body = (extra + f'<p class="note">{len(cells)} measured cells ({agree}); where runs of one cell disagree both are '
             f'listed, never averaged.</p><div class="scroll"><table><tr>{head}</tr>'
-            f"{_evidence_rows(sorted(cells, key=lambda c: (getattr(c, key), c.run)), key, 1)}</table></div>")
+            f"{_evidence_rows(sorted(cells, key=_order(cells, key)), key, 1)}</table></div>")
     return page(title, body, depth=1)
 
 
@@ -143,7 +152,7 @@ def claims_page(claims: list[Claim], outcomes: list[ClaimOutcome]) -> str:
         found = by_claim.get(claim.id, [])
         counts = Counter(f.outcome for f in found)
         where = "".join(f"<li>{f.outcome} in {html.escape(f.column)} ({html.escape(f.run)}): {html.escape(f.why)}</li>"
-                        for f in sorted(found, key=lambda f: (f.outcome, f.column)))
+                        for f in sorted(found, key=lambda f: (f.outcome, column_sort_key(f.column))))
         items.append(f'<li id="{slug(claim.id)}"><b>{html.escape(claim.says)}</b> ({html.escape(claim.seed)}, '
                      f'<a href="t/{slug(claim.scenario)}.html">{html.escape(claim.scenario)}</a>): '
                      f"{counts['confirmed']} confirmed, {counts['contradicted']} contradicted, "

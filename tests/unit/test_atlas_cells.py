@@ -42,3 +42,14 @@ def test_words_are_cut_at_a_word_never_inside_a_number() -> None:
     text = "held by live objects: 45.70 MiB live, 138.14 GiB in the pool with the runtime's own"
     assert _shortened(text, 60) == "held by live objects: 45.70 MiB live, 138.14 GiB in the…"
     assert _shortened("released", 60) == "released"
+
+
+def test_evidence_and_claims_list_releases_as_versions() -> None:
+    from harness.reporting.atlas import column_sort_key
+    from harness.reporting.atlas_html import _order
+
+    cells = [_cell("a", "2.21.0"), _cell("b", "2.7.4"), _cell("c", "2.14.1")]
+    assert [c.release for c in sorted(cells, key=_order(cells, "column"))] == ["2.7.4", "2.14.1", "2.21.0"]
+    names = ["tensorflow 2.21.0 · H200", "tensorflow 2.7.4 · H200", "tensorflow 2.7.4 · CPU"]
+    assert sorted(names, key=column_sort_key) == ["tensorflow 2.7.4 · H200", "tensorflow 2.7.4 · CPU",
+                                                  "tensorflow 2.21.0 · H200"]
