@@ -73,14 +73,14 @@ def _shortened(text: str, limit: int) -> str:
 
 
 def _table(framework: str, techniques: list[str], grid: dict[str, dict[str, list[Cell]]], cols: list[str],
-           said: dict[str, Claim]) -> str:
+           said: dict[str, list[Claim]]) -> str:
     """One framework's grid: its techniques by its releases and hardware."""
     head = "".join(f'<th class="col"><a href="r/{slug(col)}.html">{html.escape(col.split(" ", 1)[1].split(" · ")[0])}'
                    f'</a><div class="hw">{html.escape(col.split(" · ")[1])}</div></th>' for col in cols)
     rows = []
     for technique in techniques:
-        claim = said.get(technique)
-        claim_html = f'<div class="claim">{html.escape(claim.says)} ({html.escape(claim.seed)})</div>' if claim else ""
+        claim_html = "".join(f'<div class="claim">{html.escape(c.says)} ({html.escape(c.seed)})</div>'
+                             for c in said.get(technique, []))  # every claim on the technique, not one of them
         turned = turns(grid[technique], cols)
         tds = "".join(_cell_td(grid[technique][c], c, c in turned) if c in grid[technique] else "<td></td>" for c in cols)
         rows.append(f'<tr class="row"><th class="tech"><a href="t/{slug(technique)}.html">{html.escape(technique)}</a>'
@@ -91,7 +91,9 @@ def _table(framework: str, techniques: list[str], grid: dict[str, dict[str, list
 
 def landing(grid: dict[str, dict[str, list[Cell]]], cols: list[str], claims: list[Claim], cells: list[Cell]) -> str:
     """Caniuse-style: a table per framework, a row per technique, a column per release and hardware."""
-    said = {c.scenario: c for c in claims}
+    said: dict[str, list[Claim]] = {}
+    for claim in claims:
+        said.setdefault(claim.scenario, []).append(claim)
     framework_of = {c.technique: c.framework for c in cells}
     tables = []
     for framework in dict.fromkeys(framework_of[t] for t in sorted(grid, key=lambda t: cols.index(next(iter(grid[t]))))):

@@ -53,3 +53,17 @@ def test_evidence_and_claims_list_releases_as_versions() -> None:
     names = ["tensorflow 2.21.0 · H200", "tensorflow 2.7.4 · H200", "tensorflow 2.7.4 · CPU"]
     assert sorted(names, key=column_sort_key) == ["tensorflow 2.7.4 · H200", "tensorflow 2.7.4 · CPU",
                                                   "tensorflow 2.21.0 · H200"]
+
+
+def test_every_claim_on_a_technique_is_shown_on_its_row() -> None:
+    """Four techniques carry two claims each (tf1/session_close, jax/preallocation, ...): both are on the row."""
+    from harness.judgement import claims
+    from harness.reporting.atlas import grid
+    from harness.reporting.atlas_html import landing
+
+    two = [c for c in claims.load_claims() if c.scenario == "tf1/session_close"]
+    assert len(two) == 2
+    cell = _cell("a")
+    cell = Cell(**{**cell.__dict__, "technique": "tf1/session_close", "framework": "tensorflow"})
+    page = landing(grid([cell]), [cell.column], two, [cell])
+    assert all(c.says.replace("'", "&#x27;") in page or c.says in page for c in two)
