@@ -101,8 +101,14 @@ def landing(grid: dict[str, dict[str, list[Cell]]], cols: list[str], claims: lis
         used = [c for c in cols if any(c in grid[t] for t in mine)]
         tables.append(_table(framework, mine, grid, used, said))
     runs = len({c.run for c in cells})
-    intro = (f'<p class="note">{len(cells)} measured cells from {runs} reference runs: {len(grid)} techniques, '
-             f"{len(cols)} framework releases and hardware. Each cell: did the memory come back (its colour) and why "
+    distinct = sum(len(measured(column)) for row in grid.values() for column in row.values())
+    unmeasured = len(cells) - sum(len([c for c in column if c.status == "ok"]) for row in grid.values()
+                                  for column in row.values())
+    releases = len({(c.framework, c.release) for c in cells})
+    intro = (f'<p class="note">{distinct} measured runs of a cell (copies counted once) from {runs} reference runs, '
+             f"and {unmeasured} that measured nothing (skipped, failed, not finished): {len(grid)} techniques, "
+             f"{releases} framework releases, {len(cols)} columns of a release on its hardware. "
+             "Each cell: did the memory come back (its colour) and why "
              "(its words); a click opens the timeline and environment it was judged from.</p>")
     body = (intro + LEGEND + '<p><input id="filter" placeholder="filter: torch, 2.15, H100, CPU, empty_cache ..."></p>'
             + "".join(tables) + FILTER)
