@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The whole GPU verification in one go, on a GPU host with an NVIDIA driver but no Docker and no
-# container toolkit: start a Docker engine from a bundle (see README: "GPU host without the
+# container toolkit: start a Docker engine from a bundle (see docs/gpu-host.md: "Verified on an H100 without the
 # toolkit"), make an image from the host's own Python install if there is none, then run the
 # torch / JAX / CuPy rows twice in ONE matrix: through the docker backend (GPU mode `devices`)
 # and through the process backend on the same interpreter, so the two columns can be compared.
