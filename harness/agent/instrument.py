@@ -20,7 +20,7 @@ CHECKPOINT_NAME = "__harness_checkpoint__"
 # and any call whose name says it frees, clears, releases, resets or closes (CLEANUP_WORDS).
 CLEANUP_CALLS = ("collect", "empty_cache", "ipc_collect", "reset_default_graph", "clear_memo")
 CLEANUP_WORDS = ("free", "frees", "clear", "clears", "release", "releases", "reset", "resets", "close", "closes",
-                 "cleanup", "dealloc", "deallocate", "unload")
+                 "cleanup", "dealloc", "deallocate", "unload", "destroy", "destroys")  # destroy_process_group
 WORD = re.compile(r"[A-Z]?[a-z0-9]+|[A-Z]+(?![a-z])")
 SESSION_NAMES = ("Session", "InteractiveSession")
 FIELDS = ("body", "orelse", "finalbody")

@@ -77,3 +77,12 @@ def test_library_cleanup_helpers_get_checkpoints() -> None:
     labels = [c for c in code.co_consts if isinstance(c, str) and c.startswith("s.py:")]
     assert labels == ["s.py:1: model, opt = release_memory(model, opt)", "s.py:2: accelerator.free_memory()",
                       "s.py:3: torch.compiler.reset()", "s.py:4: pool.freeAll()", "s.py:7: keras.backend.clear_session()"]
+
+
+def test_destroying_the_process_group_gets_a_checkpoint() -> None:
+    """What NCCL keeps after `dist.destroy_process_group()` is a classic multi-GPU question: the line is a cleanup."""
+    sys.path.insert(0, str(Path(repro.__file__).resolve().parents[1] / "agent"))
+    import instrument
+    code, added = instrument.instrument("import torch.distributed as dist\ndist.destroy_process_group()\n", "s.py")
+    labels = [c for c in code.co_consts if isinstance(c, str) and c.startswith("s.py:")]
+    assert "s.py:2: dist.destroy_process_group()" in labels
