@@ -79,7 +79,8 @@ def run_matrix(options: MatrixOptions, nvml: Nvml, emit: Event) -> MatrixRun:
     chosen = options.items if options.items is not None else catalogue.select(catalogue.discover(), options.scenarios)
     variant, why = choose_variant(options.variant, nvml)
     envs = _environments(options, variant, chosen)
-    if options.items is None and not options.resume and envs and chosen and not catalogue.plan(envs, chosen):
+    known = all(env.family for env in envs)  # an --image without --family says its frameworks only once probed
+    if options.items is None and not options.resume and envs and chosen and known and not catalogue.plan(envs, chosen):
         raise UsageError(catalogue.no_overlap(envs, chosen))  # before any image is built: nothing would run
     unfit = catalogue.unfit(envs, chosen) if options.items is not None else {}
     for name, reason in unfit.items():  # an environment asked for that cannot run the script: said, never dropped
