@@ -7,6 +7,10 @@ exit code a bare run ends with; a forked child reports how it exits (a failing w
 import os
 import sys
 
+# The variable a launcher's rank finds its channel to the agent in; the rank takes it out of its
+# environment before the script's first line (a bare rank has no variable of ours).
+RANK_CHANNEL_VAR = "HARNESS_RANK_CHANNEL"
+
 
 def report_child_exits(channel):
     """Forked children (multiprocessing's fork workers, os.fork) report how they exit, so a worker

@@ -16,9 +16,10 @@ import subprocess
 import sys
 import tempfile
 
+from as_bare import RANK_CHANNEL_VAR  # beside this file
+
 HERE = os.path.dirname(os.path.abspath(__file__))
 PYTHON, SCRIPT = "{python}", "{script}"  # placeholders in the command the host sends
-CHANNEL_VAR = "HARNESS_RANK_CHANNEL"
 
 
 def command(launch, script):
@@ -97,7 +98,7 @@ def run(launch, script, channel, checkpoint):
     server.bind(address)
     server.listen(64)
     env = dict(os.environ)
-    env[CHANNEL_VAR] = address
+    env[RANK_CHANNEL_VAR] = address
     # The environment's own commands (torchrun, accelerate) first, as in its activated shell.
     env["PATH"] = os.path.dirname(sys.executable) + os.pathsep + env.get("PATH", "")
     relay = Relay(channel)

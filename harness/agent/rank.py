@@ -23,7 +23,6 @@ if HERE not in sys.path:
 import agent  # noqa: E402  (lives beside this file)
 import as_bare  # noqa: E402
 
-CHANNEL_VAR = "HARNESS_RANK_CHANNEL"
 RANK_VARS = ("RANK", "LOCAL_RANK", "PMI_RANK", "OMPI_COMM_WORLD_RANK", "SLURM_PROCID")
 
 
@@ -62,7 +61,7 @@ class RankChannel(object):
 
 
 def main(argv):
-    address = os.environ.pop(CHANNEL_VAR)  # the script finds no variable of ours
+    address = os.environ.pop(as_bare.RANK_CHANNEL_VAR)  # the script finds no variable of ours
     channel = RankChannel(address, rank_of(os.environ))
     try:
         agent.run_script(argv[1], argv[2:], channel, BARE_MODULES)

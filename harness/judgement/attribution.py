@@ -16,10 +16,15 @@ from typing import Any
 from harness.common.units import human_bytes
 
 
+def launched(record: dict[str, Any]) -> bool:
+    """A launcher's command (torchrun ...): its ranks, and the launcher, are all the script's."""
+    return bool((record.get("scenario") or {}).get("launcher"))
+
+
 def judged_pid(record: dict[str, Any]) -> int | None:
-    """The process whose own readings are the script's: none for a launcher's command, whose ranks
-    are all the script's (the launcher and every process it started are judged together)."""
-    return None if (record.get("scenario") or {}).get("launcher") else record.get("script_pid")
+    """The process whose own readings are the script's: none for a launcher's command (the launcher
+    and every process it started are judged together)."""
+    return None if launched(record) else record.get("script_pid")
 
 
 def ranks_by_pid(record: dict[str, Any]) -> dict[int, int]:

@@ -203,10 +203,6 @@ def not_run_section(record: dict[str, Any]) -> list[str]:
     return lines + (["```", *tail, "```", ""] if tail else [])
 
 
-def _launched(records: list[dict[str, Any]]) -> bool:
-    return any(cp.get("rank") is not None or cp.get("pid") is not None for r in records for cp in r.get("checkpoints") or [])
-
-
 def markdown(records: list[dict[str, Any]], script: Path) -> str:
     """The per-environment results as one Markdown block for an issue thread."""
     gpu = any((r.get("host") or {}).get("nvml_available") for r in records)
@@ -215,9 +211,9 @@ def markdown(records: list[dict[str, Any]], script: Path) -> str:
         lines += ["No NVIDIA GPU here: host memory (RSS) only; run it on a machine with a GPU for GPU memory.", ""]
     command = next((c for c in ((r.get("scenario") or {}).get("command") for r in records) if c), None)
     if command:
-        lines += [f"Run as `{command}`" + (", each rank's checkpoints labelled with its rank; readings are of the "
-                                           "launcher and all its processes together" if _launched(records) else "")
-                  + ".", ""]
+        ranks = (", each rank's checkpoints labelled with its rank; readings are of the launcher and all its "
+                 "processes together") if any(map(attribution.launched, records)) else ""
+        lines += [f"Run as `{command}`{ranks}.", ""]
     missing = [r["env"]["name"] for r in records if never_ran(r) and r.get("status") != "skipped"]
     if missing:
         lines += [f"Not every environment asked for ran: {', '.join(f'`{m}`' for m in missing)} (the cause is in "
@@ -244,7 +240,7 @@ def markdown(records: list[dict[str, Any]], script: Path) -> str:
         peaks = peaks_between(record)
         pid = attribution.judged_pid(record)
         cps = record.get("checkpoints") or []
-        launched = _launched([record])
+        launched = attribution.launched(record)
         others = launched or any(attribution.other_processes(cp, pid)[0] for cp in cps)
         header = _row([h for h in (LAUNCHED_HEADER if launched else HEADER) if others or h != HEADER[2]], gpu, others)
         lines += ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
