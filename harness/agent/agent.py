@@ -18,7 +18,8 @@ Wire protocol (the host side is harness/measurement/protocol.py):
     ack folder (read-only for us) once it has measured. File acks work the same for a local
     process and a container, and need no stdin.
 
-Usage: python agent.py SPEC_JSON   (spec: nonce, scenario, params, ack_dir, ack_timeout)
+Usage: python agent.py SPEC_JSON   (spec: nonce, scenario, params, ack_dir, ack_timeout; frameworks and
+memory_env: the import names and variables the host's framework registry names)
 """
 import sys
 
@@ -92,37 +93,11 @@ def detach_stdio():
     return os.fdopen(proto_fd, "w")
 
 
-# Variables that change how frameworks allocate GPU memory: a run must never be mistaken for one
-# without them (XLA_PYTHON_CLIENT_PREALLOCATE inherited from a shell, say).
-# Only names the frameworks and the CUDA runtime read (a prefix would take Terraform's
-# TF_CLI_CONFIG_FILE for TensorFlow's). Sources, per group:
-MEMORY_ENV = (
-    # TensorFlow: tensorflow.org/guide/gpu, tensorflow/core/common_runtime/gpu/gpu_device.cc,
-    # gpu_process_state.cc, util/env_var.cc readers, TF's logging and XLA docs
-    "TF_FORCE_GPU_ALLOW_GROWTH", "TF_GPU_ALLOCATOR", "TF_FORCE_UNIFIED_MEMORY", "TF_GPU_HOST_MEM_LIMIT_IN_MB",
-    "TF_ENABLE_GPU_GARBAGE_COLLECTION", "TF_GPU_THREAD_MODE", "TF_GPU_THREAD_COUNT", "TF_CUDNN_USE_AUTOTUNE",
-    "TF_CUDNN_DETERMINISTIC", "TF_DETERMINISTIC_OPS", "TF_XLA_FLAGS", "TF_ENABLE_ONEDNN_OPTS",
-    "TF_CPP_MIN_LOG_LEVEL", "TF_NUM_INTEROP_THREADS", "TF_NUM_INTRAOP_THREADS", "TF_USE_LEGACY_KERAS",
-    # Keras 3: keras.io/getting_started (backend selection)
-    "KERAS_BACKEND",
-    # JAX/XLA: docs.jax.dev/en/latest/gpu_memory_allocation.html, jax/_src/config.py
-    "XLA_PYTHON_CLIENT_PREALLOCATE", "XLA_PYTHON_CLIENT_MEM_FRACTION", "XLA_PYTHON_CLIENT_ALLOCATOR", "XLA_FLAGS",
-    "JAX_PLATFORMS", "JAX_PLATFORM_NAME", "JAX_ENABLE_X64", "JAX_COMPILATION_CACHE_DIR",
-    # PyTorch: docs.pytorch.org/docs/stable/notes/cuda.html (memory management), torch/csrc/cuda
-    "PYTORCH_CUDA_ALLOC_CONF", "PYTORCH_ALLOC_CONF", "PYTORCH_NO_CUDA_MEMORY_CACHING", "PYTORCH_NVML_BASED_CUDA_CHECK",
-    # CUDA runtime: docs.nvidia.com/cuda/cuda-c-programming-guide (CUDA environment variables)
-    "CUDA_VISIBLE_DEVICES", "CUDA_DEVICE_ORDER", "CUDA_LAUNCH_BLOCKING", "CUDA_MODULE_LOADING", "CUDA_CACHE_DISABLE",
-    "CUDA_CACHE_MAXSIZE", "CUDA_CACHE_PATH", "CUDA_DEVICE_MAX_CONNECTIONS", "CUDA_MPS_ACTIVE_THREAD_PERCENTAGE",
-    "NVIDIA_TF32_OVERRIDE",
-    # CuPy: docs.cupy.dev/en/stable/reference/environment.html
-    "CUPY_GPU_MEMORY_LIMIT", "CUPY_ACCELERATORS", "CUPY_CACHE_DIR", "CUPY_CUDA_PER_THREAD_DEFAULT_STREAM",
-    "CUPY_TF32",
-)
-
-
-def memory_environment(environ, asked=()):
-    """The variables of MEMORY_ENV the cell sees, and every one the user set with --setenv."""
-    return dict((k, v) for k, v in environ.items() if k in MEMORY_ENV or k in asked)
+def memory_environment(environ, known=(), asked=()):
+    """The variables the cell sees that change GPU memory (``known``: the host's registry names
+    them), and every one the user set with --setenv: a run must never be mistaken for one without
+    them (XLA_PYTHON_CLIENT_PREALLOCATE inherited from a shell, say)."""
+    return dict((k, v) for k, v in environ.items() if k in known or k in asked)
 
 
 def classify(exc_type, exc_value):
@@ -231,7 +206,7 @@ def run_script(path, argv, channel, bare_modules, source=None):
     scenario_dir = os.path.dirname(os.path.abspath(path))
     checkpoint = make_checkpoint(channel)
     import instrument
-    code, _ = instrument.instrument(source, path)
+    code, _ = instrument.instrument(source, path, framework_view.FRAMEWORKS)
     module = as_bare.main_module(path)
     mark = numbered(checkpoint)
     channel.loops = mark.counts
@@ -257,10 +232,11 @@ def run_script(path, argv, channel, bare_modules, source=None):
 def main(argv):
     agent_main = sys.modules.get("__main__")  # noqa: F841  alive until the end: the script replaces it in sys.modules
     spec = json.loads(argv[1])
+    framework_view.know(spec.get("frameworks"))
     out = detach_stdio()
     channel = Channel(spec["nonce"], spec["ack_dir"], float(spec.get("ack_timeout", 600)), out)
     channel.send("hello", pid=os.getpid(), python=sys.version.split()[0], executable=sys.executable,
-                 env=memory_environment(os.environ, spec.get("asked_env") or ()))
+                 env=memory_environment(os.environ, spec.get("memory_env") or (), spec.get("asked_env") or ()))
     status, error, code, launched = "ok", None, 0, None
     try:
         launched = run(spec, channel)

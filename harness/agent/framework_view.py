@@ -175,14 +175,19 @@ def _tf_facts(facts):
         pass
 
 
-FRAMEWORKS = ("torch", "tensorflow", "keras", "jax", "jaxlib", "cupy", "numpy")
+FRAMEWORKS = []  # import names whose versions are recorded: the host's registry, sent in the spec (see know)
+
+
+def know(names):
+    """The frameworks (and what comes with them) this run records, as the host's registry names them."""
+    FRAMEWORKS[:] = list(names or ())
 
 
 def imported_versions():
     """Versions of the frameworks imported so far, read without touching them (safe from any
     thread, even while the script is still importing one: only the module's own dict is read)."""
     found = {}
-    for name in FRAMEWORKS:
+    for name in FRAMEWORKS + ["numpy"]:
         module = _module(name)
         version = getattr(module, "__dict__", {}).get("__version__") if module is not None else None
         if isinstance(version, str):
@@ -197,7 +202,7 @@ def facts():
         "implementation": platform.python_implementation(),
         "frameworks": {},
     }
-    for name in FRAMEWORKS:
+    for name in FRAMEWORKS + ["numpy"]:
         version = _version(name)
         if version is not None:
             result["frameworks"][name] = str(version)

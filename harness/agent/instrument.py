@@ -49,10 +49,7 @@ def _opens_session(stmt):
     return any(_call_name(expr) in SESSION_NAMES for expr in exprs)
 
 
-FRAMEWORKS = ("tensorflow", "torch", "jax", "cupy", "keras")
-
-
-def is_framework_import(stmt):
+def is_framework_import(stmt, frameworks):
     """``import torch`` / ``from tensorflow import keras``: after it, host memory holds the
     framework itself, a floor for what the script's cleanups give back, not a leak."""
     if isinstance(stmt, ast.Import):
@@ -61,7 +58,7 @@ def is_framework_import(stmt):
         names = [stmt.module or ""]
     else:
         return False
-    return any(name.split(".")[0] in FRAMEWORKS for name in names)
+    return any(name.split(".")[0] in frameworks for name in names)
 
 
 def is_cleanup_name(name):
@@ -99,26 +96,27 @@ def _mark(label, like, repeat):
     return node
 
 
-def _instrument_body(stmts, filename, lines, count, repeat=False):
+def _instrument_body(stmts, filename, lines, count, frameworks, repeat=False):
     out = []
     for stmt in stmts:
         inner = repeat or type(stmt).__name__ in REPEATING
         for field in FIELDS:  # nested blocks: functions, loops, if/try/with bodies
             if isinstance(getattr(stmt, field, None), list):
-                setattr(stmt, field, _instrument_body(getattr(stmt, field), filename, lines, count, inner))
+                setattr(stmt, field, _instrument_body(getattr(stmt, field), filename, lines, count, frameworks, inner))
         for handler in getattr(stmt, "handlers", None) or []:
-            handler.body = _instrument_body(handler.body, filename, lines, count, inner)
+            handler.body = _instrument_body(handler.body, filename, lines, count, frameworks, inner)
         out.append(stmt)
-        if is_cleanup(stmt) or (not repeat and is_framework_import(stmt)):
+        if is_cleanup(stmt) or (not repeat and is_framework_import(stmt, frameworks)):
             out.append(_mark(_label(filename, lines, stmt), stmt, repeat))
             count[0] += 1
     return out
 
 
-def instrument(source, filename):
-    """The compiled, instrumented script and how many checkpoints were added."""
+def instrument(source, filename, frameworks=()):
+    """The compiled, instrumented script and how many checkpoints were added; ``frameworks``: the
+    import names whose import is a framework's (the host's registry sends them in the spec)."""
     tree = ast.parse(source, filename)
     count = [0]
-    tree.body = _instrument_body(tree.body, filename, source.splitlines(), count)
+    tree.body = _instrument_body(tree.body, filename, source.splitlines(), count, tuple(frameworks))
     ast.fix_missing_locations(tree)
     return compile(tree, filename, "exec"), count[0]

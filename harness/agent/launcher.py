@@ -16,7 +16,8 @@ import subprocess
 import sys
 import tempfile
 
-from as_bare import RANK_CHANNEL_VAR  # beside this file
+import framework_view  # beside this file
+from as_bare import RANK_CHANNEL_VAR
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 PYTHON, SCRIPT = "{python}", "{script}"  # placeholders in the command the host sends
@@ -98,7 +99,7 @@ def run(launch, script, channel, checkpoint):
     server.bind(address)
     server.listen(64)
     env = dict(os.environ)
-    env[RANK_CHANNEL_VAR] = address
+    env[RANK_CHANNEL_VAR] = json.dumps({"address": address, "frameworks": framework_view.FRAMEWORKS})
     # The environment's own commands (torchrun, accelerate) first, as in its activated shell.
     env["PATH"] = os.path.dirname(sys.executable) + os.pathsep + env.get("PATH", "")
     relay = Relay(channel)

@@ -61,8 +61,9 @@ class RankChannel(object):
 
 
 def main(argv):
-    address = os.environ.pop(as_bare.RANK_CHANNEL_VAR)  # the script finds no variable of ours
-    channel = RankChannel(address, rank_of(os.environ))
+    given = json.loads(os.environ.pop(as_bare.RANK_CHANNEL_VAR))  # the script finds no variable of ours
+    agent.framework_view.know(given["frameworks"])
+    channel = RankChannel(given["address"], rank_of(os.environ))
     try:
         agent.run_script(argv[1], argv[2:], channel, BARE_MODULES)
     except BaseException:

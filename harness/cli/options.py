@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from harness import frameworks
 from harness.environments.pkgindex import DEFAULT_INDEX
 from harness.running import bisection
 
@@ -95,7 +96,8 @@ OPTIONS: list[Option] = [
            {"action": "append", "default": []}),
     Option(("--interpreter",), "a local Python as an environment (repeatable)", ("matrix", "repro"),
            {"action": "append", "default": []}),
-    Option(("--family",), "API families of --image/--interpreter environments (tf1, tf2, torch, jax, cupy)", ("matrix", "repro"),
+    Option(("--family",), f"API families of --image/--interpreter environments ({', '.join(frameworks.family_names())})",
+           ("matrix", "repro"),
            {"action": "append", "default": []}),
     Option(("--with",), "an environment made from a pin, PKG==VER (repeatable: one environment each; join pins with "
            "commas for one environment): Python, companion pins and base are chosen from the package index",

@@ -18,22 +18,13 @@ from packaging.specifiers import SpecifierSet
 from packaging.utils import canonicalize_name
 from packaging.version import Version
 
+from harness import frameworks
 from harness.common.errors import EnvironmentNotFound, UsageError
 from harness.environments import pins, pkgindex
-from harness.environments.config import FAMILY_MODULES, LIBRARY_FRAMEWORKS, EnvDef, VariantDef
+from harness.environments.config import EnvDef, VariantDef, modules_of
 
 DOCKERFILE = "images/adhoc"
 PREFERRED_PYTHON = "3.11"  # the pinned environments' Python: where a release allows it, keep to it
-TF_NAMES = {"tensorflow", "tensorflow-cpu", "tensorflow-gpu", "tf-nightly", "intel-tensorflow"}
-
-# Pins a release needs that its own metadata does not state (it predates the breaking release).
-COMPANIONS: tuple[tuple[str, str, tuple[str, ...]], ...] = (
-    ("tensorflow", "<2.9", ("protobuf<3.20",)),      # protobuf 4 breaks TF's generated code
-    ("tensorflow", "<2.12", ("numpy<1.24",)),        # numpy 1.24 removed np.object, np.bool
-    ("tensorflow", ">=2.12,<2.18", ("numpy<2",)),    # TF supports numpy 2 from 2.18
-    ("torch", "<2.3", ("numpy<2",)),                 # wheels built against numpy 1.x
-    ("jax", "<0.4.30", ("numpy<2",)),
-)
 
 # GPU variant: the CUDA base each TF release was built for (TF's tested configurations), newest
 # first. "{ubuntu}" is chosen by the Pythons the release has wheels for.
@@ -70,29 +61,23 @@ def pinned(req: Requirement) -> Version:
 
 
 def kind_of(name: str) -> str:
-    """The framework a distribution belongs to ('tensorflow', 'torch', 'jax', 'cupy'), or ''."""
-    name = canonicalize_name(name)
-    if name in TF_NAMES:
-        return "tensorflow"
-    if name in ("jax", "jaxlib"):
-        return "jax"
-    if name.startswith("cupy"):
-        return "cupy"
-    return "torch" if name == "torch" else ""
+    """The framework a distribution installs ('tensorflow', 'torch', ...), or ''."""
+    found = frameworks.of_distribution(str(canonicalize_name(name)))
+    return found.name if found else ""
 
 
 def families_of(name: str, version: Version) -> tuple[str, ...]:
-    kind = kind_of(name)
-    if kind == "tensorflow":
-        return ("tf1",) if version.major < 2 else ("tf2", "tf1")
-    return (kind,) if kind else ()
+    found = frameworks.of_distribution(str(canonicalize_name(name)))
+    return found.families_for(str(version)) if found else ()
 
 
 def companions(kind: str, version: Version, given: set[str]) -> list[str]:
-    """Extra pins for this release, except for packages the user pinned."""
+    """Pins a release needs that its own metadata does not state (it predates the breaking
+    release), from the framework's registry entry, except for packages the user pinned."""
+    found = frameworks.named(kind)
     out: list[str] = []
-    for name, spec, extra in COMPANIONS:
-        if name == kind and SpecifierSet(spec).contains(version, prereleases=True):
+    for spec, extra in found.companions if found else ():
+        if SpecifierSet(spec).contains(version, prereleases=True):
             out += [pin for pin in extra if canonicalize_name(Requirement(pin).name) not in given]
     return out
 
@@ -191,18 +176,15 @@ def plan(reqs: list[Requirement], variant: str, index_url: str = pkgindex.DEFAUL
     return Plan(python, cpu_base(python), tuple(packages), index)
 
 
-FRAMEWORK_DISTS = ("tensorflow", "tensorflow-cpu", "tensorflow-gpu", "torch", "jax", "jaxlib", "cupy", "cupy-cuda12x",
-                   "cupy-cuda11x", "cupy-cuda13x")
-
-
 def _refuse_near_misses(text: str, reqs: list[Requirement]) -> None:
     """``--with tensorflw==2.13.0`` names no framework and no library that loads one: a typo, said as one."""
     import difflib
 
     for req in reqs:
         name = str(canonicalize_name(req.name))
-        close = difflib.get_close_matches(name, FRAMEWORK_DISTS, n=1, cutoff=0.8)
-        if close and name not in LIBRARY_FRAMEWORKS and name.replace("-", "_") not in LIBRARY_FRAMEWORKS:
+        known = [d for f in frameworks.all_frameworks() for d in f.distributions if "*" not in d]
+        close = difflib.get_close_matches(name, known, n=1, cutoff=0.8)
+        if close and not frameworks.loaded_by(name) and not frameworks.loaded_by(name.replace("-", "_")):
             fixed = text.replace(req.name, close[0], 1)
             raise UsageError(f"--with {text!r}: {req.name} is no framework this tool knows; did you mean {close[0]}? "
                              f"(--with '{fixed}')")
@@ -218,23 +200,23 @@ def environment(text: str, variant: str, fallback_families: tuple[str, ...] = ()
     if not families:  # a framework's name mistyped is not a library: say which one was meant
         _refuse_near_misses(text, reqs)
     if not families:  # no framework pinned: one the pinned library or the script needs must be
-        loads = next((LIBRARY_FRAMEWORKS[n][0] for n in (str(canonicalize_name(r.name)).replace("-", "_") for r in reqs)
-                      if n in LIBRARY_FRAMEWORKS), None)
-        needed = loads or next((FAMILY_MODULES[f] for f in fallback_families if f in FAMILY_MODULES), None)
+        loads = next((frameworks.loaded_by(n)[0] for n in (str(canonicalize_name(r.name)).replace("-", "_") for r in reqs)
+                      if frameworks.loaded_by(n)), None)
+        needed = loads or next(iter(modules_of(fallback_families)), None)
         if needed:
             raise UsageError(f"--with {text!r}: {reqs[0].name} {'loads' if loads else 'is not'} {needed}"
                              f"{'' if loads else ', which the script imports'}; pin that release too "
                              f"(--with '{text},{needed}==VERSION')")
     families = families or fallback_families
     if not families:
-        raise UsageError(f"--with {text!r}: {reqs[0].name} is none of tensorflow, torch, jax, cupy; "
+        raise UsageError(f"--with {text!r}: {reqs[0].name} is none of {frameworks.listed()}; "
                          "pin a framework too (--with 'torch==2.5.1,numpy==1.26.4')")
     name = ",".join(str(r) for r in reqs)
     try:
         chosen = plan(reqs, variant, index_url)
     except Unavailable as exc:
         return EnvDef(name=name, family=families, dockerfile=DOCKERFILE, default=False, unavailable=str(exc))
-    imports = tuple(dict.fromkeys(FAMILY_MODULES[f] for f in families if f in FAMILY_MODULES))
+    imports = modules_of(families)
     return EnvDef(name=name, family=families, dockerfile=DOCKERFILE, python="python", python_version=chosen.python,
                   default=False, imports=imports, pin=name,
                   variants={variant: VariantDef(base=chosen.base, packages=chosen.packages, index_url=chosen.index_url,

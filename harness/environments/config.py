@@ -16,6 +16,7 @@ from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 from typing import Any, Literal
 
+from harness import frameworks
 from harness.common.errors import UsageError, suggest
 from harness.environments import schema
 
@@ -69,19 +70,6 @@ class VariantDef:
     stage_packages: tuple[str, ...] = ()
 
 
-FRAMEWORKS = ("tensorflow", "torch", "jax", "cupy")  # the import names this tool measures
-_TF, _TORCH, _JAX, _CUPY = ((name,) for name in FRAMEWORKS)
-LIBRARY_FRAMEWORKS: dict[str, tuple[str, ...]] = {  # an import name -> the framework it loads (repro, --with)
-    "tf_keras": _TF, "tensorflow_hub": _TF, "tensorflow_datasets": _TF, "tensorflow_probability": _TF,
-    "tensorflow_text": _TF, "tf2onnx": _TF,
-    "transformers": _TORCH, "accelerate": _TORCH, "lightning": _TORCH, "pytorch_lightning": _TORCH,
-    "diffusers": _TORCH, "ultralytics": _TORCH, "timm": _TORCH, "sentence_transformers": _TORCH,
-    "torchvision": _TORCH, "torchaudio": _TORCH, "peft": _TORCH, "trl": _TORCH, "deepspeed": _TORCH,
-    "bitsandbytes": _TORCH, "xformers": _TORCH, "vllm": _TORCH, "detectron2": _TORCH, "mmcv": _TORCH,
-    "flax": _JAX, "optax": _JAX, "haiku": _JAX, "equinox": _JAX, "jaxlib": _JAX, "orbax": _JAX,
-    "cupyx": _CUPY,
-}
-FAMILY_MODULES = {"tf1": "tensorflow", "tf2": "tensorflow", "torch": "torch", "jax": "jax", "cupy": "cupy"}
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -125,7 +113,7 @@ class EnvDef:
     def build_args(self, variant: str) -> dict[str, str]:
         """What an image build receives: BASE as a build arg, the rest in the build context's pins.env."""
         v = self.variant(variant)
-        imports = self.imports or tuple(dict.fromkeys(FAMILY_MODULES[f] for f in self.family if f in FAMILY_MODULES))
+        imports = self.imports or modules_of(self.family)
         return {
             "BASE": v.base,
             "PIP_PACKAGES": " ".join(v.packages),
@@ -200,13 +188,10 @@ def adhoc_image(image: str, family: list[str]) -> EnvDef:
     return EnvDef(name=image.rsplit("/", 1)[-1].replace(":", "-"), family=tuple(family), image=image, user="")
 
 
-def families_of(frameworks: dict[str, str]) -> tuple[str, ...]:
-    """API families an environment runs, from the frameworks it imports (name -> version)."""
-    families: list[str] = []
-    if "tensorflow" in frameworks:
-        families += ["tf1"] if frameworks["tensorflow"].startswith("1.") else ["tf2", "tf1"]
-    families += [name for name in ("torch", "jax", "cupy") if name in frameworks]
-    return tuple(families)
+def modules_of(families: tuple[str, ...]) -> tuple[str, ...]:
+    """The frameworks' import names an environment of these API families must import."""
+    found = (frameworks.of_family(f) for f in families)
+    return tuple(dict.fromkeys(f.name for f in found if f))
 
 
 def adhoc_interpreter(interpreter: str, family: list[str]) -> EnvDef:

@@ -26,6 +26,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from harness import frameworks
 from harness.common.errors import BuildError
 from harness.environments.config import EnvDef, data_root
 from harness.environments.wheel_selection import wheels_for
@@ -88,19 +89,19 @@ def detect_families(client: Any, image: str, python: str = "python") -> tuple[st
     """The API families of an existing image, found by importing the frameworks inside it."""
     import json
 
-    from harness.environments.config import families_of
     from harness.measurement.backends.base import AGENT_DIR
 
     try:
-        output = client.containers.run(image, [python, "/opt/harness/agent/probe.py"], remove=True, network_mode="none",
+        output = client.containers.run(image, [python, "/opt/harness/agent/probe.py", *frameworks.names()], remove=True,
+                                       network_mode="none",
                                        volumes={str(AGENT_DIR): {"bind": "/opt/harness/agent", "mode": "ro"}})
         found = json.loads(output.decode().strip().splitlines()[-1])["frameworks"]
     except Exception as exc:
         raise BuildError(f"could not detect the frameworks in {image} ({str(exc).splitlines()[0][:160]}); "
                          "name them with --family") from exc
-    families = families_of(found)
+    families = frameworks.families_of(found)
     if not families:
-        raise BuildError(f"{image} imports none of torch, tensorflow, jax, cupy; name its family with --family")
+        raise BuildError(f"{image} imports none of {frameworks.listed()}; name its family with --family")
     return families
 
 

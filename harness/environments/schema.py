@@ -10,9 +10,9 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from harness import frameworks
 from harness.common.errors import suggest
 
-FAMILIES = ["tf1", "tf2", "torch", "jax", "cupy", "any"]
 _TEXT = {"type": "string"}
 _TEXTS = {"type": "array", "items": {"type": "string", "minLength": 1}}
 VARIANT = {
@@ -20,20 +20,24 @@ VARIANT = {
     "properties": {"base": {"type": "string", "minLength": 1}, "packages": {**_TEXTS, "minItems": 1},
                    "index_url": _TEXT, "pip_options": _TEXTS, "stage_packages": _TEXTS},
 }
-ENVIRONMENT = {
-    "type": "object", "additionalProperties": False, "required": ["family"],
-    "properties": {
-        "family": {"type": "array", "minItems": 1, "items": {"enum": FAMILIES}},
+
+
+def environment_schema() -> dict[str, Any]:
+    """One environment's shape; its families are those of the registered frameworks."""
+    return {"type": "object", "additionalProperties": False, "required": ["family"], "properties": {
+        "family": {"type": "array", "minItems": 1, "items": {"enum": frameworks.family_names()}},
         "dockerfile": _TEXT, "image": _TEXT, "interpreter": _TEXT, "python": _TEXT,
         "python_version": {"type": "string", "pattern": r"^[0-9]+\.[0-9]+$"},
         "user": _TEXT, "default": {"type": "boolean"},
         "variants": {"type": "object", "additionalProperties": False, "properties": {"cpu": VARIANT, "gpu": VARIANT}},
-    },
-}
-SCHEMA = {
-    "type": "object", "additionalProperties": False, "required": ["environments"],
-    "properties": {"environments": {"type": "object", "additionalProperties": ENVIRONMENT}},
-}
+    }}
+
+
+def schema() -> dict[str, Any]:
+    return {"type": "object", "additionalProperties": False, "required": ["environments"],
+            "properties": {"environments": {"type": "object", "additionalProperties": environment_schema()}}}
+
+
 _HEADER = re.compile(r"^\s*\[\s*([^\]\[]+?)\s*\]")
 _ASSIGN = re.compile(r"^\s*([A-Za-z0-9_\-.\"' ]+?)\s*=")
 
@@ -43,7 +47,7 @@ def problems(data: dict[str, Any], text: str) -> list[str]:
     from jsonschema import Draft202012Validator  # here, not at import: every command's start-up counts
 
     found = []
-    for error in Draft202012Validator(SCHEMA).iter_errors(data):
+    for error in Draft202012Validator(schema()).iter_errors(data):
         path = [str(p) for p in error.absolute_path]
         key, what = _described(error)
         found.append((line_of(text, path + ([key] if key else [])), f"{'.'.join(path) or 'top level'}: {what}"))

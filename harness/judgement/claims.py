@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from harness import frameworks
 from harness.common.errors import UsageError, suggest
 from harness.common.units import human_bytes
 from harness.environments.config import data_root, load_environments
@@ -122,7 +123,14 @@ def _judge_compare(claim: Claim, cell: dict[str, Any], other: dict[str, Any] | N
             "observed": None}
 
 
-PIN = re.compile(r"^(tensorflow|torch|jax|cupy)(?:-cpu|-gpu|-cuda\d+x)?(?:\[[^]]*\])?==([\w.]+)$")
+PIN = re.compile(r"^([A-Za-z0-9_.-]+)(?:\[[^]]*\])?==([\w.]+)$")
+
+
+def _pinned_framework(package: str) -> tuple[str, str] | None:
+    """``tensorflow-cpu==2.7.4`` -> ("tensorflow", "2.7.4"); a pin of anything else -> None."""
+    match = PIN.match(package.replace(" ", ""))
+    found = frameworks.of_distribution(match.group(1)) if match else None
+    return (found.name, match.group(2)) if found and match else None
 
 
 @functools.lru_cache(maxsize=1)
@@ -133,9 +141,9 @@ def pinned_releases() -> dict[str, frozenset[tuple[str, str]]]:
     for name, env in load_environments().items():
         for variant in env.variants.values():
             for package in variant.packages:
-                match = PIN.match(package.replace(" ", ""))
-                if match:
-                    releases.setdefault(name, set()).add((match.group(1), match.group(2)))
+                found = _pinned_framework(package)
+                if found:
+                    releases.setdefault(name, set()).add(found)
     return {name: frozenset(found) for name, found in releases.items()}
 
 

@@ -20,11 +20,10 @@ from typing import Any
 
 from packaging.version import InvalidVersion, Version
 
+from harness import frameworks
 from harness.judgement import claims as seed_claims
 from harness.reporting import aggregate, glance, machines
 
-FRAMEWORK_OF = {"tf1": "tensorflow", "tf2": "tensorflow", "torch": "torch", "jax": "jax", "cupy": "cupy"}
-FRAMEWORK_ORDER = ("tensorflow", "torch", "jax", "cupy", "python")
 SCHEMA = {
     "id": "stable id of the row: sha1 of run, environment, technique and step (16 hex digits)",
     "cell": "stable id of the measured cell (run, environment, technique): every step of it shares this",
@@ -112,7 +111,8 @@ def _framework(record: dict[str, Any], in_env: dict[str, str]) -> tuple[str, str
     got to import it)."""
     families = (record.get("scenario") or {}).get("families") or []
     seen = {**in_env, **((record.get("facts") or {}).get("frameworks") or {})}
-    names = [FRAMEWORK_OF[f] for f in families if f in FRAMEWORK_OF] or [n for n in FRAMEWORK_ORDER if n in seen]
+    of_family = [found.name for found in map(frameworks.of_family, families) if found]
+    names = of_family or [n for n in frameworks.names() if n in seen]
     pinned = dict(p.split("==", 1) for p in str((record.get("env") or {}).get("name") or "").split(",") if "==" in p)
     for name in names:
         if seen.get(name) or pinned.get(name):
@@ -228,7 +228,7 @@ def column_sort_key(column: str) -> tuple[Any, ...]:
 def columns(cells: list[Cell]) -> list[str]:
     """Framework, then release (as versions sort), then hardware (CPU last)."""
     first = {c.column: c for c in cells}
-    order = {name: i for i, name in enumerate(FRAMEWORK_ORDER)}
+    order = {name: i for i, name in enumerate((*frameworks.names(), "python"))}
     return sorted(first, key=lambda col: (order.get(first[col].framework, 99), first[col].framework,
                                           _version_key(first[col].release), first[col].hardware == "CPU", first[col].hardware))
 

@@ -3,6 +3,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from harness import frameworks
 from harness.common.units import clip, human_bytes
 from harness.reporting import glance
 
@@ -40,12 +41,16 @@ def _claim_mark(result: dict[str, Any]) -> str:
     return f"{symbol[result['outcome']]} ({result['why']})"
 
 
+def _said_with(name: str, version: str, releases: dict[str, str]) -> bool:
+    """An import recorded with its framework at the framework's own release (jaxlib with jax): said once."""
+    return any(name in f.reported_with and releases.get(f.name) == version for f in frameworks.all_frameworks())
+
+
 def column_header(env: str, column: dict[str, Any]) -> str:
     """An environment's column: its name, the releases it ran and the hardware ('torch<br>torch 2.11.0
     · H200'), so a pasted table says what each column measured."""
-    frameworks = column.get("frameworks") or {}
-    shown = [f"{name} {version}" for name, version in frameworks.items()
-             if not (name == "jaxlib" and frameworks.get("jax") == version)]  # jaxlib matches jax: said once
+    releases = column.get("frameworks") or {}
+    shown = [f"{name} {version}" for name, version in releases.items() if not _said_with(name, version, releases)]
     hardware = str(column.get("gpu") or "").replace("NVIDIA ", "") or ("CPU" if column else "")
     detail = " · ".join(part for part in (", ".join(shown), hardware) if part)
     return f"{env}<br>{detail}" if detail else env

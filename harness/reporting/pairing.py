@@ -9,8 +9,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from harness import frameworks
 from harness.common.errors import UsageError
-from harness.environments.config import FRAMEWORKS
 
 
 def column_frameworks(matrix: dict[str, Any], env: str) -> frozenset[str]:
@@ -20,7 +20,7 @@ def column_frameworks(matrix: dict[str, Any], env: str) -> frozenset[str]:
     cells = [row[env] for row in matrix["cells"].values() if env in row and row[env].get("framework")]
     for cell in cells:
         for name in cell["framework"]:
-            if name in FRAMEWORKS:
+            if frameworks.named(name):
                 counts[name] = counts.get(name, 0) + 1
     return frozenset(name for name, n in counts.items() if 2 * n >= len(cells))
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from harness import frameworks
 from harness.common.errors import UsageError
 from harness.measurement.scenario import Scenario
 from harness.running import script_imports
@@ -18,16 +19,10 @@ STDIN_NOTE = ("the script reads standard input, which is not connected: its read
               "(/dev/null); put its input in a file the script opens")
 
 
-def families_of(frameworks: tuple[str, ...]) -> tuple[str, ...]:
-    """API families for frameworks a script needs (which TF it needs is for the matrix to show)."""
-    families: list[str] = ["tf1", "tf2"] if "tensorflow" in frameworks else []
-    return tuple(families + [name for name in ("torch", "jax", "cupy") if name in frameworks])
-
-
 def script_families(source: str) -> tuple[str, ...]:
     """API families a script's own text needs, from every form of import in it."""
     modules, backend = script_imports.imported_modules(source), script_imports.keras_backend(source)
-    return families_of(tuple(f for m in modules for f in script_imports.frameworks_of(m.split(".")[0], backend)))
+    return frameworks.families_needing(tuple(f for m in modules for f in script_imports.frameworks_of(m.split(".")[0], backend)))
 
 
 def syntax_problem(path: Path) -> str | None:
@@ -60,9 +55,9 @@ def script_scenario(path: Path, timeout: float | None = None, plain: bool = Fals
     if not path.is_file():
         raise UsageError(f"script not found: {path} (give the path to the bug report's .py file)")
     needs = script_imports.script_needs(path, setenv)
-    families = families_of(needs.frameworks) or (("any",) if plain else ())
+    families = frameworks.families_needing(needs.frameworks) or (("any",) if plain else ())
     if not families:
-        raise UsageError(f"{path} imports none of tensorflow, torch, jax, cupy, directly, through its own modules or "
+        raise UsageError(f"{path} imports none of {frameworks.listed()}, directly, through its own modules or "
                          "a library known to load one: name the environment (--env, --interpreter, --image) or "
                          "what it needs (--with PKG==VER)")
     notes = (STDIN_NOTE,) if needs.reads_stdin else ()

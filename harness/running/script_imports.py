@@ -13,7 +13,7 @@ import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from harness.environments.config import FRAMEWORKS, LIBRARY_FRAMEWORKS
+from harness import frameworks
 
 _KERAS_BACKEND = re.compile(r"""KERAS_BACKEND['"]\s*(?:\]\s*=|,)\s*['"](tensorflow|jax|torch)['"]""")
 _IMPORT_LINE = re.compile(r"^\s*import\s+([\w., \t]+)", re.MULTILINE)
@@ -23,7 +23,7 @@ MAX_LOCAL_FILES = 200
 
 @dataclass
 class ScriptNeeds:
-    frameworks: tuple[str, ...]  # in FRAMEWORKS order
+    frameworks: tuple[str, ...]  # in the registry's order
     why: dict[str, str] = field(default_factory=dict)  # framework -> how the script reaches it
     local_modules: tuple[str, ...] = ()  # the script's own modules that were read
     local_files: tuple[Path, ...] = ()  # and their files, to travel with the script
@@ -77,17 +77,15 @@ def script_needs(path: Path, setenv: dict[str, str] | None = None) -> ScriptNeed
             for framework in frameworks_of(top, backend):
                 why.setdefault(framework, (f"{where} imports {module}" if where else f"imports {module}")
                                + ("" if top == framework else f" ({top} loads {framework})"))
-    return ScriptNeeds(frameworks=tuple(f for f in FRAMEWORKS if f in why), why=why,
+    return ScriptNeeds(frameworks=tuple(f for f in frameworks.names() if f in why), why=why,
                        local_modules=tuple(dict.fromkeys(local)),
                        local_files=tuple(sorted(p for p in seen if p != path.resolve())), reads_stdin=stdin)
 
 
 def frameworks_of(top: str, keras_backend: str | None) -> tuple[str, ...]:
-    if top in FRAMEWORKS:
-        return (top,)
-    if top == "keras":
+    if top == "keras":  # Keras 3 runs on the backend KERAS_BACKEND names
         return (keras_backend or "tensorflow",)
-    return LIBRARY_FRAMEWORKS.get(top, ())
+    return frameworks.loaded_by(top)
 
 
 def keras_backend(source: str) -> str | None:

@@ -5,6 +5,7 @@ from pathlib import Path
 
 import pytest
 
+from harness import frameworks as registry
 from harness.common.errors import UsageError
 from harness.environments import config
 
@@ -81,4 +82,4 @@ def test_definition_hash_follows_the_pins() -> None:
     ({}, ()),
 ])
 def test_families_from_what_an_image_imports(frameworks: dict, families: tuple) -> None:
-    assert config.families_of(frameworks) == families
+    assert registry.families_of(frameworks) == families

@@ -6,7 +6,7 @@ from pathlib import Path
 
 HARNESS = Path(__file__).resolve().parents[2] / "harness"
 # Lowest first: a layer may import itself and the layers before it, never the ones after.
-LAYERS = ["common", "model", "store", "judgement", "reporting", "measurement", "environments", "running", "cli"]
+LAYERS = ["common", "model", "frameworks", "store", "judgement", "reporting", "measurement", "environments", "running", "cli"]
 DEFINITIONS = "harness.environments.config"  # environment definitions, read by every layer (claims need the pins)
 MOUNTED = {"agent", "scenarios"}  # run inside the environments, never imported by the host
 

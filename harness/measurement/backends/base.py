@@ -7,6 +7,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol
 
+from harness import frameworks
 from harness.measurement.scenario import Scenario
 
 AGENT_DIR = Path(__file__).resolve().parents[2] / "agent"
@@ -69,6 +70,8 @@ class CellSpec:
             "ack_timeout": self.timeout,
             "mode": self.scenario.mode,
             "asked_env": sorted(self.env_vars),  # reported back whatever their names
+            "memory_env": list(frameworks.memory_variables()),
+            "frameworks": [name for f in frameworks.all_frameworks() for name in (f.name, *f.reported_with)],
             **({"argv": list(self.scenario.argv)} if self.scenario.argv else {}),
             **({"launch": list(self.scenario.launch)} if self.scenario.launch else {}),
         }

@@ -1,0 +1,93 @@
+"""The frameworks this tool measures: one module each (tensorflow.py, torch.py, jax.py, cupy.py).
+
+Everything the host knows of a framework is declared in its module, once: its import name, the
+pip distributions that install it, the API families of its scenarios, the libraries that load it,
+the companion pins its old releases need, the environment variables that change its memory, and
+the imports whose versions are recorded with it. Every other module asks here, so adding a
+framework is adding a module (and its agent view, see agent/framework_view.py); ``registered``
+adds one for the length of a test.
+"""
+from __future__ import annotations
+
+from collections.abc import Iterator
+from contextlib import contextmanager
+
+from harness.frameworks import cupy, jax, tensorflow, torch
+from harness.frameworks.framework import Framework
+
+# Variables are named exactly: only names the frameworks and the CUDA runtime read (a prefix
+# would take Terraform's TF_CLI_CONFIG_FILE for TensorFlow's). The CUDA runtime's own change
+# every framework's memory (docs.nvidia.com/cuda, CUDA environment variables).
+RUNTIME_VARIABLES = (
+    "CUDA_VISIBLE_DEVICES", "CUDA_DEVICE_ORDER", "CUDA_LAUNCH_BLOCKING", "CUDA_MODULE_LOADING", "CUDA_CACHE_DISABLE",
+    "CUDA_CACHE_MAXSIZE", "CUDA_CACHE_PATH", "CUDA_DEVICE_MAX_CONNECTIONS", "CUDA_MPS_ACTIVE_THREAD_PERCENTAGE",
+    "NVIDIA_TF32_OVERRIDE",
+)
+ANY_FAMILY = "any"  # a scenario of plain Python, run in every environment
+_REGISTERED: list[Framework] = [module.FRAMEWORK for module in (tensorflow, torch, jax, cupy)]
+
+
+def all_frameworks() -> tuple[Framework, ...]:
+    """Every framework, in the order outputs list them."""
+    return tuple(_REGISTERED)
+
+
+def names() -> tuple[str, ...]:
+    return tuple(f.name for f in _REGISTERED)
+
+
+def named(name: str) -> Framework | None:
+    return next((f for f in _REGISTERED if f.name == name), None)
+
+
+def of_family(family: str) -> Framework | None:
+    return next((f for f in _REGISTERED if family in f.families), None)
+
+
+def of_distribution(distribution: str) -> Framework | None:
+    return next((f for f in _REGISTERED if f.installs(distribution)), None)
+
+
+def family_names() -> list[str]:
+    """Every API family a scenario or an environment may name, ``any`` last."""
+    return [family for f in _REGISTERED for family in f.families] + [ANY_FAMILY]
+
+
+def families_of(frameworks: dict[str, str]) -> tuple[str, ...]:
+    """API families an environment runs, from the frameworks it imports (name -> version)."""
+    return tuple(family for f in _REGISTERED if f.name in frameworks for family in f.families_for(frameworks[f.name]))
+
+
+def families_needing(frameworks: tuple[str, ...]) -> tuple[str, ...]:
+    """API families of the frameworks a script needs (which release it needs is for the matrix to show)."""
+    return tuple(family for f in _REGISTERED if f.name in frameworks for family in f.families)
+
+
+def loaded_by(library: str) -> tuple[str, ...]:
+    """The frameworks an import name loads: itself, or those a library is known to load."""
+    return tuple(f.name for f in _REGISTERED if library == f.name or library in f.libraries)
+
+
+def recorded_imports() -> tuple[str, ...]:
+    """Import names whose versions a cell records: each framework, what comes with it, numpy."""
+    return tuple(dict.fromkeys([n for f in _REGISTERED for n in (f.name, *f.reported_with)] + ["numpy"]))
+
+
+def memory_variables() -> tuple[str, ...]:
+    """Environment variables recorded with each cell: the CUDA runtime's and every framework's."""
+    return RUNTIME_VARIABLES + tuple(v for f in _REGISTERED for v in f.variables)
+
+
+def listed() -> str:
+    """``tensorflow, torch, jax, cupy``: for sentences that name them all."""
+    return ", ".join(names())
+
+
+@contextmanager
+def registered(framework: Framework) -> Iterator[Framework]:
+    """``framework`` known to every module while the block runs (a test's fake framework)."""
+    _REGISTERED.append(framework)
+    try:
+        yield framework
+    finally:
+        _REGISTERED.remove(framework)

@@ -1,0 +1,94 @@
+"""A framework is one registry entry: a fake one, added through the registry alone, is planned,
+recognised in a script, run, recorded and rendered like the real ones."""
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+from packaging.version import Version
+
+from harness import frameworks
+from harness.environments import adhoc, config, schema
+from harness.frameworks.framework import Framework
+from harness.judgement import claims
+from harness.measurement.nvml import Nvml
+from harness.reporting import atlas, matrix_md
+from harness.running import repro
+from harness.running.matrix import run_matrix
+from harness.running.request import MatrixOptions
+
+FAKE = Framework(name="fakefw", families=("fakefw",), distributions=("fakefw", "fakefw-cuda*"),
+                 libraries=("fakefw_lib",), companions=(("<2", ("numpy<2",)),), reported_with=("fakefw_core",),
+                 variables=("FAKEFW_POOL",))
+
+
+def _package(root: Path) -> Path:
+    """An importable fake framework: a version, a companion module, a 'pool' that holds bytes."""
+    (root / "fakefw").mkdir(parents=True)
+    (root / "fakefw" / "__init__.py").write_text("__version__ = '1.2.0'\nimport fakefw_core\n"
+                                                 "def alloc(n):\n    return bytearray(n)\n")
+    (root / "fakefw_core.py").write_text("__version__ = '1.2.0'\n")
+    (root / "fakefw_lib.py").write_text("import fakefw\n")
+    return root
+
+
+def test_the_real_frameworks_are_registered_in_their_order() -> None:
+    assert frameworks.names() == ("tensorflow", "torch", "jax", "cupy")
+    assert frameworks.family_names() == ["tf1", "tf2", "torch", "jax", "cupy", "any"]
+    assert frameworks.families_of({"tensorflow": "1.8.0"}) == ("tf1",)
+    assert frameworks.of_distribution("cupy-cuda12x") is not None
+    assert frameworks.loaded_by("transformers") == ("torch",)
+
+
+def test_every_registered_framework_has_an_agent_view() -> None:
+    """How a framework's pool is read lives in the agent (it runs inside the environment): each real
+    framework has its view there, keyed by its import name."""
+    source = (Path(frameworks.__file__).resolve().parents[1] / "agent" / "framework_view.py").read_text()
+    for name in frameworks.names():
+        assert f'("{name}", _' in source, name
+
+
+def test_a_fake_framework_is_known_everywhere_through_the_registry(tmp_path: Path) -> None:
+    with frameworks.registered(FAKE):
+        assert adhoc.kind_of("fakefw-cuda12x") == "fakefw"
+        assert adhoc.families_of("fakefw", Version("1.2.0")) == ("fakefw",)
+        assert adhoc.companions("fakefw", Version("1.2.0"), set()) == ["numpy<2"]
+        assert config.modules_of(("fakefw",)) == ("fakefw",)
+        toml = '[environments.fake]\nfamily = ["fakefw"]\ninterpreter = "python3"\n'
+        assert schema.problems({"environments": {"fake": {"family": ["fakefw"], "interpreter": "python3"}}}, toml) == []
+        assert claims._pinned_framework("fakefw==1.2.0") == ("fakefw", "1.2.0")
+        script = tmp_path / "uses_lib.py"
+        script.write_text("import fakefw_lib\n")
+        assert repro.script_scenario(script).families == ("fakefw",)  # a library known to load it
+    assert schema.problems({"environments": {"fake": {"family": ["fakefw"], "interpreter": "python3"}}}, toml)
+    assert adhoc.kind_of("fakefw") == ""  # gone with the block
+
+
+def test_a_fake_framework_runs_and_is_recorded_and_rendered(tmp_path: Path, monkeypatch) -> None:
+    """repro of a script importing it, through the process backend: its version and its companion's
+    in the record, its variable in the cell's environment, a checkpoint after its import (the
+    framework floor), its release as the atlas's column and in matrix.md's header."""
+    site = _package(tmp_path / "site")
+    monkeypatch.setenv("FAKEFW_POOL", "grow")
+    monkeypatch.setenv("PYTHONPATH", str(site))
+    script = tmp_path / "bug.py"
+    script.write_text("import fakefw\nx = fakefw.alloc(64 << 20)\ndel x\n")
+    with frameworks.registered(FAKE):
+        item = repro.script_scenario(script)
+        env = config.adhoc_interpreter(sys.executable, list(item.families))
+        options = MatrixOptions(items=[item], extra_envs=[env], backend="process", results_root=tmp_path / "results",
+                                venv_root=tmp_path / "venvs")
+        nvml = Nvml.open()
+        try:
+            run = run_matrix(options, nvml, lambda kind, data: None)
+        finally:
+            nvml.close()
+        record = run.records[0]
+        assert record["status"] == "ok", record.get("error")
+        assert record["facts"]["frameworks"]["fakefw"] == "1.2.0"
+        assert record["facts"]["frameworks"]["fakefw_core"] == "1.2.0"
+        assert record["env_seen"]["FAKEFW_POOL"] == "grow"
+        assert any(cp["label"].endswith("import fakefw") for cp in record["checkpoints"])
+        assert atlas._framework(record, {}) == ("fakefw", "1.2.0")
+        column = run.matrix["columns"][env.name]
+        assert "fakefw 1.2.0" in matrix_md.column_header(env.name, column)
