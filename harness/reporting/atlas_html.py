@@ -8,36 +8,25 @@ in the run's own report); claims.html says where each seed claim was confirmed, 
 """
 from __future__ import annotations
 
-import html
 import re
 from collections import Counter
 from typing import Any
 
 from harness.judgement.claims import Claim
+from harness.reporting import templates
 from harness.reporting.atlas import Cell, ClaimOutcome, column_sort_key, columns, consensus, measured, turns
-from harness.reporting.report_html import ASSETS
 
-STYLE = (ASSETS / "atlas.css").read_text(encoding="utf-8")
-
-LEGEND = ('<div class="legend"><span class="back-all">all back</span><span class="back-part">part back (or grew in a '
-          'loop)</span><span class="back-none">none back</span><span class="back-na">n/a (did not measure a cleanup)'
-          '</span><span style="box-shadow:inset 3px 0 0 #7b2ff7">the answer turns at this release</span>'
-          '<span class="split">runs of this cell disagree</span></div>')
-
-FILTER = "<script>" + (ASSETS / "atlas.js").read_text(encoding="utf-8") + "</script>"
+STYLE = (templates.ASSETS / "atlas.css").read_text(encoding="utf-8")
+FILTER = (templates.ASSETS / "atlas.js").read_text(encoding="utf-8")
 
 
 def slug(text: str) -> str:
     return re.sub(r"[^A-Za-z0-9._-]+", "_", text).strip("_")
 
 
-def page(title: str, body: str, depth: int = 0) -> str:
-    home = "../" * depth
-    nav = (f'<p class="note"><a href="{home}index.html">grid</a> · <a href="{home}claims.html">claims</a> · '
-           f'<a href="{home}atlas.json">atlas.json</a> · <a href="{home}atlas.csv">atlas.csv</a></p>')
-    return (f'<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, '
-            f'initial-scale=1"><title>{html.escape(title)}</title><style>{STYLE}</style></head><body>'
-            f"<h1>{html.escape(title)}</h1>{nav}{body}</body></html>\n")
+def _render(template: str, title: str, depth: int = 0, **data: Any) -> str:
+    """An atlas page from its template (templates.py: autoescaped Jinja2)."""
+    return templates.render(template, title=title, depth=depth, style=STYLE, **data)
 
 
 def evidence_link(cell: Cell, depth: int) -> str:
@@ -47,7 +36,7 @@ def evidence_link(cell: Cell, depth: int) -> str:
     return f"{'../' * depth}runs/{cell.run}/report.html#cell={quote(cell.report_key, safe='')}"
 
 
-def _cell_td(cells: list[Cell], col: str, turned: bool) -> str:
+def grid_cell(cells: list[Cell], col: str, turned: bool) -> dict[str, str]:
     """A grid cell: the colour and the word of one answer, the one most of its measured runs gave
     (ties: the first run's), so colour and word always come from the same run; measured runs that
     disagree stripe it. A copy of a run counts once; runs that did not measure (skipped, harness
@@ -55,13 +44,12 @@ def _cell_td(cells: list[Cell], col: str, turned: bool) -> str:
     runs = measured(cells)
     shown = consensus(cells) or cells[0]
     split = len({c.back for c in runs}) > 1
-    title = " | ".join(f"{c.run} ({c.backend}): {c.word}" for c in cells)
-    target = evidence_link(shown, 0) if len(cells) == 1 else f"t/{slug(shown.technique)}.html#{slug(col)}"
-    short = html.escape(_shortened(shown.word, 60))
-    more = f" (+{len(runs) - 1} run{'s' if len(runs) > 2 else ''})" if len(runs) > 1 else ""
     back = shown.back if runs else "n/a"
-    classes = f"c back-{back.replace('/', '')}" + (" turn" if turned else "") + (" split" if split else "")
-    return f'<td class="{classes}" title="{html.escape(title)}"><a href="{html.escape(target)}">{short}{more}</a></td>'
+    return {"classes": f"c back-{back.replace('/', '')}" + (" turn" if turned else "") + (" split" if split else ""),
+            "title": " | ".join(f"{c.run} ({c.backend}): {c.word}" for c in cells),
+            "target": evidence_link(shown, 0) if len(cells) == 1 else f"t/{slug(shown.technique)}.html#{slug(col)}",
+            "word": _shortened(shown.word, 60),
+            "more": f" (+{len(runs) - 1} run{'s' if len(runs) > 2 else ''})" if len(runs) > 1 else ""}
 
 
 def _shortened(text: str, limit: int) -> str:
@@ -73,20 +61,17 @@ def _shortened(text: str, limit: int) -> str:
 
 
 def _table(framework: str, techniques: list[str], grid: dict[str, dict[str, list[Cell]]], cols: list[str],
-           said: dict[str, list[Claim]]) -> str:
+           said: dict[str, list[Claim]]) -> dict[str, Any]:
     """One framework's grid: its techniques by its releases and hardware."""
-    head = "".join(f'<th class="col"><a href="r/{slug(col)}.html">{html.escape(col.split(" ", 1)[1].split(" · ")[0])}'
-                   f'</a><div class="hw">{html.escape(col.split(" · ")[1])}</div></th>' for col in cols)
     rows = []
     for technique in techniques:
-        claim_html = "".join(f'<div class="claim">{html.escape(c.says)} ({html.escape(c.seed)})</div>'
-                             for c in said.get(technique, []))  # every claim on the technique, not one of them
         turned = turns(grid[technique], cols)
-        tds = "".join(_cell_td(grid[technique][c], c, c in turned) if c in grid[technique] else "<td></td>" for c in cols)
-        rows.append(f'<tr class="row"><th class="tech"><a href="t/{slug(technique)}.html">{html.escape(technique)}</a>'
-                    f"{claim_html}</th>{tds}</tr>")
-    return (f'<section class="fw"><h2>{html.escape(framework)}</h2><div class="scroll"><table class="grid">'
-            f'<tr><th class="tech">technique</th>{head}</tr>{"".join(rows)}</table></div></section>')
+        rows.append({"technique": technique, "slug": slug(technique),
+                     "claims": said.get(technique, []),  # every claim on the technique, not one of them
+                     "cells": [grid_cell(grid[technique][c], c, c in turned) if c in grid[technique] else None for c in cols]})
+    heads = [{"slug": slug(col), "release": col.split(" ", 1)[1].split(" · ")[0], "hardware": col.split(" · ")[1]}
+             for col in cols]
+    return {"framework": framework, "columns": heads, "rows": rows}
 
 
 def landing(grid: dict[str, dict[str, list[Cell]]], cols: list[str], claims: list[Claim], cells: list[Cell]) -> str:
@@ -100,34 +85,22 @@ def landing(grid: dict[str, dict[str, list[Cell]]], cols: list[str], claims: lis
         mine = sorted((t for t in grid if framework_of[t] == framework), key=lambda t: (t.startswith("repro/"), t))
         used = [c for c in cols if any(c in grid[t] for t in mine)]
         tables.append(_table(framework, mine, grid, used, said))
-    runs = len({c.run for c in cells})
-    distinct = sum(len(measured(column)) for row in grid.values() for column in row.values())
-    unmeasured = sum(1 for c in cells if c.status != "ok")
-    releases = len({(c.framework, c.release) for c in cells})
-    intro = (f'<p class="note">{distinct} measured runs of a cell (copies counted once) from {runs} reference runs, '
-             f"and {unmeasured} that measured nothing (skipped, failed, not finished): {len(grid)} techniques, "
-             f"{releases} framework releases, {len(cols)} columns of a release on its hardware. "
-             "Each cell: did the memory come back (its colour) and why "
-             "(its words); a click opens the timeline and environment it was judged from.</p>")
-    body = (intro + LEGEND + '<p><input id="filter" placeholder="filter: torch, 2.15, H100, CPU, empty_cache ..."></p>'
-            + "".join(tables) + FILTER)
-    return page("GPU memory cleanup atlas", body)
+    counts = {"runs": len({c.run for c in cells}),
+              "distinct": sum(len(measured(column)) for row in grid.values() for column in row.values()),
+              "unmeasured": sum(1 for c in cells if c.status != "ok"), "techniques": len(grid),
+              "releases": len({(c.framework, c.release) for c in cells}), "columns": len(cols)}
+    return _render("atlas_landing.html", "GPU memory cleanup atlas", tables=tables, counts=counts, script=FILTER)
 
 
 FACTS = ("run", "backend", "image", "definition_hash", "python", "cuda", "hardware", "driver", "date")
 
 
-def _evidence_rows(cells: list[Cell], key: str, depth: int) -> str:
-    out = []
-    for cell in cells:
-        facts = "".join(f"<td>{html.escape(str(getattr(cell, f))[:40])}</td>" for f in FACTS)
-        steps = "; ".join(f"{s.get('label')}: {s.get('verdict')}" for s in cell.steps if s.get("verdict") != "skipped")
-        remake = f"nox -s report -- matrix/reference/{cell.run}"
-        out.append(f'<tr id="{slug(getattr(cell, key))}"><td>{html.escape(getattr(cell, key))}</td>'
-                   f'<td class="back-{cell.back.replace("/", "")}">{html.escape(cell.word)}</td>'
-                   f"<td>{html.escape(steps)}</td>{facts}<td><a href=\"{html.escape(evidence_link(cell, depth))}\">timeline"
-                   f"</a></td><td><code>{html.escape(remake)}</code></td></tr>")
-    return "".join(out)
+def _evidence_rows(cells: list[Cell], key: str, depth: int) -> list[dict[str, Any]]:
+    return [{"id": slug(getattr(cell, key)), "key": getattr(cell, key), "back": cell.back.replace("/", ""),
+             "word": cell.word, "facts": [str(getattr(cell, f))[:40] for f in FACTS],
+             "steps": "; ".join(f"{s.get('label')}: {s.get('verdict')}" for s in cell.steps if s.get("verdict") != "skipped"),
+             "link": evidence_link(cell, depth), "remake": f"nox -s report -- matrix/reference/{cell.run}"}
+            for cell in cells]
 
 
 def _order(cells: list[Cell], key: str) -> Any:
@@ -139,15 +112,14 @@ def _order(cells: list[Cell], key: str) -> Any:
     return lambda c: (rank[c.column], c.run)
 
 
-def evidence(title: str, cells: list[Cell], key: str, extra: str = "") -> str:
-    """A technique's (key: column) or a release's (key: technique) every measured cell, runs side by side."""
+def evidence(title: str, cells: list[Cell], key: str, tests: Claim | None = None) -> str:
+    """A technique's (key: column) or a release's (key: technique) every measured cell, runs side by
+    side; ``tests``: the claim a technique's page says it tests."""
     answers = Counter(c.back for c in cells)
-    agree = ", ".join(f"{n} {b}" for b, n in answers.most_common())
-    head = "".join(f"<th>{h}</th>" for h in (key, "answer", "steps", *FACTS, "evidence", "remade by"))
-    body = (extra + f'<p class="note">{len(cells)} measured cells ({agree}); where runs of one cell disagree both are '
-            f'listed, never averaged.</p><div class="scroll"><table><tr>{head}</tr>'
-            f"{_evidence_rows(sorted(cells, key=_order(cells, key)), key, 1)}</table></div>")
-    return page(title, body, depth=1)
+    return _render("atlas_evidence.html", title, depth=1, tests=tests,
+                   heads=(key, "answer", "steps", *FACTS, "evidence", "remade by"),
+                   agree=", ".join(f"{n} {b}" for b, n in answers.most_common()),
+                   rows=_evidence_rows(sorted(cells, key=_order(cells, key)), key, 1))
 
 
 def claims_page(claims: list[Claim], outcomes: list[ClaimOutcome]) -> str:
@@ -158,14 +130,11 @@ def claims_page(claims: list[Claim], outcomes: list[ClaimOutcome]) -> str:
     for claim in claims:
         found = by_claim.get(claim.id, [])
         counts = Counter(f.outcome for f in found)
-        where = "".join(f"<li>{f.outcome} in {html.escape(f.column)} ({html.escape(f.run)}): {html.escape(f.why)}</li>"
-                        for f in sorted(found, key=lambda f: (f.outcome, column_sort_key(f.column))))
-        items.append(f'<li id="{slug(claim.id)}"><b>{html.escape(claim.says)}</b> ({html.escape(claim.seed)}, '
-                     f'<a href="t/{slug(claim.scenario)}.html">{html.escape(claim.scenario)}</a>): '
-                     f"{counts['confirmed']} confirmed, {counts['contradicted']} contradicted, "
-                     f"{counts['not reproduced']} not reproduced"
-                     + (f"<ul>{where}</ul>" if where else " (no reference run decides it yet)") + "</li>")
-    return page("Claims from the seed articles", f"<ol>{''.join(items)}</ol>")
+        items.append({"id": slug(claim.id), "says": claim.says, "seed": claim.seed, "scenario": claim.scenario,
+                      "slug": slug(claim.scenario), "confirmed": counts["confirmed"],
+                      "contradicted": counts["contradicted"], "not_reproduced": counts["not reproduced"],
+                      "where": sorted(found, key=lambda f: (f.outcome, column_sort_key(f.column)))})
+    return _render("atlas_claims.html", "Claims from the seed articles", claims=items)
 
 
 def summary(cells: list[Cell], cols: list[str], grid: dict[str, Any]) -> dict[str, int]:

@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from harness.judgement import claims as seed_claims
-from harness.reporting import aggregate, atlas, atlas_html, report_html
+from harness.reporting import aggregate, atlas, atlas_html, report_html, templates
 
 
 def build(root: Path, out: Path, progress: Callable[[str], None] = lambda _: None) -> dict[str, int]:
@@ -25,7 +25,7 @@ def build(root: Path, out: Path, progress: Callable[[str], None] = lambda _: Non
         shutil.rmtree(out)
     for folder in ("t", "r", "runs"):
         (out / folder).mkdir(parents=True)
-    shutil.copyfile(report_html.ASSETS / "vega-embed.js", out / "vega.js")
+    shutil.copyfile(templates.ASSETS / "vega-embed.js", out / "vega.js")
     table = atlas.rows(cells)
     (out / "atlas.json").write_text(atlas.as_json(table, cells), encoding="utf-8")
     (out / "atlas.csv").write_text(atlas.as_csv(table), encoding="utf-8")
@@ -33,11 +33,9 @@ def build(root: Path, out: Path, progress: Callable[[str], None] = lambda _: Non
     (out / "claims.html").write_text(atlas_html.claims_page(claims, outcomes), encoding="utf-8")
     said = {c.scenario: c for c in claims}
     for technique, by_column in grid.items():
-        claim = said.get(technique)
-        extra = f'<p class="note">Tests: {claim.says} ({claim.seed})</p>' if claim else ""
         every = [cell for found in by_column.values() for cell in found]
         (out / "t" / f"{atlas_html.slug(technique)}.html").write_text(
-            atlas_html.evidence(technique, every, "column", extra), encoding="utf-8")
+            atlas_html.evidence(technique, every, "column", said.get(technique)), encoding="utf-8")
     for column in cols:
         every = [cell for by_column in grid.values() for cell in by_column.get(column, [])]
         (out / "r" / f"{atlas_html.slug(column)}.html").write_text(atlas_html.evidence(column, every, "technique"),

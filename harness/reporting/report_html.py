@@ -9,17 +9,14 @@ spec (report_assets/vega-embed.js, inlined once) rendered to SVG. Timelines are 
 """
 from __future__ import annotations
 
-import html
 import json
-from pathlib import Path
 from typing import Any
 
 from harness.judgement import verdicts
 from harness.model.record import TIMELINE_COLUMNS
-from harness.reporting import machines
+from harness.reporting import machines, templates
 from harness.reporting.glance import decisive_step
 
-ASSETS = Path(__file__).resolve().parent / "report_assets"
 TIMELINE_POINTS = 200
 STDERR_CHARS = 4000
 
@@ -80,7 +77,7 @@ def _floor(record: dict[str, Any], judged: dict[str, Any]) -> dict[str, Any] | N
 
 
 def _asset(name: str) -> str:
-    return (ASSETS / name).read_text(encoding="utf-8")
+    return (templates.ASSETS / name).read_text(encoding="utf-8")
 
 
 def render(matrix: dict[str, Any], records: list[dict[str, Any]], vega_src: str | None = None) -> str:
@@ -90,9 +87,6 @@ def render(matrix: dict[str, Any], records: list[dict[str, Any]], vega_src: str 
     details = {f"{r['scenario']['name']}|{column(r)}": cell_detail(r) for r in records}
     data = json.dumps({"matrix": matrix, "details": details}, separators=(",", ":"), default=str)
     data = data.replace("</", "<\\/")  # a record's text can never close the script element
-    title = html.escape(f"GPU memory cleanup matrix - {matrix['run']}")
-    page = _asset("report.html").replace("%TITLE%", title).replace("%STYLE%", _asset("report.css"))
-    if vega_src:
-        page = page.replace("<script>%VEGA%</script>", f'<script src="{html.escape(vega_src)}"></script>')
-    page = page.replace("%VEGA%", _asset("vega-embed.js"))  # Vega draws the timelines, inlined once: the page stays offline
-    return page.replace("%SCRIPT%", _asset("report.js")).replace("%DATA%", data)
+    return templates.render("report.html", title=f"GPU memory cleanup matrix - {matrix['run']}", style=_asset("report.css"),
+                            data=data, vega_src=vega_src, vega=None if vega_src else _asset("vega-embed.js"),
+                            script=_asset("report.js"))

@@ -3,8 +3,9 @@ counts once, runs that measured nothing never count as runs or as disagreement, 
 only between measured cells."""
 from __future__ import annotations
 
+from harness.judgement.claims import Claim
 from harness.reporting.atlas import Cell, consensus, turns
-from harness.reporting.atlas_html import _cell_td, _shortened
+from harness.reporting.atlas_html import _shortened, evidence, grid_cell
 
 
 def _cell(run: str, release: str = "2.5.0", back: str = "all", word: str = "released", status: str = "ok",
@@ -18,15 +19,15 @@ def _cell(run: str, release: str = "2.5.0", back: str = "all", word: str = "rele
 def test_two_agreeing_runs_a_copy_and_a_broken_run_are_one_green_cell_of_two_runs() -> None:
     cells = [_cell("a"), _cell("b"), _cell("a-copy", digest="hash-a"),
              _cell("broken-image", back="n/a", word="harness-error: the image has no torch", status="harness-error")]
-    td = _cell_td(cells, "torch 2.5.0 · H100", False)
-    assert 'class="c back-all"' in td  # green, not striped as "runs disagree"
-    assert "released (+1 run)</a>" in td  # two distinct measured runs
-    assert "broken-image (docker): harness-error" in td  # named in the title, as what it is
+    td = grid_cell(cells, "torch 2.5.0 · H100", False)
+    assert td["classes"] == "c back-all"  # green, not striped as "runs disagree"
+    assert td["word"] + td["more"] == "released (+1 run)"  # two distinct measured runs
+    assert "broken-image (docker): harness-error" in td["title"]  # named in the title, as what it is
 
 
 def test_a_cell_that_measured_nothing_is_grey() -> None:
-    td = _cell_td([_cell("a", back="all", word="skipped: no Python 3.9 here", status="skipped")], "c", False)
-    assert 'class="c back-na"' in td
+    td = grid_cell([_cell("a", back="all", word="skipped: no Python 3.9 here", status="skipped")], "c", False)
+    assert td["classes"] == "c back-na"
 
 
 def test_a_skipped_column_between_two_releases_is_no_turn() -> None:
@@ -66,4 +67,12 @@ def test_every_claim_on_a_technique_is_shown_on_its_row() -> None:
     cell = _cell("a")
     cell = Cell(**{**cell.__dict__, "technique": "tf1/session_close", "framework": "tensorflow"})
     page = landing(grid([cell]), [cell.column], two, [cell])
-    assert all(c.says.replace("'", "&#x27;") in page or c.says in page for c in two)
+    assert all(c.says.replace("'", "&#39;") in page for c in two)
+
+
+def test_pages_escape_every_text_they_show() -> None:
+    """A claim, a word or a run name is text: the templates escape it (a claim's "Tests:" line was not)."""
+    claim = Claim(id="c", says="frees <b>all</b> & 'more'", seed="s.txt", scenario="torch/del_gc_empty_cache")
+    page = evidence("torch/del_gc_empty_cache", [_cell("<run>", word="held <by> x")], "column", claim)
+    assert "<b>all</b>" not in page and "frees &lt;b&gt;all&lt;/b&gt; &amp; &#39;more&#39;" in page
+    assert "held &lt;by&gt; x" in page and "<run>" not in page
