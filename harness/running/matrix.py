@@ -1,18 +1,15 @@
-"""Running the matrix: pick the variant, prepare each environment, run every applicable cell.
+"""The one orchestration: every command that runs cells (run, matrix, repro, sweep, bisect, a
+cluster) plans them here once and hands them to an executor (executors.py).
 
 Environments come in three kinds (config.EnvDef): images this tool builds, existing images
-(bring your own), and local interpreters; prepare.py makes each ready through Docker, a
-virtualenv or the interpreter as found, or skips it with the reason. Cells run one
-at a time per GPU, a worker per GPU pulling from one queue (a GPU's readings are clean only when
-it runs one cell); without GPUs, ``jobs`` cells run at once, each measured through its own
-processes. Every finished cell is written at once, so an interrupted matrix keeps what it
-measured.
+(bring your own), and local interpreters; the executor makes each ready (prepare.py: Docker, a
+virtualenv or the interpreter as found) or says why it cannot run. Planning, the manifest, the
+records of cells that cannot run and the reports are the same whoever runs the cells; every
+finished cell is written at once, so an interrupted matrix keeps what it measured.
 """
 from __future__ import annotations
 
-import os
 import sys
-import threading
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -21,18 +18,17 @@ from typing import Any
 from harness import __version__
 from harness.common.errors import UsageError
 from harness.common.events import Event
-from harness.environments import adhoc, config, prepare
+from harness.environments import adhoc, config
 from harness.measurement import gpu_access
 from harness.measurement.nvml import Nvml
-from harness.measurement.runner import CellOptions, run_cell
 from harness.measurement.scenario import Scenario
-from harness.measurement.unrun import ENGINE_LOST, engine_down_record, skipped_record
+from harness.measurement.unrun import skipped_record
 from harness.model.record import Status
 from harness.reporting import aggregate
 from harness.running import catalogue, interruption
+from harness.running.executors import Batch, executor_for, pin_facts
 from harness.running.request import MatrixOptions
 from harness.running.resume import request_of
-from harness.running.slots import run_on_slots, script_gpus, script_slots, slots_for
 from harness.store import results
 
 
@@ -90,18 +86,15 @@ def run_matrix(options: MatrixOptions, nvml: Nvml, emit: Event) -> MatrixRun:
     envs = [env for env in envs if env.name not in unfit]
     for env in (e for e in envs if e.kind == "build" and not e.unavailable):
         env.variant(variant)  # UsageError now, not after the builds
-    if options.cluster:
-        return _run_on_cluster(options, nvml, emit, envs, chosen, variant, why, started)
-    ready = prepare.prepare(envs, variant, options.backend, options.gpu_mode, options.build, options.venv_root, nvml, emit,
-                            workers=options.jobs or max(1, min(4, os.cpu_count() or 1)),
-                            only=_still_to_run(envs, chosen, options))
+    executor = executor_for(options, nvml, emit)
+    ready = executor.prepare(envs, variant, _still_to_run(envs, chosen, options))
     cells = catalogue.plan(ready.envs, chosen)
     run_id = options.run_id or results.new_run_id()
     run = MatrixRun(run_id, options.results_root / run_id, variant, why, ready.access, ready.kind)
     todo = _todo(cells, run.run_dir, options)
     left = {env.name for env, _ in todo}  # resumed: an environment whose cells all finished earlier is done
     errors = {name: error for name, error in ready.errors.items() if name in left}
-    if errors and not set(ready.backends) & left:  # nothing can run: the failure itself is the answer, in one line
+    if errors and not ready.runnable & left:  # nothing can run: the failure itself is the answer, in one line
         raise next(iter(errors.values()))
     for name, error in errors.items():
         emit("failed", {"env": name, "reason": error.message})
@@ -109,56 +102,37 @@ def run_matrix(options: MatrixOptions, nvml: Nvml, emit: Event) -> MatrixRun:
     failed = {name: why for name, why in ready.failed.items() if name in left}
     run.skipped, run.failed, run.planned, run.prepare_s = {**unfit, **ready.skipped}, failed, planned, ready.seconds
     runnable = [(env, item) for env, item in todo if env.name not in ready.skipped and env.name not in ready.failed]
-    slots = slots_for(options.gpu_indices, nvml) or [None] * (options.jobs or max(1, min(2, os.cpu_count() or 1)))
-    slots, gpus = script_slots(slots, [item for _, item in runnable])
     emit("plan", {"variant": variant, "reason": why, "cells": len(runnable), "envs": [e.name for e in ready.envs],
                   "gpu_mode": ready.access.mode, "gpu_note": ready.access.reason, "run_dir": str(run.run_dir),
-                  "workers": [f"GPU {s}" if s is not None else "cpu" for s in slots]})
+                  "workers": executor.workers(runnable)})
     results.write_manifest(run.run_dir, {
         "run_id": run_id, "tool_version": __version__, "variant": variant, "variant_reason": why,
         "backend": ready.kind, "backend_reason": ready.reason, "skipped": run.skipped,
         "gpu_mode": ready.access.mode, "gpu_mode_reason": ready.access.reason, "planned": planned,
         "environments": {env.name: _env_manifest(env, variant) for env in ready.envs},
-        "host": _host(nvml), "request": request_of(options),
+        "host": _host(nvml), **ready.manifest, "request": request_of(options),
     })
     not_run = _write_skipped(run, todo)
 
-    interrupted = threading.Event()
-    engine_down: list[str] = []  # why the engine stopped answering, once a cell saw it
-
-    def one(env: config.EnvDef, item: Scenario, slot: int | None) -> dict[str, Any]:
-        backend = ready.backends[env.name]
-        gpu = nvml.available and (backend.name != "docker" or ready.access.mode != "none")
-        facts = {"kind": env.kind, "family": list(env.family), "variant": variant if env.kind == "build" else None,
-                 **_pin_facts(env, variant)}
-        cell_options = CellOptions(run_id=run_id, run_dir=run.run_dir, env_name=env.name, env_facts=facts,
-                                   params=options.params, timeout=options.timeout, cpu_only=not gpu,
-                                   gpu_index=slot or 0, setenv=options.setenv,
-                                   **(script_gpus(gpus, nvml) if item.mode == "repro" else {}))
-        if engine_down:  # no cell starts on an engine that stopped answering; --resume runs it
-            record = engine_down_record(run_id, env.name, backend.name, item, engine_down[0], run.run_dir)
-        else:
-            emit("cell-start", {"env": env.name, "scenario": item.name, "slot": slot})
-            record = run_cell(backend, item, cell_options, nvml)
-            if (record.get("error") or {}).get("type") == ENGINE_LOST:
-                engine_down.append(record["error"]["why"])
-        if interrupted.is_set() and record["status"] in ("crashed", "harness-error", "timeout"):
-            interruption.mark(record, run.run_dir)  # cut by the user's Ctrl-C, not its own result
+    def keep(record: dict[str, Any], log: str) -> dict[str, Any]:
         try:
             results.write_record(run.run_dir, record)
+            if log:  # a cell run elsewhere (a cluster's node) sends its log back
+                path = results.log_path(run.run_dir, record["env"]["name"], record["scenario"]["name"])
+                path.parent.mkdir(parents=True, exist_ok=True)
+                path.write_text(log, encoding="utf-8")
         except OSError as exc:  # the disk filled or went read-only mid-run: stop, saying where and why
             raise results.unwritable(run.run_dir, exc) from exc
         emit("cell-done", record)
         return record
 
     try:
-        run.records = _whole_run(run.run_dir, not_run + run_on_slots(runnable, slots, one, interrupted), options.resume)
+        batch = Batch(cells=runnable, run_id=run_id, run_dir=run.run_dir, variant=variant)
+        run.records = _whole_run(run.run_dir, not_run + executor.run(batch, keep), options.resume)
     except KeyboardInterrupt as exc:
-        interruption.sweep_containers(ready.backends.values(), run_id)
         raise interruption.RunInterrupted(run.run_dir) from exc
     finally:
-        note = (f"Variant `{variant}` ({why}); backend {ready.kind} ({ready.reason}); "
-                f"GPU access: {ready.access.mode} ({ready.access.reason}).")
+        note = ready.note.replace(f"Variant `{variant}`;", f"Variant `{variant}` ({why});", 1)
         try:
             run.matrix = aggregate.write_reports(run.run_dir, planned, note=note)
         except OSError as exc:
@@ -210,75 +184,12 @@ def _still_to_run(envs: list[config.EnvDef], chosen: list[Scenario], options: Ma
     return {env.name for env, _ in todo} | {env.name for env in envs if env.kind == "image" and not env.family}
 
 
-def _run_on_cluster(options: MatrixOptions, nvml: Nvml, emit: Event, envs: list[config.EnvDef], chosen: list[Scenario],
-                    variant: str, why: str, started: float) -> MatrixRun:
-    """The matrix with every cell a Ray task (cluster.py); records are written as they arrive."""
-    from harness.running import cluster
-
-    for env in envs:
-        if env.kind == "image" and not env.family:
-            raise UsageError(f"--cluster: give --family for --image {env.image} (it is probed on the nodes, not here)")
-    offered = cluster.connect(options.cluster or "ray")
-    emit("backend", {"backend": f"ray, {offered['nodes']} node(s)", "reason": f"--cluster {options.cluster}"})
-    cells = catalogue.plan(envs, chosen)
-    run_id = options.run_id or results.new_run_id()
-    run = MatrixRun(run_id, options.results_root / run_id, variant, why,
-                    gpu_access.GpuAccess("none", "per node: each node's engine decides"), "ray")
-    run.planned = [(env.name, item.name) for env, item in cells]
-    run.skipped = {env.name: env.unavailable for env in envs if env.unavailable}
-    remaining = _todo(cells, run.run_dir, options)
-    todo = [(env, item) for env, item in remaining if env.name not in run.skipped]
-    emit("plan", {"variant": variant, "reason": why, "cells": len(todo), "envs": [e.name for e in envs],
-                  "gpu_mode": "per node", "gpu_note": "each node's engine decides", "run_dir": str(run.run_dir),
-                  "workers": [f"ray: {offered['nodes']} node(s), {cluster.task_resources(offered['resources'])}"]})
-    results.write_manifest(run.run_dir, {
-        "run_id": run_id, "tool_version": __version__, "variant": variant, "variant_reason": why, "backend": "ray",
-        "backend_reason": f"--cluster {options.cluster}", "skipped": run.skipped, "planned": run.planned,
-        "environments": {env.name: _env_manifest(env, variant) for env in envs}, "host": _host(nvml),
-        "cluster": offered, "request": request_of(options),
-    })
-    _write_skipped(run, remaining)
-    jobs = [cluster.NodeJob(env=env, item=item, variant=variant, backend=options.backend, gpu_mode=options.gpu_mode,
-                            build=options.build,
-                            cell=CellOptions(run_id=run_id, run_dir=run.run_dir, env_name=env.name, params=options.params,
-                                             env_facts={"kind": env.kind, "family": list(env.family),
-                                                        "variant": variant if env.kind == "build" else None,
-                                                        **_pin_facts(env, variant)},
-                                             timeout=options.timeout, cpu_only=not nvml.available, setenv=options.setenv))
-            for env, item in todo]
-
-    def done(record: dict[str, Any], log: str) -> None:
-        results.write_record(run.run_dir, record)
-        if log:
-            path = results.log_path(run.run_dir, record["env"]["name"], record["scenario"]["name"])
-            path.parent.mkdir(parents=True, exist_ok=True)
-            path.write_text(log, encoding="utf-8")
-        emit("cell-done", record)
-
-    try:
-        run.records = _whole_run(run.run_dir, cluster.run_cells(jobs, done, run_id), options.resume)
-    finally:
-        run.matrix = aggregate.write_reports(run.run_dir, run.planned, note=f"Variant `{variant}` ({why}); "
-                                             f"cells on a Ray cluster ({offered['nodes']} node(s) at the start).")
-        run.wall_s = round(time.monotonic() - started, 2)
-    return run
-
-
 def _whole_run(run_dir: Path, records: list[dict[str, Any]], resumed: bool) -> list[dict[str, Any]]:
     """The records a run stands on: those of this part, or, resumed, of every part of it (a run whose
     last cells finished earlier is not a run where nothing ran)."""
     return results.read_records(run_dir)[0] if resumed else records
 
 
-def _pin_facts(env: config.EnvDef, variant: str) -> dict[str, Any]:
-    """What a --with environment was made from: the pins asked for and everything chosen for them."""
-    if not env.pin or env.unavailable:
-        return {}
-    pins = env.variant(variant)
-    return {"pin": env.pin, "python_version": env.python_version, "base": pins.base, "packages": list(pins.packages),
-            "index_url": pins.index_url or None}
-
-
 def _env_manifest(env: config.EnvDef, variant: str) -> dict[str, Any]:
-    return {"kind": env.kind, "family": list(env.family), **_pin_facts(env, variant),
+    return {"kind": env.kind, "family": list(env.family), **pin_facts(env, variant),
             **({"unavailable": env.unavailable} if env.unavailable else {})}

@@ -9,15 +9,13 @@ from typing import Any
 
 from harness.common.errors import UsageError
 from harness.environments import config
-from harness.running.request import MatrixOptions
+from harness.running.request import MatrixOptions, kept_fields
 
 
 def request_of(options: MatrixOptions) -> dict[str, Any]:
     """What was asked, kept in the manifest so --resume can plan the same cells again."""
     return {
-        "envs": options.envs, "scenarios": options.scenarios, "variant": options.variant, "timeout": options.timeout,
-        "params": options.params, "setenv": options.setenv, "with_pins": options.with_pins, "backend": options.backend,
-        "gpu_mode": options.gpu_mode, "index_url": options.index_url, "cluster": options.cluster,
+        **{name: getattr(options, name) for name in kept_fields()},
         "extra_envs": [{"image": e.image, "interpreter": e.interpreter, "family": list(e.family)} for e in options.extra_envs],
         "items": [{"path": str(i.path), "timeout": i.timeout, "argv": list(i.argv), "launch": list(i.launch),
                    "command": i.command} for i in options.items or [] if i.mode == "repro"] or None,
@@ -37,11 +35,10 @@ def resume_options(run_dir: Path, base: MatrixOptions) -> MatrixOptions:
     extra = config.distinct_names([config.adhoc_image(e["image"], e["family"]) if e["image"]
                                    else config.adhoc_interpreter(e["interpreter"], e["family"])
                                    for e in asked.get("extra_envs") or []])
-    items = [replace(repro.script_scenario(Path(i["path"]), i["timeout"], plain=True, setenv=asked["setenv"]),
+    items = [replace(repro.script_scenario(Path(i["path"]), i["timeout"], plain=True, setenv=asked.get("setenv")),
                      argv=tuple(i.get("argv") or ()), launch=tuple(i.get("launch") or ()), command=i.get("command") or "")
              for i in asked.get("items") or []] or None
-    return replace(base, envs=asked["envs"], scenarios=asked["scenarios"], variant=asked["variant"],
-                   timeout=asked["timeout"], params=asked["params"], setenv=asked["setenv"], with_pins=asked["with_pins"],
-                   backend=asked["backend"], gpu_mode=asked["gpu_mode"], index_url=asked["index_url"],
-                   cluster=base.cluster or asked.get("cluster"), extra_envs=extra, items=items,
+    kept = {name: asked[name] for name in kept_fields() if name in asked}  # a run from before a field was kept: its default
+    kept["cluster"] = base.cluster or asked.get("cluster")  # a cluster named now is where the rest runs
+    return replace(base, **kept, extra_envs=extra, items=items,
                    results_root=run_dir.parent, run_id=run_dir.name, resume=True)

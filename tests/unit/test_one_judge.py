@@ -3,6 +3,7 @@ one committed record goes through the terminal table, matrix.md, report.html, re
 and a sweep's change lines, and each shows the judge's phrase and colour for it."""
 from __future__ import annotations
 
+import html
 import io
 import json
 from pathlib import Path
@@ -56,8 +57,10 @@ def test_one_record_reads_the_same_in_every_output(case: str, tmp_path: Path) ->
     run = atlas.Run(run_dir, "one", [record], [])
     (grid_cell,) = atlas.cells_of(run, [aggregate.cell_summary(record)])
     assert (grid_cell.word, grid_cell.back) == (text, said.back)
-    td = atlas_html._cell_td([grid_cell], grid_cell.column, False)
-    assert f"back-{said.back.replace('/', '')}" in td and (text[:60] in td or text[:59] in td)
+    td = atlas_html.grid_cell([grid_cell], grid_cell.column, False)
+    assert f"back-{said.back.replace('/', '')}" in td["classes"] and text.startswith(td["word"].rstrip("…"))
+    page = atlas_html.landing(atlas.grid([grid_cell]), [grid_cell.column], [], [grid_cell])
+    assert html.escape(td["word"]) in page  # the grid shows that word, in that colour
 
     other = json.loads(json.dumps(cell))
     other["glance"] = dict(other["glance"], back="all", text="released", word="released")
