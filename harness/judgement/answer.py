@@ -16,6 +16,7 @@ from enum import Enum
 from typing import Any
 
 from harness.common.units import human_bytes
+from harness.judgement.ranks import RANK_PREFIX
 
 
 class Colour(str, Enum):
@@ -113,10 +114,18 @@ def error_line(error: dict[str, Any] | None) -> str:
     return f"{error.get('type')}: {lines[0]}" if error.get("type") else lines[0]
 
 
+WORST_FIRST = ("held", "partial", "cached", "released")
+
+
 def decisive_step(steps: list[dict[str, Any]]) -> dict[str, Any] | None:
     """The step that answers the cleanup question: the last one measured (the state after every
-    cleanup the scenario made); earlier steps are the drill-down's."""
+    cleanup the scenario made); earlier steps are the drill-down's. A launched job's ranks each end
+    with their own last step: the job's answer is the worst of them (the launcher's own last step
+    comes after every rank has exited, which the after-exit answer tells)."""
     measured = [s for s in steps if s.get("verdict") in MEASURED]
+    last_of_rank = {match.group(0): s for s in measured if (match := RANK_PREFIX.match(str(s.get("label"))))}
+    if last_of_rank:
+        return min(last_of_rank.values(), key=lambda s: (WORST_FIRST.index(s["verdict"]), -(s.get("left") or 0)))
     return measured[-1] if measured else None
 
 

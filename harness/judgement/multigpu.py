@@ -12,6 +12,7 @@ from typing import Any
 
 from harness.common.units import human_bytes
 from harness.judgement import attribution
+from harness.judgement.ranks import held_by_gpu, home_gpus
 
 STRAY_MIN_BYTES = 64 * 2**20  # a CUDA context is hundreds of MiB; less is noise in NVML's per-process view
 
@@ -37,15 +38,8 @@ def stray_memory(record: dict[str, Any]) -> list[StrayMemory]:
     """Each of the cell's processes that held memory on another process's GPU (its own: the one it
     used most)."""
     ranks = attribution.ranks_by_pid(record)
-    most: dict[int, dict[int, tuple[int, str]]] = {}  # pid -> gpu -> (largest bytes, where)
-    for cp in record.get("checkpoints") or []:
-        for p in cp.get("gpu_processes") or []:
-            if not p.get("in_cell") or p.get("gpu") is None or not p.get("bytes"):
-                continue
-            seen = most.setdefault(int(p["pid"]), {})
-            if int(p["bytes"]) > seen.get(int(p["gpu"]), (0, ""))[0]:
-                seen[int(p["gpu"])] = (int(p["bytes"]), cp["label"])
-    own = {pid: max(by_gpu, key=lambda g: by_gpu[g][0]) for pid, by_gpu in most.items()}
+    most = held_by_gpu(record)
+    own = home_gpus(record)
     found = []
     for pid, by_gpu in sorted(most.items()):
         # Only where another of the cell's processes has that GPU as its own: one process using two

@@ -45,7 +45,7 @@ import re
 from dataclasses import replace
 from typing import Any
 
-from harness.judgement import attribution, sentences
+from harness.judgement import attribution, ranks, sentences
 from harness.judgement.floors import DriverFloor, driver_floor, in_use, reading, unused_pool
 from harness.judgement.gpu_use import framework_without_gpu
 from harness.judgement.tolerances import (
@@ -109,9 +109,14 @@ def judge_step(
     grown, left = max(0, grown - elsewhere), left - elsewhere  # the script's own; its other processes' named apart
     if floor is not None and floor.runtime_cost and left < 0:
         # Below the floor: the runtime is not there yet (a step before the first touch) or gave some
-        # back (NCCL's, at destroy_process_group): nothing is left, and the runtime keeps what it holds now.
-        floor = replace(floor, runtime_cost=max(0, floor.runtime_cost + left))
-        left = 0
+        # back (NCCL's, at destroy_process_group). What the framework still holds (live and pooled,
+        # beyond its floor) is still left; the runtime keeps the rest of what the process holds now.
+        above_pre = left + floor.runtime_cost
+        pooled, live = unused_pool(cp), in_use(cp)
+        kept = max(0, (pooled or 0) + (live or 0) - (in_use(floor_cp) or 0)) if pooled is not None else 0
+        runtime_now = max(0, above_pre - kept)
+        floor = replace(floor, runtime_cost=runtime_now)
+        left = above_pre - runtime_now
     tol = tolerance(grown, meter)
     result: dict[str, Any] = {"label": cp["label"], "meter": meter, "grown": grown, "left": left, "tol": int(tol)}
     fw_floor, fw_peak, fw_now = in_use(floor_cp) or 0, in_use(peak_cp), in_use(cp)
@@ -168,8 +173,10 @@ IMPORT_LABEL = re.compile(r"^[^:]+:\d+: (?:import|from) ")  # agent/instrument.p
 # grey, never "back at exit"; 5: a step below the runtime floor (before the first touch, or after the runtime gave
 # some back) has nothing left, never a negative amount, and the runtime keeps what it holds then; 6: a loop grows
 # when the framework's own in-use count grows where NVML is blind (a pool mapped before the loop); 7: a claim of
-# what can happen ("does not always") is "not reproduced" by a run that does not show it, never "contradicted"
-RULES_VERSION = 7
+# what can happen ("does not always") is "not reproduced" by a run that does not show it, never "contradicted";
+# 8: a launcher's ranks are judged each alone, on its own process and GPU (ranks.py); below the runtime floor what
+# the framework still holds is still left (the runtime gave back some of its own: NCCL's at destroy_process_group)
+RULES_VERSION = 8
 
 
 def timeline_peak(record: dict[str, Any], checkpoints: list[dict[str, Any]]) -> dict[str, Any] | None:
@@ -216,6 +223,7 @@ def judge(record: dict[str, Any]) -> dict[str, Any]:
         judged = [judge_step(checkpoints[floor], peak_cp, checkpoints[i], prefer, floors, attribution.judged_pid(record))
                   for i in steps]
     meters = [s["meter"] for s in judged if s.get("meter") in floors]
+    judged = _ranks_alone(record, judged)
     no_gpu = framework_without_gpu(record) if record.get("status") == "ok" else None
     return {
         "rules_version": RULES_VERSION,
@@ -228,3 +236,18 @@ def judge(record: dict[str, Any]) -> dict[str, Any]:
         "exit": judge_exit(record) if record.get("after_exit") else None,
         "tolerances": TOLERANCES,
     }
+
+
+def _ranks_alone(record: dict[str, Any], judged: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """A launched job's rank steps judged per rank (ranks.py): each on its own process and GPU,
+    against its own floor; the launcher's own steps stay judged on the job."""
+    views = ranks.rank_views(record)
+    if not views:
+        return judged
+    alone: dict[str, dict[str, Any]] = {}
+    for prefix, view in views:
+        for step in judge(view)["steps"]:
+            alone[prefix + step["label"]] = {**step, "label": prefix + step["label"], "judged_alone": True}
+    # A rank's start and its imports are its floor, as a bare script's are: no step of the job.
+    return [alone.get(step["label"], step) for step in judged
+            if step["label"] in alone or not ranks.RANK_PREFIX.match(step["label"])]

@@ -211,8 +211,9 @@ def markdown(records: list[dict[str, Any]], script: Path) -> str:
         lines += ["No NVIDIA GPU here: host memory (RSS) only; run it on a machine with a GPU for GPU memory.", ""]
     command = next((c for c in ((r.get("scenario") or {}).get("command") for r in records) if c), None)
     if command:
-        ranks = (", each rank's checkpoints labelled with its rank; readings are of the launcher and all its "
-                 "processes together") if any(map(attribution.launched, records)) else ""
+        ranks = (", each rank's checkpoints labelled with its rank; the GPU columns add up the launcher and all its "
+                 "processes, each rank's verdict is judged on its own process and its own GPU") \
+            if any(map(attribution.launched, records)) else ""
         lines += [f"Run as `{command}`{ranks}.", ""]
     missing = [r["env"]["name"] for r in records if never_ran(r) and r.get("status") != "skipped"]
     if missing:

@@ -121,3 +121,44 @@ def test_a_launched_jobs_peak_row_names_what_it_sums() -> None:
     peak = {"after": "rank 0: start", "before": "rank 1: end", "t_s": 1.0, "readings": {"nvml_process": 2**30}}
     assert repro_md._peak_row(peak, True, True, launched=True)[1] == "1.00 GiB (the launcher and its ranks)"
     assert repro_md._peak_row(peak, True, True)[1] == "1.00 GiB (with its other processes)"
+
+
+def test_each_rank_is_judged_on_its_own_process_and_gpu() -> None:
+    """The committed torchrun record (2x H200): rank 1 made a 518 MiB context on GPU 0 before its own
+    work on GPU 1. Judged on the job's sum, its empty_cache step read '518 MiB left ... the runtime's
+    own'; judged alone it is released (the runtime keeps its 608 MiB on GPU 1), the stray context is
+    the multi-GPU finding, and a rank's start and imports are its floor, not steps."""
+    from harness.judgement import multigpu, verdicts
+    from harness.store import results
+
+    run = Path(__file__).resolve().parents[2] / "matrix/reference/h200x2-580.159.04-launchers/runs/20261126T054221Z-eef7b7"
+    (record,), _ = results.read_records(run)
+    steps = {s["label"]: s for s in verdicts.judge(record)["steps"]}
+    mib = 2**20
+    for rank in (0, 1):
+        at_del = steps[f"rank {rank}: context_on_gpu0_torchrun.py:12: del x"]
+        assert at_del["verdict"] == "cached" and at_del["left"] == 130 * mib and at_del["judged_alone"]
+        after = steps[f"rank {rank}: context_on_gpu0_torchrun.py:13: torch.cuda.empty_cache()"]
+        assert after["verdict"] == "released" and after["left"] <= after["tol"]
+        assert "runtime's own" not in after["detail"]
+    assert not [label for label in steps if label.endswith(("start", "import torch"))]
+    assert steps["end"]["verdict"] == "released"  # the launcher's own step: the job, judged as before
+    (stray,) = multigpu.stray_memory(record)
+    assert (stray.rank, stray.own_gpu, stray.other_gpu) == (1, 1, 0)
+
+
+def test_what_torch_still_holds_after_nccl_gives_back_is_left_not_runtime() -> None:
+    """destroy_process_group() returns NCCL's memory, taking the rank below its runtime floor; the
+    129 MiB torch still counts live are still left there (rules 7 called the step 'released', all of
+    it the runtime's), and the job's answer is the worst rank's last step."""
+    from harness.judgement import answer, verdicts
+    from harness.reporting import aggregate
+    from harness.store import results
+
+    run = Path(__file__).resolve().parents[2] / "matrix/reference/h200x2-580.159.04-launchers/runs/20261126T065203Z-32ae8c"
+    (record,), _ = results.read_records(run)
+    steps = {s["label"]: s for s in verdicts.judge(record)["steps"]}
+    after = steps["rank 0: ddp_torchrun.py:23: dist.destroy_process_group()"]
+    assert after["verdict"] == "partial" and after["live"] > 128 * 2**20 and after["left"] == 132 * 2**20
+    said = answer.of_cell(aggregate.cell_summary(record))
+    assert said.back == "part" and said.label.startswith("rank ")

@@ -1,0 +1,71 @@
+"""A launcher's ranks, each judged as the script it is: its own checkpoints, its own process on its own GPU.
+
+A launched job's readings add up the launcher and every rank on every GPU. Judged as one, a
+rank's step would carry the other rank's memory, or a context it made on another GPU, as what
+its cleanup left ("518 MiB more than at the first touch is the runtime's own" for a stray context
+on GPU 0). Here each rank gets a view of the record as if it had run alone: its checkpoints
+(labels without the ``rank N:`` prefix, so its imports set its floor as a bare script's do), its
+process's bytes on its home GPU (the GPU it holds the most on), that GPU's device reading, and
+the pre-GPU reading of that GPU. What it holds on another GPU is said apart (multigpu.py).
+"""
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from harness.judgement import attribution
+from harness.model.record import TIMELINE_COLUMNS
+
+RANK_PREFIX = re.compile(r"^rank (\d+): ")
+
+
+def held_by_gpu(record: dict[str, Any]) -> dict[int, dict[int, tuple[int, str]]]:
+    """PID -> GPU -> (the most it held there at a checkpoint, that checkpoint's label), for the
+    cell's processes on per-process NVML."""
+    most: dict[int, dict[int, tuple[int, str]]] = {}
+    for cp in record.get("checkpoints") or []:
+        for p in cp.get("gpu_processes") or []:
+            if not p.get("in_cell") or p.get("gpu") is None or not p.get("bytes"):
+                continue
+            seen = most.setdefault(int(p["pid"]), {})
+            if int(p["bytes"]) > seen.get(int(p["gpu"]), (0, ""))[0]:
+                seen[int(p["gpu"])] = (int(p["bytes"]), cp["label"])
+    return most
+
+
+def home_gpus(record: dict[str, Any]) -> dict[int, int]:
+    """PID -> the GPU it used most: its own."""
+    return {pid: max(by_gpu, key=lambda g: by_gpu[g][0]) for pid, by_gpu in held_by_gpu(record).items()}
+
+
+def _own(cp: dict[str, Any], pid: int, gpu: int | None) -> dict[str, Any]:
+    """A checkpoint as the rank alone on its GPU would have read it."""
+    mine = [p for p in cp.get("gpu_processes") or [] if p.get("pid") == pid and p.get("gpu") == gpu]
+    readings = dict(cp.get("readings") or {})
+    if readings.get("nvml_process") is not None:
+        readings["nvml_process"] = sum(int(p.get("bytes") or 0) for p in mine)
+    per_gpu = (cp.get("per_gpu") or {}).get(str(gpu)) if gpu is not None else None
+    readings["nvml_device"] = (per_gpu or {}).get("nvml_device") if gpu is not None else None
+    readings.pop("nvml_reserved", None)
+    return {**cp, "label": RANK_PREFIX.sub("", cp["label"]), "readings": readings, "gpu_processes": mine}
+
+
+def rank_views(record: dict[str, Any]) -> list[tuple[str, dict[str, Any]]]:
+    """For each rank of a launched record: (its label prefix, the record as that rank alone would
+    have made it). Empty for any other record."""
+    if not attribution.launched(record):
+        return []
+    homes = home_gpus(record)
+    views = []
+    for pid, rank in sorted(attribution.ranks_by_pid(record).items(), key=lambda item: item[1]):
+        gpu = homes.get(pid)
+        mine = [_own(cp, pid, gpu) for cp in record.get("checkpoints") or [] if cp.get("pid") == pid]
+        pre = record.get("pre_gpu")
+        # Its timeline: its own checkpoints (the sampled one adds up the whole job).
+        timeline = {"columns": TIMELINE_COLUMNS, "samples": [[cp["t"], *(cp["readings"].get(m) for m in TIMELINE_COLUMNS[1:])]
+                                                             for cp in mine]}
+        view = {**record, "script_pid": pid, "timeline": timeline, "after_exit": None,
+                "scenario": {**(record.get("scenario") or {}), "launcher": False}, "checkpoints": mine,
+                "pre_gpu": _own(pre, pid, gpu) if pre is not None else None}
+        views.append((f"rank {rank}: ", view))
+    return views
