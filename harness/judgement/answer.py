@@ -115,6 +115,7 @@ def error_line(error: dict[str, Any] | None) -> str:
 
 
 WORST_FIRST = ("held", "partial", "cached", "released")
+NOT_SHOWN = "not shown without a GPU"  # the reason, once per scenario, beside the table (matrix_md.not_shown)
 
 
 def decisive_step(steps: list[dict[str, Any]]) -> dict[str, Any] | None:
@@ -143,6 +144,8 @@ def of_cell(cell: dict[str, Any]) -> Answer:
 def _answer(cell: dict[str, Any]) -> Answer:
     if cell.get("status") != "ok":
         return Answer(back="n/a", word=str(cell.get("status")))
+    if cell.get("gpu_only"):  # what it shows exists only on a GPU, and none was measured (gpu_only.py)
+        return Answer(back="n/a", word=NOT_SHOWN)
     steps = cell.get("steps") or []
     step = decisive_step(steps)
     unmeasured = any(s.get("verdict") in ("no-signal", "unmeasured") for s in steps)

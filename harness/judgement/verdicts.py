@@ -45,7 +45,7 @@ import re
 from dataclasses import replace
 from typing import Any
 
-from harness.judgement import attribution, ranks, sentences
+from harness.judgement import attribution, gpu_only, ranks, sentences
 from harness.judgement.floors import DriverFloor, driver_floor, in_use, reading, unused_pool
 from harness.judgement.gpu_use import framework_without_gpu
 from harness.judgement.tolerances import (
@@ -175,8 +175,9 @@ IMPORT_LABEL = re.compile(r"^[^:]+:\d+: (?:import|from) ")  # agent/instrument.p
 # when the framework's own in-use count grows where NVML is blind (a pool mapped before the loop); 7: a claim of
 # what can happen ("does not always") is "not reproduced" by a run that does not show it, never "contradicted";
 # 8: a launcher's ranks are judged each alone, on its own process and GPU (ranks.py); below the runtime floor what
-# the framework still holds is still left (the runtime gave back some of its own: NCCL's at destroy_process_group)
-RULES_VERSION = 8
+# the framework still holds is still left (the runtime gave back some of its own: NCCL's at destroy_process_group);
+# 9: a scenario about GPU memory (META gpu_only) measured without a GPU answers n/a with why (gpu_only.py)
+RULES_VERSION = 9
 
 
 def timeline_peak(record: dict[str, Any], checkpoints: list[dict[str, Any]]) -> dict[str, Any] | None:
@@ -229,6 +230,7 @@ def judge(record: dict[str, Any]) -> dict[str, Any]:
         "rules_version": RULES_VERSION,
         "status": "unsupported" if no_gpu else record.get("status"),
         **({"unsupported_reason": no_gpu} if no_gpu else {}),
+        **({"gpu_only": not_shown} if (not_shown := gpu_only.not_shown(record)) else {}),
         "floor": checkpoints[floor]["label"] if floor is not None else None,
         "peak": peak_cp["label"] if peak_cp is not None else None,
         **(floors[meters[0]].describe() if meters else {}),

@@ -16,6 +16,8 @@ scenario code:
         "cpu_params": {"gib": 0.5},     # optional: overrides when the cell has no GPU (CPU compute
                                         # is slow; the memory signal only needs >= 128 MiB there)
         "meter": "rss",                 # optional: judge on this meter (pinned host memory)
+        "gpu_only": "torch's CUDA caching allocator ...",  # optional: what it shows exists only on a
+                                        # GPU; a cell that measured no GPU answers n/a with this reason
     }
 
 A variant is the same file run with some parameters and/or environment variables changed; it is
@@ -32,10 +34,11 @@ from pathlib import Path
 from typing import Any
 
 from harness.common.errors import UsageError
+from harness.common.meta import literal_meta
 
 KNOWN_KEYS = {
     "families", "technique", "seed", "params", "env", "timeout", "cleanup", "title", "variants",
-    "cpu_params", "meter",
+    "cpu_params", "meter", "gpu_only",
 }
 
 
@@ -54,6 +57,7 @@ class Scenario:
     variants: dict[str, dict[str, Any]] = field(default_factory=dict)
     cpu_params: dict[str, Any] = field(default_factory=dict)
     meter: str | None = None  # judge on this meter (e.g. "rss" for pinned host memory)
+    gpu_only: str = ""  # what it shows exists only on a GPU (judgement/gpu_only.py)
     mode: str = "scenario"  # "repro": a user's unmodified script, checkpoints added by the agent
     notes: tuple[str, ...] = ()  # repro: what a reader must know about how the script ran (stdin, ...)
     companions: tuple[str, ...] = ()  # repro: the script's own modules it imports, relative to its folder
@@ -66,16 +70,15 @@ class Scenario:
 
 
 def _meta(tree: ast.Module, path: Path) -> dict[str, Any]:
-    for node in tree.body:
-        if isinstance(node, ast.Assign) and any(isinstance(t, ast.Name) and t.id == "META" for t in node.targets):
-            try:
-                value = ast.literal_eval(node.value)
-            except ValueError as exc:
-                raise UsageError(f"{path}: META must be a literal dict ({exc}); write plain values only") from exc
-            if not isinstance(value, dict):
-                raise UsageError(f"{path}: META must be a dict, found {type(value).__name__}")
-            return value
-    return {}
+    try:
+        value = literal_meta(tree)
+    except ValueError as exc:
+        raise UsageError(f"{path}: META must be a literal dict ({exc}); write plain values only") from exc
+    if value is None:
+        return {}
+    if not isinstance(value, dict):
+        raise UsageError(f"{path}: META must be a dict, found {type(value).__name__}")
+    return value
 
 
 def load(path: str | Path) -> Scenario:
@@ -110,6 +113,7 @@ def load(path: str | Path) -> Scenario:
         variants={str(k): dict(v) for k, v in meta.get("variants", {}).items()},
         cpu_params=dict(meta.get("cpu_params", {})),
         meter=meta.get("meter"),
+        gpu_only=str(meta.get("gpu_only") or ""),
     )
 
 

@@ -25,6 +25,7 @@ def scenario_facts(scenario: Scenario, params: dict[str, Any]) -> dict[str, Any]
         "cleanup": list(scenario.cleanup) if scenario.cleanup is not None else None,
         "meter": scenario.meter,
         "mode": scenario.mode,
+        **({"gpu_only": scenario.gpu_only} if scenario.gpu_only else {}),
         **({"notes": list(scenario.notes)} if scenario.notes else {}),
         **({"command": scenario.command} if scenario.command else {}),
         **({"launcher": True} if scenario.launch else {}),

@@ -83,6 +83,8 @@ def cell_summary(record: dict[str, Any]) -> dict[str, Any]:
         "killed": [{k: p.get(k) for k in ("pid", "role", "command", "rss", "gpu")} for p in record.get("killed") or []],
         "duration_s": record.get("duration_s"), "loop": loops.summary(record, verdicts.measured_meter(record)),
     }
+    if judged.get("gpu_only"):  # a scenario about GPU memory measured without a GPU: n/a, and why
+        summary["gpu_only"] = judged["gpu_only"]
     summary["glance"] = glance.of_cell(summary)
     return summary
 

@@ -66,6 +66,16 @@ def claims_to_show(matrix: dict[str, Any]) -> tuple[list[dict[str, Any]], int]:
     return decided, len(spoken) - len(decided)
 
 
+def not_shown(matrix: dict[str, Any]) -> list[str]:
+    """Why a scenario's cells read "not shown without a GPU": once per scenario, under the table."""
+    reasons = {name: reason for name, row in matrix["cells"].items() for cell in row.values()
+               if (reason := cell.get("gpu_only"))}
+    if not reasons:
+        return []
+    return ["", "Not shown without a GPU (what these scenarios show exists only on a GPU; their steps measured host "
+            "memory):", *(f"- `{name}`: {reason}" for name, reason in reasons.items())]
+
+
 def to_markdown(matrix: dict[str, Any]) -> str:
     envs = matrix["environments"]
     lines = [f"## GPU memory cleanup matrix ({matrix['run']})", ""]
@@ -77,6 +87,7 @@ def to_markdown(matrix: dict[str, Any]) -> str:
     for name in matrix["scenarios"]:
         row = matrix["cells"][name]
         lines.append(f"| `{name}` | " + " | ".join(cell_text(row[e]) if e in row else "n/a" for e in envs) + " |")
+    lines += not_shown(matrix)
     lines += ["", "### Claims from the seeds", ""]
     shown, need_gpu = claims_to_show(matrix)
     if need_gpu:

@@ -72,6 +72,7 @@ def judge(summary: dict[str, Any], matrix: dict[str, Any]) -> None:
     summary["changes"] = changes(matrix, columns) + amounts.as_changes(summary["amounts"])
     summary["runtime"] = runtime_costs(matrix, columns)
     summary["unfinished"] = unfinished(matrix, columns)
+    summary["machine"] = matrix.get("machine")  # what was measured: a GPU's memory, or host memory only
 
 
 NOT_RUN = ("skipped", "harness-error")
@@ -129,6 +130,8 @@ def kept(run_dir: Path, matrix: dict[str, Any]) -> dict[str, Any]:
 def markdown(summary: dict[str, Any]) -> str:
     lines = [f"### Sweep of {summary['package']} {summary['from']} .. {summary['to']} (every {summary['every']})", "",
              f"{len(summary['releases'])} releases: {', '.join(summary['releases'])}.", ""]
+    if summary.get("machine"):
+        lines += [f"Measured on: {summary['machine']}.", ""]
     if summary.get("fixed"):
         lines += [f"Held fixed in every column: {', '.join(f'`{p}`' for p in summary['fixed'])}.", ""]
     made = summary.get("prepare_s") or {}

@@ -8,7 +8,8 @@ import gc
 
 import cupy
 
-META = {"families": ["cupy"], "seed": "cupy-docs:memory",
+META = {"gpu_only": "CuPy's device memory pool holds GPU memory",
+        "families": ["cupy"], "seed": "cupy-docs:memory",
         "technique": "default memory pool: del, then free_all_blocks()", "params": {"gib": 2.0}}
 
 try:

@@ -11,7 +11,8 @@ import gc
 import jax
 import jax.numpy as jnp
 
-META = {"families": ["jax"], "seed": "jax-docs:gpu_memory_allocation",
+META = {"gpu_only": "XLA's preallocation and allocator settings are about GPU memory",
+        "families": ["jax"], "seed": "jax-docs:gpu_memory_allocation",
         "technique": "default preallocation; del + gc; jax.clear_caches()", "params": {"gib": 2.0},
         "cpu_params": {"gib": 0.5},
         "variants": {"no_preallocate": {"env": {"XLA_PYTHON_CLIENT_PREALLOCATE": "false"}},

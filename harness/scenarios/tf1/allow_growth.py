@@ -5,7 +5,8 @@ allow_growth=True maps only what is used. The ``greedy_default`` variant is the 
 """
 from _tf1kit import config, hold, session_started, warm_session
 
-META = {"families": ["tf1"], "seed": "003_2d2cfc7532446a01.txt",
+META = {"gpu_only": "allow_growth changes how TensorFlow's GPU allocator maps GPU memory",
+        "families": ["tf1"], "seed": "003_2d2cfc7532446a01.txt",
         "technique": "ConfigProto(gpu_options.allow_growth) vs default greedy",
         "params": {"gib": 1.0, "allow_growth": True}, "cpu_params": {"gib": 0.5},
         "variants": {"greedy_default": {"params": {"allow_growth": False}}}, "cleanup": ["after_close"]}

@@ -1,7 +1,8 @@
 """per_process_gpu_memory_fraction: the session maps at most this share of the GPU."""
 from _tf1kit import config, hold, session_started, warm_session
 
-META = {"families": ["tf1"], "seed": "003_2d2cfc7532446a01.txt",
+META = {"gpu_only": "the fraction caps what TensorFlow's GPU allocator maps",
+        "families": ["tf1"], "seed": "003_2d2cfc7532446a01.txt",
         "technique": "ConfigProto(per_process_gpu_memory_fraction)", "params": {"gib": 1.0, "fraction": 0.2},
         "cpu_params": {"gib": 0.5}, "cleanup": ["after_close"]}
 

@@ -9,7 +9,8 @@ import tensorflow as tf
 
 from _tf2kit import clear_session_step, device_name, init
 
-META = {"families": ["tf2"], "technique": "TF_GPU_ALLOCATOR=cuda_malloc_async, del, clear_session",
+META = {"gpu_only": "TF_GPU_ALLOCATOR chooses TensorFlow's GPU allocator",
+        "families": ["tf2"], "technique": "TF_GPU_ALLOCATOR=cuda_malloc_async, del, clear_session",
         "params": {"gib": 1.0}, "cpu_params": {"gib": 0.5}, "env": {"TF_GPU_ALLOCATOR": "cuda_malloc_async"}}
 
 init()

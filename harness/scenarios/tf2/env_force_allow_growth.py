@@ -7,7 +7,8 @@ import tensorflow as tf
 
 from _tf2kit import init_then_allocate
 
-META = {"families": ["tf2"], "seed": "001_aed2418fb12c43dd.txt", "technique": "TF_FORCE_GPU_ALLOW_GROWTH=true",
+META = {"gpu_only": "TF_FORCE_GPU_ALLOW_GROWTH changes how TensorFlow's GPU allocator maps GPU memory",
+        "families": ["tf2"], "seed": "001_aed2418fb12c43dd.txt", "technique": "TF_FORCE_GPU_ALLOW_GROWTH=true",
         "params": {"gib": 1.0}, "cpu_params": {"gib": 0.5}, "cleanup": ["after_del"],
         "env": {"TF_FORCE_GPU_ALLOW_GROWTH": "true"}}
 

@@ -7,7 +7,8 @@ import tensorflow as tf
 
 from _tf2kit import init_then_allocate
 
-META = {"families": ["tf2"], "technique": "logical device configuration with memory_limit",
+META = {"gpu_only": "the limit caps what TensorFlow's GPU allocator maps",
+        "families": ["tf2"], "technique": "logical device configuration with memory_limit",
         "params": {"gib": 1.0, "limit_mib": 3072}, "cpu_params": {"gib": 0.5}, "cleanup": ["after_del"]}
 
 gpus = tf.config.list_physical_devices("GPU")

@@ -8,7 +8,8 @@ import tensorflow as tf
 
 from _tf2kit import init_then_allocate
 
-META = {"families": ["tf2"], "seed": "001_aed2418fb12c43dd.txt", "technique": "set_memory_growth(True) before init",
+META = {"gpu_only": "memory growth changes how TensorFlow's GPU allocator maps GPU memory",
+        "families": ["tf2"], "seed": "001_aed2418fb12c43dd.txt", "technique": "set_memory_growth(True) before init",
         "params": {"gib": 1.0, "growth": True}, "cpu_params": {"gib": 0.5},
         "variants": {"greedy_default": {"params": {"growth": False}}}, "cleanup": ["after_del"]}
 

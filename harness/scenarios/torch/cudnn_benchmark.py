@@ -6,7 +6,8 @@ steps show whether it stays cached.
 import torch
 from _torchkit import device, empty_cache_step, init
 
-META = {"families": ["torch"], "technique": "cudnn.benchmark autotuning workspace, del + empty_cache",
+META = {"gpu_only": "cuDNN's autotuning workspaces are GPU memory",
+        "families": ["torch"], "technique": "cudnn.benchmark autotuning workspace, del + empty_cache",
         "params": {"batch": 64, "channels": 256, "size": 128},
         "cpu_params": {"batch": 8, "channels": 64, "size": 128}}
 

@@ -8,7 +8,8 @@ import gc
 
 from _torchkit import empty_cache_step, ready_then_peak
 
-META = {"families": ["torch"], "technique": "PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True, del, empty_cache",
+META = {"gpu_only": "expandable_segments changes how torch's CUDA caching allocator maps GPU memory",
+        "families": ["torch"], "technique": "PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True, del, empty_cache",
         "params": {"gib": 2.0}, "cpu_params": {"gib": 0.5},
         "env": {"PYTORCH_CUDA_ALLOC_CONF": "expandable_segments:True"}}
 

@@ -6,7 +6,8 @@ an out-of-memory error, and memory under it is still cached after del until empt
 import torch
 from _torchkit import GiB, device, empty_cache_step, filled, init
 
-META = {"families": ["torch"], "technique": "set_per_process_memory_fraction, then del + empty_cache",
+META = {"gpu_only": "the fraction caps torch's CUDA caching allocator",
+        "families": ["torch"], "technique": "set_per_process_memory_fraction, then del + empty_cache",
         "params": {"gib": 1.0, "cap_gib": 2.0}, "cpu_params": {"gib": 0.5}}
 
 dev = device()

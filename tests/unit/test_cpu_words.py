@@ -1,0 +1,59 @@
+"""Without a GPU the answers say what was measured: host memory, and not a GPU allocator's behaviour.
+
+On the committed CPU sweeps (no GPU: host memory only) and the H100 reference of the same scenarios."""
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+from harness.judgement import answer, gpu_only
+from harness.measurement import scenario
+from harness.measurement.unrun import scenario_facts
+from harness.reporting import aggregate, matrix_md
+from harness.running import catalogue
+
+REFERENCE = Path(__file__).resolve().parents[2] / "matrix" / "reference"
+CPU_TORCH = next((REFERENCE / "sweeps" / "cpu-torch-2.12-2.15").glob("*/matrix.json")).parent
+GPU_WORDS = re.compile(r"\b(driver|pool|runtime|GPU|cached)\b")
+
+
+def _cells(run: Path, name: str) -> list[dict]:
+    records, _ = aggregate.read_judged(run)  # judged by today's rules, as every output is
+    return [r for r in records if r["scenario"]["name"] == name]
+
+
+def test_a_gpu_allocator_scenario_measured_on_a_cpu_is_not_shown_there() -> None:
+    """torch/del_no_empty_cache on a CPU read "released to the OS": the opposite of what it shows on a
+    GPU (the caching allocator keeps the blocks). Now n/a, with why; on the H100 it is judged as before."""
+    for record in _cells(CPU_TORCH, "torch/del_no_empty_cache"):
+        said = answer.of_cell(aggregate.cell_summary(record))
+        assert (said.back, said.word) == ("n/a", answer.NOT_SHOWN)
+        assert "caching allocator" in gpu_only.not_shown(record)
+    (gpu,) = _cells(REFERENCE / "h100-580.159.04", "torch/del_no_empty_cache")
+    assert gpu_only.not_shown(gpu) == ""
+    assert answer.of_cell(aggregate.cell_summary(gpu)).back == "none"  # the pool keeps it: what it exists to show
+
+
+def test_cpu_outputs_say_host_memory_first_and_use_no_gpu_words_for_host_readings() -> None:
+    matrix = json.loads((CPU_TORCH / "matrix.json").read_text(encoding="utf-8"))
+    text = matrix_md.to_markdown(matrix)
+    assert "Measured on: no GPU: host memory (RSS) only." in text.splitlines()[:8]
+    assert "- `torch/del_no_empty_cache`: torch's CUDA caching allocator keeps freed blocks" in text
+    for name, row in matrix["cells"].items():
+        for env, cell in row.items():
+            headline = answer.of_cell(cell).word
+            if headline != answer.NOT_SHOWN:
+                assert not GPU_WORDS.search(headline), (name, env, headline)
+    sweep = (CPU_TORCH / "sweep.md").read_text(encoding="utf-8")
+    assert "Measured on: no GPU: host memory (RSS) only." in sweep.splitlines()[:6]
+
+
+def test_a_new_record_carries_the_reason_and_every_gpu_only_scenario_says_one() -> None:
+    items = {s.name: s for s in catalogue.discover()}
+    declared = {name for name, s in items.items() if s.gpu_only}
+    assert {"torch/del_no_empty_cache", "jax/preallocation", "tf2/set_memory_growth", "tf1/session_close"} <= declared
+    assert "torch/del_gc_empty_cache" not in declared  # del and gc.collect() free host memory too
+    facts = scenario_facts(items["torch/expandable_segments"], {})
+    assert facts["gpu_only"] == scenario.load(items["torch/expandable_segments"].path).gpu_only
+    assert "gpu_only" not in scenario_facts(items["torch/reference_cycle"], {})
