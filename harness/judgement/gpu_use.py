@@ -6,6 +6,7 @@ while looking, which would otherwise read as "the pool mapped at the first touch
 """
 from __future__ import annotations
 
+import re
 from typing import Any
 
 TF_NO_GPU = "Skipping registering GPU devices"  # TensorFlow's own line when its GPU libraries did not load
@@ -27,3 +28,22 @@ def framework_without_gpu(record: dict[str, Any]) -> str | None:
     why = " (its GPU libraries did not load: \"Cannot dlopen some GPU libraries\")" if "tensorflow" in missing else ""
     return (f"{' and '.join(missing)} registered no GPU device{why}: the cell ran on the CPU, so its GPU readings are "
             "the CUDA context, not the framework's memory")
+
+
+# What a framework raises when it needs the GPU and there is none (CuPy: cudaErrorInsufficientDriver,
+# "CUDA driver version is insufficient for CUDA runtime version"; torch: "Found no NVIDIA driver").
+NO_GPU_ERROR = re.compile(r"CUDA driver version is insufficient|cudaErrorInsufficientDriver|no CUDA-capable device"
+                          r"|cudaErrorNoDevice|CUDA_ERROR_NO_DEVICE|Found no NVIDIA driver|NVIDIA driver on your system")
+
+
+def needs_a_gpu(record: dict[str, Any]) -> str | None:
+    """Why a cell that failed did so for want of a GPU on a host without one (CuPy's "CUDA driver
+    version is insufficient" there means no driver at all), or None: not a failure of the scenario."""
+    error = record.get("error") or {}
+    if record.get("status") != "error" or not NO_GPU_ERROR.search(f"{error.get('message')} {error.get('type')}"):
+        return None
+    points = [*(record.get("checkpoints") or []), *([record["pre_gpu"]] if record.get("pre_gpu") else [])]
+    if any((cp.get("readings") or {}).get("nvml_device") is not None for cp in points):
+        return None  # a GPU was there: the error is the scenario's
+    first = str(error.get("message") or error.get("type")).splitlines()[0][:120]
+    return f"it needs an NVIDIA GPU and driver, and none answered here ({first})"

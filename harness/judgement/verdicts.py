@@ -47,7 +47,7 @@ from typing import Any
 
 from harness.judgement import attribution, gpu_only, ranks, sentences
 from harness.judgement.floors import DriverFloor, driver_floor, in_use, reading, unused_pool
-from harness.judgement.gpu_use import framework_without_gpu
+from harness.judgement.gpu_use import framework_without_gpu, needs_a_gpu
 from harness.judgement.tolerances import (
     ABS_TOL,
     FRAMEWORK_RULE,
@@ -176,7 +176,8 @@ IMPORT_LABEL = re.compile(r"^[^:]+:\d+: (?:import|from) ")  # agent/instrument.p
 # what can happen ("does not always") is "not reproduced" by a run that does not show it, never "contradicted";
 # 8: a launcher's ranks are judged each alone, on its own process and GPU (ranks.py); below the runtime floor what
 # the framework still holds is still left (the runtime gave back some of its own: NCCL's at destroy_process_group);
-# 9: a scenario about GPU memory (META gpu_only) measured without a GPU answers n/a with why (gpu_only.py)
+# 9: a scenario about GPU memory (META gpu_only) measured without a GPU answers n/a with why (gpu_only.py); a
+# failure for want of a GPU on a host without one (CuPy's "driver version is insufficient") is unsupported, with why
 RULES_VERSION = 9
 
 
@@ -225,7 +226,7 @@ def judge(record: dict[str, Any]) -> dict[str, Any]:
                   for i in steps]
     meters = [s["meter"] for s in judged if s.get("meter") in floors]
     judged = _ranks_alone(record, judged)
-    no_gpu = framework_without_gpu(record) if record.get("status") == "ok" else None
+    no_gpu = framework_without_gpu(record) if record.get("status") == "ok" else needs_a_gpu(record)
     return {
         "rules_version": RULES_VERSION,
         "status": "unsupported" if no_gpu else record.get("status"),

@@ -57,3 +57,20 @@ def test_a_new_record_carries_the_reason_and_every_gpu_only_scenario_says_one() 
     facts = scenario_facts(items["torch/expandable_segments"], {})
     assert facts["gpu_only"] == scenario.load(items["torch/expandable_segments"].path).gpu_only
     assert "gpu_only" not in scenario_facts(items["torch/reference_cycle"], {})
+
+
+def test_cupy_without_a_driver_is_unsupported_here_not_an_error_of_the_scenario() -> None:
+    """CuPy on a host with no NVIDIA driver raises "CUDA driver version is insufficient for CUDA runtime
+    version": no driver, not an old one. The cell is unsupported there, with why; the same error where
+    a GPU was measured stays the scenario's error."""
+    from harness.judgement import verdicts
+
+    message = "cudaErrorInsufficientDriver: CUDA driver version is insufficient for CUDA runtime version"
+    record = {"status": "error", "error": {"type": "CUDARuntimeError", "message": message},
+              "scenario": {"name": "cupy/pool_free_all_blocks"},
+              "checkpoints": [{"label": "ready", "t": 0.0, "readings": {"rss": 1, "nvml_device": None}}]}
+    judged = verdicts.judge(record)
+    assert judged["status"] == "unsupported"
+    assert judged["unsupported_reason"].startswith("it needs an NVIDIA GPU and driver, and none answered here")
+    with_gpu = {**record, "checkpoints": [{"label": "ready", "t": 0.0, "readings": {"rss": 1, "nvml_device": 5}}]}
+    assert verdicts.judge(with_gpu)["status"] == "error"
