@@ -13,10 +13,11 @@ from typing import Any
 
 from harness import __version__
 from harness.common.units import human_bytes
-from harness.judgement import answer, attribution, loops, multigpu, tolerances, verdicts
+from harness.judgement import answer, attribution, multigpu, tolerances, verdicts
 from harness.judgement.tolerances import TOLERANCES
 from harness.model.record import TIMELINE_COLUMNS
 from harness.reporting import aggregate, glance
+from harness.reporting.repro_loops import folded_iterations, loop_lines
 
 
 def _env_line(record: dict[str, Any]) -> str:
@@ -111,24 +112,6 @@ def outside_allocator(record: dict[str, Any]) -> tuple[str, int] | None:
     return (last["label"], outside) if outside > tolerances.METER_RULES["nvml_process"].min_signal else None
 
 
-def loop_lines(record: dict[str, Any]) -> list[str]:
-    """Growth per iteration of every looped checkpoint: first, last, slope."""
-    meter = verdicts.measured_meter(record)
-    ran = record.get("loops") or {}
-    lines = []
-    own = loops.groups(record.get("checkpoints") or [], loops.FRAMEWORK)
-    for site, points in loops.groups(record.get("checkpoints") or [], meter).items():
-        total = ran.get(site, points[-1][0])
-        sampled = "" if len(points) == total else f", measured at {len(points)} of them (1-10, then every 10th, 100th, ...)"
-        rate = loops.trend(points, meter, total)
-        lines.append(f"- `{site}` ran {total} times{sampled}: {human_bytes(points[0][1])} at #{points[0][0]}, "
-                     f"{human_bytes(points[-1][1])} at #{points[-1][0]}; {rate.text()} ({meter.replace('_', ' ')})")
-        counted = loops.trend(own[site], loops.FRAMEWORK, total) if site in own else None
-        if counted is not None and counted.growing and not rate.growing:  # the meter is blind to it here
-            lines.append(f"  - the framework's own in-use count {counted.text()}: {human_bytes(own[site][0][1])} at "
-                         f"#{own[site][0][0]}, {human_bytes(own[site][-1][1])} at #{own[site][-1][0]} (a pool mapped "
-                         f"before the loop hides this from {meter.replace('_', ' ')})")
-    return lines
 
 
 def _variables_line(record: dict[str, Any]) -> str:
@@ -245,11 +228,16 @@ def markdown(records: list[dict[str, Any]], script: Path) -> str:
         others = launched or any(attribution.other_processes(cp, pid)[0] for cp in cps)
         header = _row([h for h in (LAUNCHED_HEADER if launched else HEADER) if others or h != HEADER[2]], gpu, others)
         lines += ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
+        folded = folded_iterations(record)
         for index, cp in enumerate([*cps, None]):
             if index in peaks:
                 lines.append("| " + " | ".join(_peak_row(peaks[index], others, gpu, launched)) + " |")
             if cp is None:
                 break
+            if index in folded:
+                if folded[index]:
+                    lines.append(f"| *{folded[index]}* |" + " |" * (len(header) - 1))
+                continue
             r, views = cp["readings"], cp.get("view") or {}
             fw = "; ".join(f"{n} {human_bytes(v.get('in_use'))} / {human_bytes(v.get('reserved'))}" for n, v in views.items())
             step = judged.get(cp["label"], {})

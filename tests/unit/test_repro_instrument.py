@@ -86,3 +86,26 @@ def test_destroying_the_process_group_gets_a_checkpoint() -> None:
     code, added = instrument.instrument("import torch.distributed as dist\ndist.destroy_process_group()\n", "s.py")
     labels = [c for c in code.co_consts if isinstance(c, str) and c.startswith("s.py:")]
     assert "s.py:2: dist.destroy_process_group()" in labels
+
+
+def test_a_100_round_loop_fits_a_screen_in_repro_md(tmp_path: Path) -> None:
+    """19 measured iterations of each of two cleanup lines: repro.md keeps each line's first, last and
+    heaviest iteration and folds the rest into one row (every row stays in the record and report.html)."""
+    from harness.judgement import verdicts
+    from harness.reporting import repro_md
+
+    script = tmp_path / "rounds.py"
+    script.write_text("import gc\nkept = []\nfor i in range(100):\n    x = bytearray(1 << 20)\n    kept.append(i)\n"
+                      "    del x\n    gc.collect()\n")
+    item = repro.script_scenario(script, plain=True)
+    options = CellOptions(run_id="r", run_dir=tmp_path, env_name="local", env_facts={"kind": "process"}, params={})
+    record = run_cell(ProcessBackend(python=sys.executable), item, options, Nvml(False, "not needed"))
+    assert record["status"] == "ok", record["stderr_tail"]
+    record["verdicts"] = verdicts.judge(record)
+    assert sum("#" in cp["label"] for cp in record["checkpoints"]) == 38  # 1-10, 20, ..., 100: twice
+    text = repro_md.markdown([record], script)
+    rows = [line for line in text.splitlines() if line.startswith("| ")]
+    assert len(rows) <= 12, "\n".join(rows)
+    assert sum("more measured iterations" in row for row in rows) == 2
+    assert "`rounds.py:6: del x#1`" in text and "`rounds.py:6: del x#100`" in text
+    assert len(text.splitlines()) <= 40

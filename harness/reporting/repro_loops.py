@@ -1,0 +1,55 @@
+"""A script's loops in repro.md: growth per iteration, and long loops folded to fit a screen."""
+from __future__ import annotations
+
+from typing import Any
+
+from harness.common.units import human_bytes
+from harness.judgement import loops, verdicts
+
+
+def loop_lines(record: dict[str, Any]) -> list[str]:
+    """Growth per iteration of every looped checkpoint: first, last, slope."""
+    meter = verdicts.measured_meter(record)
+    ran = record.get("loops") or {}
+    lines = []
+    own = loops.groups(record.get("checkpoints") or [], loops.FRAMEWORK)
+    for site, points in loops.groups(record.get("checkpoints") or [], meter).items():
+        total = ran.get(site, points[-1][0])
+        sampled = "" if len(points) == total else f", measured at {len(points)} of them (1-10, then every 10th, 100th, ...)"
+        rate = loops.trend(points, meter, total)
+        lines.append(f"- `{site}` ran {total} times{sampled}: {human_bytes(points[0][1])} at #{points[0][0]}, "
+                     f"{human_bytes(points[-1][1])} at #{points[-1][0]}; {rate.text()} ({meter.replace('_', ' ')})")
+        counted = loops.trend(own[site], loops.FRAMEWORK, total) if site in own else None
+        if counted is not None and counted.growing and not rate.growing:  # the meter is blind to it here
+            lines.append(f"  - the framework's own in-use count {counted.text()}: {human_bytes(own[site][0][1])} at "
+                         f"#{own[site][0][0]}, {human_bytes(own[site][-1][1])} at #{own[site][-1][0]} (a pool mapped "
+                         f"before the loop hides this from {meter.replace('_', ' ')})")
+    return lines
+
+
+def folded_iterations(record: dict[str, Any]) -> dict[int, str]:
+    """A loop's iterations the table leaves out, so a long loop fits a screen: each looped site keeps
+    its first and last iteration and the one that held the most; the others fold into one row
+    (checkpoint index -> that row's text where it stands, '' where it is only left out)."""
+    cps = record.get("checkpoints") or []
+    meter = verdicts.measured_meter(record)
+    by_site: dict[str, list[int]] = {}
+    for index, cp in enumerate(cps):
+        site, n = loops.site_of(cp["label"])
+        if n is not None:
+            by_site.setdefault(site, []).append(index)
+    folded: dict[int, str] = {}
+    for site, indexes in by_site.items():
+        if len(indexes) <= LOOP_ROWS:
+            continue
+        worst = max(indexes, key=lambda i: loops.value_of(cps[i], meter) or 0)
+        hidden = [i for i in indexes if i not in (indexes[0], indexes[-1], worst)]
+        first, last = (loops.site_of(cps[i]["label"])[1] for i in (hidden[0], hidden[-1]))
+        for i in hidden:
+            folded[i] = ""
+        folded[hidden[0]] = (f"{len(hidden)} more measured iterations of `{site}` (#{first} .. #{last}): every row in "
+                             "report.html, the growth per iteration below").replace("|", "\\|")
+    return folded
+
+
+LOOP_ROWS = 4  # a looped site with more measured iterations than this is folded (folded_iterations)
