@@ -121,13 +121,19 @@ PRE_GPU = "pre_gpu"
 
 
 def make_checkpoint(channel):
+    owner = os.getpid()
+
     def checkpoint(label, skipped=None, baseline=False):
         """Announce ``label``, report the framework's view, wait for the host to measure.
 
         ``skipped="reason"`` marks a step that cannot mean anything here (a GPU-only cleanup on
         a machine without a GPU): it is still measured, but never judged. ``baseline=True`` is
         the agent's own reading before any scenario code runs (no framework, no CUDA context).
+        A process the script forked runs the same instrumented code: it is measured with the cell,
+        never stopped at a checkpoint (it would wait for a measurement meant for its parent).
         """
+        if os.getpid() != owner:
+            return
         channel.seq += 1
         seq = channel.seq
         fields = {"seq": seq, "label": str(label), "view": framework_view.collect(),
@@ -144,24 +150,33 @@ def make_checkpoint(channel):
 # Looped checkpoints (inside a loop or a function): every iteration up to 10, then every 10th up
 # to 100, every 100th up to 1,000 and so on, so a long loop costs a few dozen readings.
 LOOP_EVERY_UNTIL = 10
+SAMPLES = sorted(set(list(range(1, LOOP_EVERY_UNTIL + 1))
+                     + [k * 10 ** d for d in range(1, 16) for k in range(1, 10)]))  # to 9e15: any loop
 
 
-def measured(n):
-    return n <= LOOP_EVERY_UNTIL or n % (10 ** (len(str(n)) - 1)) == 0
+def numbered(checkpoint, sites=()):
+    """The instrumented script's checkpoint. A repeated site (a loop's iteration, a cleanup line in
+    a loop or a function) counts itself in the script's own line, in C (``next`` of an
+    itertools.count, a test against a frozenset of the sampled iterations: about 0.1 us an
+    iteration); only a sampled iteration calls here, and gets its number (``label#n``)."""
+    import itertools
 
+    counters = [itertools.count(1) for _ in sites]
+    hits = [0] * len(sites)
 
-def numbered(checkpoint):
-    """The instrumented script's checkpoint: a repeated site's label gets its iteration (``#n``)."""
-    counts = {}
-
-    def mark(label, repeat=False):
-        if not repeat:
+    def mark(label, site=None):
+        if site is None:
             checkpoint(label)
             return
-        n = counts.get(label, 0) + 1
-        counts[label] = n
-        if measured(n):
-            checkpoint("%s#%d" % (label, n))
+        n = SAMPLES[hits[site]]  # sampled iterations arrive in order: the k-th call is the k-th sample
+        hits[site] += 1
+        checkpoint("%s#%d" % (label, n))
+
+    def counts():
+        """Iterations each repeated site ran (read once, at the end: it advances the counts)."""
+        return dict((sites[k], next(counter) - 1) for k, counter in enumerate(counters))
+    mark.counters = counters
+    mark.samples = frozenset(SAMPLES)
     mark.counts = counts
     return mark
 
@@ -206,9 +221,9 @@ def run_script(path, argv, channel, bare_modules, source=None):
     scenario_dir = os.path.dirname(os.path.abspath(path))
     checkpoint = make_checkpoint(channel)
     import instrument
-    code, _ = instrument.instrument(source, path, framework_view.FRAMEWORKS)
+    code, _, sites = instrument.instrument_sites(source, path, framework_view.FRAMEWORKS)
     module = as_bare.main_module(path)
-    mark = numbered(checkpoint)
+    mark = numbered(checkpoint, sites)
     channel.loops = mark.counts
     setattr(module, instrument.CHECKPOINT_NAME, mark)
     as_bare.report_child_exits(channel)
@@ -256,7 +271,8 @@ def main(argv):
                 "message": str(exc_value),
                 "traceback": traceback.format_exc(),
             }
-    loops = dict((label, n) for label, n in getattr(channel, "loops", {}).items() if n > 1)
+    counted = getattr(channel, "loops", None)
+    loops = dict((label, n) for label, n in (counted() if counted else {}).items() if n > 1)
     facts = (launched or {}).get("facts") or framework_view.facts()  # a launcher's: what its ranks ran
     channel.send("end", status=status, error=error, facts=facts, loops=loops, exit_code=code)
     out.flush()

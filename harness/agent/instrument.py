@@ -5,8 +5,10 @@ call to the checkpoint function after each ``del``, each ``x = None``, each call
 cleanup function (gc.collect, clear_session, reset_default_graph, close, empty_cache, ...),
 after each ``with`` block that opens a TF session, and after each top-level import of a
 framework (the host-memory floor: what the import costs is not the script's to give back); the
-label is ``file:line: source``. A checkpoint inside a loop or a function may run many times: its call says so (``repeat``), and
-the agent numbers its iterations. The script's own lines keep their numbers, so tracebacks still
+label is ``file:line: source``. A loop without any cleanup line gets a checkpoint at the start of
+each iteration, labelled by the loop's own line (growth per iteration, where nothing is cleaned
+up). A checkpoint inside a loop or a function may run many times: its call says so (``repeat``),
+and the agent numbers its iterations, measuring a sample of them. The script's own lines keep their numbers, so tracebacks still
 point at the user's code.
 """
 import ast
@@ -85,8 +87,19 @@ def _label(filename, lines, stmt):
     return "%s:%d: %s" % (os.path.basename(filename), stmt.lineno, text[:80])
 
 
-def _mark(label, like, repeat):
-    node = ast.parse("%s(%r%s)" % (CHECKPOINT_NAME, label, ", True" if repeat else "")).body[0]
+def _is_loop(stmt):
+    return type(stmt).__name__ in ("For", "While", "AsyncFor")
+
+
+def _mark(label, like, site=None):
+    """The checkpoint call; in a loop or a function (``site``: the repeated site's index) the count
+    and the sampling test stay in the script's line, so an unsampled iteration makes no call."""
+    if site is None:
+        text = "%s(%r)" % (CHECKPOINT_NAME, label)
+    else:
+        text = "if next(%s.counters[%d]) in %s.samples: %s(%r, %d)" % (
+            CHECKPOINT_NAME, site, CHECKPOINT_NAME, CHECKPOINT_NAME, label, site)
+    node = ast.parse(text).body[0]
     line = getattr(like, "end_lineno", None) or getattr(like, "lineno", 1)
     for child in ast.walk(node):
         if "lineno" in getattr(child, "_attributes", ()):
@@ -96,18 +109,29 @@ def _mark(label, like, repeat):
     return node
 
 
-def _instrument_body(stmts, filename, lines, count, frameworks, repeat=False):
+def _site(sites, label):
+    sites.append(label)
+    return len(sites) - 1
+
+
+def _instrument_body(stmts, filename, lines, count, frameworks, sites, repeat=False):
     out = []
     for stmt in stmts:
         inner = repeat or type(stmt).__name__ in REPEATING
+        counted = _is_loop(stmt) and not any(is_cleanup(node) for node in ast.walk(stmt) if node is not stmt)
         for field in FIELDS:  # nested blocks: functions, loops, if/try/with bodies
             if isinstance(getattr(stmt, field, None), list):
-                setattr(stmt, field, _instrument_body(getattr(stmt, field), filename, lines, count, frameworks, inner))
+                setattr(stmt, field, _instrument_body(getattr(stmt, field), filename, lines, count, frameworks, sites, inner))
         for handler in getattr(stmt, "handlers", None) or []:
-            handler.body = _instrument_body(handler.body, filename, lines, count, frameworks, inner)
+            handler.body = _instrument_body(handler.body, filename, lines, count, frameworks, sites, inner)
+        if counted:  # a loop without a cleanup line: each iteration's start is measured (growth per iteration)
+            label = _label(filename, lines, stmt)
+            stmt.body.insert(0, _mark(label, stmt.body[0], _site(sites, label)))
+            count[0] += 1
         out.append(stmt)
         if is_cleanup(stmt) or (not repeat and is_framework_import(stmt, frameworks)):
-            out.append(_mark(_label(filename, lines, stmt), stmt, repeat))
+            label = _label(filename, lines, stmt)
+            out.append(_mark(label, stmt, _site(sites, label) if repeat else None))
             count[0] += 1
     return out
 
@@ -115,8 +139,14 @@ def _instrument_body(stmts, filename, lines, count, frameworks, repeat=False):
 def instrument(source, filename, frameworks=()):
     """The compiled, instrumented script and how many checkpoints were added; ``frameworks``: the
     import names whose import is a framework's (the host's registry sends them in the spec)."""
+    code, count, _ = instrument_sites(source, filename, frameworks)
+    return code, count
+
+
+def instrument_sites(source, filename, frameworks=()):
+    """As instrument, and the labels of its repeated sites, by index (numbered() counts them)."""
     tree = ast.parse(source, filename)
-    count = [0]
-    tree.body = _instrument_body(tree.body, filename, source.splitlines(), count, tuple(frameworks))
+    count, sites = [0], []
+    tree.body = _instrument_body(tree.body, filename, source.splitlines(), count, tuple(frameworks), sites)
     ast.fix_missing_locations(tree)
-    return compile(tree, filename, "exec"), count[0]
+    return compile(tree, filename, "exec"), count[0], sites

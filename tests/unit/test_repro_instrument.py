@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -109,3 +110,45 @@ def test_a_100_round_loop_fits_a_screen_in_repro_md(tmp_path: Path) -> None:
     assert sum("more measured iterations" in row for row in rows) == 2
     assert "`rounds.py:6: del x#1`" in text and "`rounds.py:6: del x#100`" in text
     assert len(text.splitlines()) <= 40
+
+
+def test_a_loop_without_a_cleanup_line_is_measured_per_iteration(tmp_path: Path) -> None:
+    """A loop that keeps what it makes and cleans nothing up: no cleanup checkpoint would ever see it.
+    Its iterations are measured at their start (1-10, then every 10th, 100th), and the growth per
+    iteration is found against the readings' noise; the same loop rebinding its one buffer is flat."""
+    from harness.judgement import loops, verdicts
+
+    def run(body: str) -> dict:
+        script = tmp_path / "grows.py"
+        script.write_text(f"kept = []\nfor i in range(300):\n    {body}\nprint(len(kept))\n")
+        item = repro.script_scenario(script, plain=True)
+        options = CellOptions(run_id="r", run_dir=tmp_path, env_name="local", env_facts={}, params={})
+        record = run_cell(ProcessBackend(python=sys.executable), item, options, Nvml(False, "not needed"))
+        assert record["status"] == "ok", record["stderr_tail"]
+        return record
+
+    grows = run("kept.append(bytearray(1 << 20))")
+    sampled = [cp["label"] for cp in grows["checkpoints"] if "#" in cp["label"]]
+    assert sampled[0] == "grows.py:2: for i in range(300):#1" and sampled[-1].endswith("#300") and len(sampled) == 21
+    assert grows["loops"] == {"grows.py:2: for i in range(300):": 300}
+    summary = loops.summary(grows, verdicts.measured_meter(grows))
+    assert summary["growing"] and 0.9 * 2**20 < summary["slope"] < 1.1 * 2**20
+    flat = loops.summary(run("x = bytearray(1 << 20)"), "rss")
+    assert not flat["growing"]
+
+
+def test_a_forked_child_runs_the_scripts_loops_and_cleanups_without_stopping(tmp_path: Path) -> None:
+    """The child runs the same instrumented code; a checkpoint there would wait for a measurement meant
+    for its parent (the child hung until the cell's end). It is measured with the cell, never stopped."""
+    script = tmp_path / "forks.py"
+    script.write_text("import os, time\nx = bytearray(1 << 20)\npid = os.fork()\nif pid == 0:\n"
+                      "    for i in range(3):\n        time.sleep(0.01)\n    del x\n    os._exit(7)\n"
+                      "_, status = os.waitpid(pid, 0)\nprint('child exit', os.WEXITSTATUS(status))\n")
+    item = repro.script_scenario(script, plain=True)
+    options = CellOptions(run_id="r", run_dir=tmp_path, env_name="local", env_facts={}, params={}, timeout=60)
+    began = time.monotonic()
+    record = run_cell(ProcessBackend(python=sys.executable), item, options, Nvml(False, "not needed"))
+    assert record["status"] == "ok" and time.monotonic() - began < 20, record["stderr_tail"]
+    assert "child exit 7" in record["stderr_tail"]
+    labels = [cp["label"] for cp in record["checkpoints"]]
+    assert not [label for label in labels if "for i in range(3)" in label or "del x" in label]  # the child's
