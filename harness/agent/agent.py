@@ -120,15 +120,16 @@ def classify(exc_type, exc_value):
 PRE_GPU = "pre_gpu"
 
 
-def make_checkpoint(channel):
+def make_checkpoint(channel, look=None):
     owner = os.getpid()
 
-    def checkpoint(label, skipped=None, baseline=False):
+    def checkpoint(label, skipped=None, baseline=False, frame=None):
         """Announce ``label``, report the framework's view, wait for the host to measure.
 
         ``skipped="reason"`` marks a step that cannot mean anything here (a GPU-only cleanup on
         a machine without a GPU): it is still measured, but never judged. ``baseline=True`` is
         the agent's own reading before any scenario code runs (no framework, no CUDA context).
+        ``frame``: the script's frame at a cleanup line, where what still holds memory is named.
         A process the script forked runs the same instrumented code: it is measured with the cell,
         never stopped at a checkpoint (it would wait for a measurement meant for its parent).
         """
@@ -138,6 +139,13 @@ def make_checkpoint(channel):
         seq = channel.seq
         fields = {"seq": seq, "label": str(label), "view": framework_view.collect(),
                   "frameworks": framework_view.imported_versions()}  # a script that hangs later still says
+        if look is not None and frame is not None and any((v or {}).get("in_use") for v in fields["view"].values()):
+            try:
+                found = look(frame)  # what holds the framework's live memory here (holders.py)
+            except Exception as exc:  # never the script's failure: said in the record instead
+                found = {"error": "%s: %s" % (type(exc).__name__, exc)}
+            if found:
+                fields["holders"] = found
         if skipped:
             fields["skipped"] = str(skipped)
         if baseline:
@@ -166,7 +174,7 @@ def numbered(checkpoint, sites=()):
 
     def mark(label, site=None):
         if site is None:
-            checkpoint(label)
+            checkpoint(label, frame=sys._getframe(1))
             return
         n = SAMPLES[hits[site]]  # sampled iterations arrive in order: the k-th call is the k-th sample
         hits[site] += 1
@@ -219,10 +227,11 @@ def run_script(path, argv, channel, bare_modules, source=None):
         with open(path) as handle:
             source = handle.read()
     scenario_dir = os.path.dirname(os.path.abspath(path))
-    checkpoint = make_checkpoint(channel)
+    import holders
     import instrument
-    code, _, sites = instrument.instrument_sites(source, path, framework_view.FRAMEWORKS)
     module = as_bare.main_module(path)
+    checkpoint = make_checkpoint(channel, lambda frame: holders.find(frame, module))
+    code, _, sites = instrument.instrument_sites(source, path, framework_view.FRAMEWORKS)
     mark = numbered(checkpoint, sites)
     channel.loops = mark.counts
     setattr(module, instrument.CHECKPOINT_NAME, mark)

@@ -182,6 +182,8 @@ def _converse(
                 checkpoint["per_gpu"] = per_gpu
             if event.data.get("skipped"):
                 checkpoint["skipped"] = event.data["skipped"]
+            if event.data.get("holders"):  # what holds the framework's live memory (agent/holders.py)
+                checkpoint["holders"] = event.data["holders"]
             for key in ("rank", "pid"):  # a launcher's rank: which process took it
                 if event.data.get(key) is not None:
                     checkpoint[key] = event.data[key]

@@ -12,7 +12,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from harness.judgement import verdicts
+from harness.judgement import holders, verdicts
 from harness.model.record import TIMELINE_COLUMNS
 from harness.reporting import machines, templates
 from harness.reporting.glance import decisive_step
@@ -55,6 +55,9 @@ def cell_detail(record: dict[str, Any]) -> dict[str, Any]:
         "stderr_tail": (record.get("stderr_tail") or "")[-STDERR_CHARS:],
         "verdicts": judged,
         "floor": _floor(record, judged),
+        "holders": [{"label": cp["label"], "said": holders.sentences(
+            cp["holders"], sum(int((v or {}).get("in_use") or 0) for v in (cp.get("view") or {}).values()) or None)}
+                    for cp in record.get("checkpoints") or [] if cp.get("holders")],
         "duration_s": record.get("duration_s"),
     }
 

@@ -17,7 +17,7 @@ from harness.judgement import answer, attribution, multigpu, tolerances, verdict
 from harness.judgement.tolerances import TOLERANCES
 from harness.model.record import TIMELINE_COLUMNS
 from harness.reporting import aggregate, glance
-from harness.reporting.repro_loops import folded_iterations, loop_lines
+from harness.reporting.repro_notes import folded_iterations, holder_lines, loop_lines
 
 
 def _env_line(record: dict[str, Any]) -> str:
@@ -255,6 +255,7 @@ def markdown(records: list[dict[str, Any]], script: Path) -> str:
         strays = multigpu.stray_memory(record)
         if strays:
             lines += ["", *(f"- {stray.sentence()}" for stray in strays)]
+        lines += holder_lines(record)
         looped = loop_lines(record)
         if looped:
             lines += ["", "Growth per loop iteration:", *looped]

@@ -158,6 +158,8 @@ window.onerror = function (msg) { document.body.dataset.errors = (document.body.
     var v = d.verdicts || {}; if (v.floor_basis) steps.appendChild(el("li", {}, "driver floor: " + v.floor_basis +
       (v.runtime_cost !== null && v.runtime_cost !== undefined ? " (runtime cost " + bytes(v.runtime_cost) + ")" : "")));
     box.appendChild(steps);
+    (d.holders || []).forEach(function (h) { box.appendChild(el("h2", {}, "What holds the memory at " + h.label));
+      var said = el("ul"); h.said.forEach(function (line) { said.appendChild(el("li", {}, line)); }); box.appendChild(said); });
     var cls = claimsFor[key] || []; if (cls.length) { box.appendChild(el("h2", {}, "Claims")); var ul = el("ul", {"class": "claims"});
       cls.forEach(function (p) { ul.appendChild(el("li", {}, p[1].outcome + ": " + p[0].says + " (" + p[0].seed + "; " + p[1].why + ")")); }); box.appendChild(ul); }
     box.appendChild(el("h2", {}, "Environment")); box.appendChild(kv(Object.assign({}, d.env, d.facts, {driver: d.host.driver, gpu: d.host.gpu})));

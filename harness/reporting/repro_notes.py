@@ -1,10 +1,10 @@
-"""A script's loops in repro.md: growth per iteration, and long loops folded to fit a screen."""
+"""repro.md beside its table: loops (growth per iteration, long ones folded to fit a screen) and what holds the memory."""
 from __future__ import annotations
 
 from typing import Any
 
 from harness.common.units import human_bytes
-from harness.judgement import loops, verdicts
+from harness.judgement import answer, holders, loops, verdicts
 
 
 def loop_lines(record: dict[str, Any]) -> list[str]:
@@ -53,3 +53,16 @@ def folded_iterations(record: dict[str, Any]) -> dict[int, str]:
 
 
 LOOP_ROWS = 4  # a looped site with more measured iterations than this is folded (folded_iterations)
+
+
+def holder_lines(record: dict[str, Any]) -> list[str]:
+    """What holds the framework's memory after the cleanups: at the step that answers (else the last
+    checkpoint where holders were found), each holder with its fix (judgement/holders.py)."""
+    found = [cp for cp in record.get("checkpoints") or [] if cp.get("holders")]
+    if not found:
+        return []
+    decisive = answer.decisive_step((record.get("verdicts") or {}).get("steps") or [])
+    at = next((cp for cp in found if decisive and cp["label"] == decisive["label"]), found[-1])
+    live = sum(int((v or {}).get("in_use") or 0) for v in (at.get("view") or {}).values()) or None
+    return ["", f"What holds the memory at `{at['label']}`:",
+            *(f"- {line}" for line in holders.sentences(at["holders"], live))]

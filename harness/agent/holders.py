@@ -1,0 +1,255 @@
+"""What holds the framework's memory after a cleanup line: the objects, by the names that reach them.
+
+Runs inside the environment, in the script's process: stdlib only, Python 2.7 and 3.5+. At a
+checkpoint where a framework still counts live memory, the framework's live arrays are found
+among the objects the garbage collector tracks (``gc.get_objects()``: no ``gc.collect()``, which
+would change what the script holds), each counted once by its storage, and grouped by the nearest
+name that reaches it: a global or a local of the script's frames (``losses``, ``model``, ``opt``),
+walked through containers, attributes, a module's parameters, an optimizer's state, an exception's
+traceback and its frames; a tensor that keeps an autograd graph adds what its graph saved for
+backward (activations no Python tensor holds). What no name reaches is said as unaccounted (a framework cache, a
+closure, a reference cycle awaiting collection). Time is bounded (``BUDGET_S``); the record says
+when the budget was hit. Nothing found is kept: only names, counts and bytes leave this module.
+
+Frameworks: torch (CUDA tensors where CUDA started, else CPU tensors: host memory).
+"""
+import gc
+import sys
+import time
+import types
+import weakref
+
+BUDGET_S = 0.5  # per checkpoint: the walk stops there and says so
+MAX_DEPTH = 6  # from a name to an array: model.layers[3].weight is 4
+MIN_BYTES = 1 << 20  # arrays smaller than this are counted, never named one by one
+TOP = 8  # holders named per checkpoint, the largest first
+
+
+PROXIES = (weakref.ProxyType, weakref.CallableProxyType)  # touching a dead one raises: never touched
+SKIPPED = (str, bytes, int, float, bool, type(None), type, types.ModuleType, types.FunctionType, types.BuiltinFunctionType)
+
+
+class _Budget(Exception):
+    pass
+
+
+def _torch_arrays(torch, budget_end):
+    """Live torch tensors holding memory where the script's memory is measured: id -> (tensor, bytes, storage key)."""
+    cuda = bool(getattr(torch, "cuda", None) and torch.cuda.is_initialized())
+    found = {}
+    seen_storage = set()
+    for index, obj in enumerate(gc.get_objects()):
+        if index % 4096 == 0 and time.time() > budget_end:
+            raise _Budget()
+        if type(obj) in PROXIES or not isinstance(obj, torch.Tensor):
+            continue
+        try:
+            if bool(obj.is_cuda) != cuda or obj.is_meta:
+                continue
+            key, size = _storage_of(obj)
+        except Exception:
+            continue
+        found[id(obj)] = (obj, 0 if key in seen_storage else size, key)
+        seen_storage.add(key)
+    return found
+
+
+def _children(obj, torch):
+    """(path suffix, child) pairs a walk follows from ``obj``."""
+    if isinstance(obj, dict):
+        for key, value in list(obj.items())[:10000]:
+            yield "[%r]" % (key if isinstance(key, (str, int)) else type(key).__name__,), value
+            if torch is not None and isinstance(key, torch.Tensor):  # an optimizer's state is keyed by parameters
+                yield "[key]", key
+        return
+    if isinstance(obj, (list, tuple, set, frozenset)):
+        for i, value in enumerate(list(obj)[:10000]):
+            yield "[%d]" % i, value
+        return
+    if isinstance(obj, BaseException):
+        tb = getattr(obj, "__traceback__", None)
+        while tb is not None:
+            frame = tb.tb_frame
+            for name, value in list(frame.f_locals.items()):
+                yield ".__traceback__ (frame of %s()).%s" % (frame.f_code.co_name, name), value
+            tb = tb.tb_next
+        return
+    try:  # the instance's own dict, read past any __getattr__ or property: nothing of the script's runs
+        attrs = object.__getattribute__(obj, "__dict__")
+    except Exception:
+        return
+    if isinstance(attrs, dict):
+        if isinstance(attrs.get("state"), dict) and "param_groups" in attrs:  # a torch optimizer: by parameter
+            yield ".state", attrs["state"]
+        for name in ("_parameters", "_buffers", "_modules"):  # a torch module: its weights by their names
+            inner = attrs.get(name)
+            if isinstance(inner, dict):
+                for key, value in inner.items():
+                    yield ".%s" % key, value
+        for name, value in attrs.items():
+            if not name.startswith("__") and name not in ("_parameters", "_buffers", "_modules"):
+                yield ".%s" % name, value
+
+
+def _walk(roots, arrays, torch, budget_end):
+    """Each array's first path from a root (breadth first, so the shortest): id -> (root, path)."""
+    owner = {}
+    seen = set()
+    frontier = [(root, root, value) for root, value in roots]
+    for _ in range(MAX_DEPTH + 1):
+        following = []
+        for root, path, obj in frontier:
+            if time.time() > budget_end:
+                raise _Budget()
+            key = id(obj)
+            if key in seen or type(obj) in PROXIES:
+                continue
+            seen.add(key)
+            if key in arrays:
+                owner.setdefault(key, (root, path))
+                continue  # an array's own attributes (.grad) are counted as the array's
+            if isinstance(obj, SKIPPED):  # a module's namespace is the framework's, not the script's
+                continue
+            try:
+                following.extend((root, path + suffix, child) for suffix, child in _children(obj, torch))
+            except Exception:
+                continue
+        frontier = following
+        if not frontier:
+            break
+    return owner
+
+
+def _roots(frame, main):
+    """The names a script reaches its objects by: the locals of its frames, innermost first, then its globals."""
+    roots = []
+    while frame is not None:
+        if frame.f_globals is main.__dict__ or frame.f_code.co_filename == getattr(main, "__file__", None):
+            if frame.f_locals is not main.__dict__:
+                roots.extend(("%s() local %s" % (frame.f_code.co_name, n), v) for n, v in list(frame.f_locals.items()))
+        frame = frame.f_back
+    roots.extend((n, v) for n, v in list(main.__dict__.items()) if not n.startswith("__"))
+    return roots
+
+
+def _storage_of(tensor):
+    storage = tensor.untyped_storage() if hasattr(tensor, "untyped_storage") else tensor.storage()
+    return (tensor.device.type, tensor.device.index, storage.data_ptr()), int(storage.nbytes())
+
+
+def _graph_bytes(tensors, owned, unowned, budget_end):
+    """Memory the autograd graphs of ``tensors`` keep alive beyond what the script's names hold: the
+    activations their nodes saved for backward (``_saved_*``; freed by backward() unless the graph
+    is retained), whether or not a Python tensor no name reaches still wraps them. Each storage
+    once: none in ``owned``; one in ``unowned`` moves from there (updated) to the graph. Returns
+    (bytes the graphs keep, of them the bytes no Python tensor wraps)."""
+    total = fresh = 0
+    seen = set()
+    visited = []
+    nodes = [t.grad_fn for t in tensors if getattr(t, "grad_fn", None) is not None]
+    while nodes:
+        if time.time() > budget_end:
+            raise _Budget()
+        node = nodes.pop()
+        if node is None or id(node) in seen:
+            continue
+        seen.add(id(node))
+        visited.append(node)  # torch makes a node's Python object on each access: kept, its id stays its own
+        for name in dir(node):
+            if not name.startswith("_saved_"):
+                continue
+            try:
+                saved = getattr(node, name)
+            except Exception:  # freed by backward(): nothing kept
+                continue
+            for value in saved if isinstance(saved, (tuple, list)) else (saved,):
+                try:
+                    key, size = _storage_of(value)
+                except Exception:
+                    continue
+                if key in owned:
+                    continue
+                owned.add(key)
+                fresh += 0 if key in unowned else size  # wrapped by no Python tensor: not in the total yet
+                total += unowned.pop(key, size)
+        nodes.extend(fn for fn, _ in getattr(node, "next_functions", ()) or ())
+    return total, fresh
+
+
+def _describe(tensors):
+    """'float32 [1024, 1024] x3' for a holder's arrays (the most common dtype and shape)."""
+    shapes = {}
+    for tensor in tensors:
+        try:
+            key = "%s %s" % (str(tensor.dtype).replace("torch.", ""), list(tensor.shape))
+        except Exception:
+            continue
+        shapes[key] = shapes.get(key, 0) + 1
+    common = sorted(shapes.items(), key=lambda item: -item[1])[:2]
+    return ", ".join("%s x%d" % item if item[1] > 1 else item[0] for item in common)
+
+
+def find(frame, main):
+    """The holders of the framework's live memory at this point of the script, or None where there
+    is nothing to find (no framework array alive): {"holders": [...], "unaccounted": bytes, ...}."""
+    torch = sys.modules.get("torch")
+    if torch is None:
+        return None
+    began = time.time()
+    end = began + BUDGET_S
+    result = {"budget_s": BUDGET_S}
+    arrays = {}
+    try:
+        arrays = _torch_arrays(torch, end)
+        if not any(size for _, size, _ in arrays.values()):
+            return None
+        owner = _walk(_roots(frame, main), arrays, torch, end)
+    except _Budget:
+        result["budget_hit"] = True
+        owner = {}
+    groups = {}
+    unowned = {}  # storage -> bytes of arrays no name reaches
+    for key, (tensor, size, storage) in arrays.items():
+        if key not in owner:
+            if size:
+                unowned[storage] = size
+            continue
+        root, path = owner[key]
+        group = groups.setdefault(root, {"owner": root, "bytes": 0, "arrays": 0, "graph": 0, "paths": [], "kind": ""})
+        group["bytes"] += size
+        group["arrays"] += 1
+        group["graph"] += 1 if getattr(tensor, "grad_fn", None) is not None else 0
+        if len(group["paths"]) < 3:
+            group["paths"].append(path)
+        group.setdefault("_tensors", []).append(tensor)
+    owned = set(storage for key, (_, _, storage) in arrays.items() if key in owner)
+    graphs = 0  # bytes graphs keep that no Python tensor wraps: seen by nothing above
+    for group in groups.values():
+        kept, fresh = 0, 0
+        try:
+            kept, fresh = _graph_bytes(group["_tensors"], owned, unowned, end) if group["graph"] else (0, 0)
+        except _Budget:
+            result["budget_hit"] = True
+        group["graph_bytes"] = kept
+        group["bytes"] += kept
+        graphs += fresh
+    unaccounted = sum(unowned.values())
+    held = sorted(groups.values(), key=lambda g: -g["bytes"])
+    for group in held:
+        group["shapes"] = _describe(group.pop("_tensors"))
+        group["kind"] = _kind(main, frame, group["owner"])
+    result.update(holders=[g for g in held if g["bytes"] >= MIN_BYTES][:TOP],
+                  total=sum(size for _, size, _ in arrays.values()) + graphs, unaccounted=unaccounted,
+                  seconds=round(time.time() - began, 3), framework="torch")
+    arrays.clear()  # no reference of ours outlives the checkpoint
+    return result
+
+
+def _kind(main, frame, root):
+    """What the holder's root is: 'list of 100', 'Adam', 'Linear', 'ValueError' (for the fix's words)."""
+    value = main.__dict__.get(root)
+    if value is None:
+        return ""
+    if isinstance(value, (list, tuple, dict, set)):
+        return "%s of %d" % (type(value).__name__, len(value))
+    return type(value).__name__

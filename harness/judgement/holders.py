@@ -1,0 +1,67 @@
+"""What holds the memory, in words: each holder the agent found (agent/holders.py), with the fix
+where the pattern is known.
+
+A list that collects losses with their graphs, an optimizer whose state outlives ``del model``, an
+exception whose traceback keeps a frame's locals, a local of a function still running: each is
+named by the name that reaches it, with its bytes, its arrays and whether they keep an autograd
+graph; what no name reaches is said as unaccounted.
+"""
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from harness.common.units import human_bytes
+
+OPTIMIZERS = re.compile(r"^(Adam\w*|SGD|RMSprop|Adagrad|Adadelta|Adafactor|Lion|LAMB|LBFGS|NAdam|RAdam|SparseAdam|"
+                        r"\w*Optimizer\w*)$")
+FRAME = re.compile(r"__traceback__ \(frame of (\w+)\(\)\)")
+LOCAL = re.compile(r"^(\w+)\(\) local (\w+)$")
+
+
+def _arrays(holder: dict[str, Any]) -> str:
+    n, graph = holder["arrays"], holder.get("graph_bytes") or 0
+    saved = f", {human_bytes(graph)} of it saved by their graphs for backward" if graph else ""
+    return f"{n} tensor{'s' if n != 1 else ''} ({human_bytes(holder['bytes'])}{saved})"
+
+
+def sentence(holder: dict[str, Any]) -> str:
+    """One holder, said with what it is and the fix a bug thread would give."""
+    owner, kind, paths = holder["owner"], holder.get("kind") or "", holder.get("paths") or []
+    named = f"`{owner}`" + (f" ({kind})" if kind else "")
+    shapes = f" [{holder['shapes']}]" if holder.get("shapes") else ""
+    frame = next((m.group(1) for p in paths if (m := FRAME.search(p))), None)
+    local = LOCAL.match(owner)
+    if frame:
+        return (f"the traceback in `{owner}` keeps the frame of `{frame}()` and its locals: {_arrays(holder)}{shapes}; "
+                f"`del {owner}` (or keep `str({owner})` instead of the exception).")
+    if local:
+        return (f"`{local.group(2)}`, a local of `{local.group(1)}()` that is still running, keeps {_arrays(holder)}"
+                f"{shapes}; it goes when the function returns, or with `del {local.group(2)}` there.")
+    if OPTIMIZERS.match(kind) or any(".state" in p for p in paths):
+        return (f"{named} holds its state and the parameters it was given, after the model is gone: "
+                f"{_arrays(holder)}{shapes}; `del {owner}` too.")
+    if holder.get("graph") and kind.split(" ")[0] in ("list", "dict", "tuple", "set", "deque"):
+        return (f"{named} keeps {_arrays(holder)} with their autograd graphs{shapes}: append `loss.item()` or "
+                f"`loss.detach()`, not the tensor.")
+    graph = f", {holder['graph']} of them with their autograd graphs" if holder.get("graph") else ""
+    return f"{named} keeps {_arrays(holder)}{graph}{shapes}: `del {owner}` (or `{owner} = None`) to free them."
+
+
+def sentences(found: dict[str, Any], live: int | None = None) -> list[str]:
+    """Every holder named, largest first, then what no name reaches and (``live``: the framework's own
+    count at that checkpoint) what no tensor the search saw holds; a note when the time budget ran out."""
+    if found.get("error"):
+        return [f"What holds it could not be found here ({found['error']})."]
+    said = [sentence(h) for h in found.get("holders") or []]
+    if found.get("unaccounted"):
+        said.append(f"{human_bytes(found['unaccounted'])} of {human_bytes(found.get('total'))} no name of the script "
+                    "reaches (a framework cache, a closure, or garbage the collector has not taken yet).")
+    unseen = (live or 0) - int(found.get("total") or 0)
+    if live and unseen > int(found.get("total") or 0) * 0.01 and unseen > 1 << 20:
+        said.append(f"{human_bytes(unseen)} of the {human_bytes(live)} {found.get('framework') or 'the framework'} counts "
+                    "live is in no tensor the search saw (workspaces, the allocator's own blocks, tensors only C++ "
+                    "code holds).")
+    if found.get("budget_hit"):
+        said.append(f"The search stopped at its {found.get('budget_s')} s budget: not every holder is named.")
+    return said
