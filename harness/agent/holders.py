@@ -11,7 +11,8 @@ backward (activations no Python tensor holds). What no name reaches is said as u
 closure, a reference cycle awaiting collection). Time is bounded (``BUDGET_S``); the record says
 when the budget was hit. Nothing found is kept: only names, counts and bytes leave this module.
 
-Frameworks: torch (CUDA tensors where CUDA started, else CPU tensors: host memory).
+Frameworks: torch (CUDA tensors where CUDA started, else CPU tensors: host memory), CuPy (its
+arrays, by the allocation they view), JAX (jax.live_arrays(), its own list). TensorFlow: not yet.
 """
 import gc
 import sys
@@ -33,24 +34,74 @@ class _Budget(Exception):
     pass
 
 
-def _torch_arrays(torch, budget_end):
-    """Live torch tensors holding memory where the script's memory is measured: id -> (tensor, bytes, storage key)."""
-    cuda = bool(getattr(torch, "cuda", None) and torch.cuda.is_initialized())
+def _torch_array(torch, cuda):
+    """A tensor's (bytes, storage key) where the script's memory is measured (CUDA once CUDA started), or None."""
+    def one(obj):
+        if not isinstance(obj, torch.Tensor) or bool(obj.is_cuda) != cuda or obj.is_meta:
+            return None
+        key, size = _storage_of(obj)
+        return size, key
+    return one
+
+
+def _cupy_array(cupy):
+    """A CuPy array's (bytes of the allocation it views, its key), or None."""
+    def one(obj):
+        if not isinstance(obj, cupy.ndarray):
+            return None
+        mem = obj.data.mem
+        return int(mem.size), ("cuda", int(obj.device.id), int(mem.ptr))
+    return one
+
+
+def _scan(kinds, budget_end):
+    """The live arrays of every framework in ``kinds`` ({name: test}) among the objects the collector
+    tracks: id -> (array, bytes, storage key, framework); an allocation seen again counts 0 bytes."""
     found = {}
     seen_storage = set()
     for index, obj in enumerate(gc.get_objects()):
         if index % 4096 == 0 and time.time() > budget_end:
             raise _Budget()
-        if type(obj) in PROXIES or not isinstance(obj, torch.Tensor):
+        if type(obj) in PROXIES:
             continue
-        try:
-            if bool(obj.is_cuda) != cuda or obj.is_meta:
+        for name, test in kinds.items():
+            try:
+                hit = test(obj)
+            except Exception:
                 continue
-            key, size = _storage_of(obj)
+            if hit is not None:
+                size, key = hit
+                found[id(obj)] = (obj, 0 if key in seen_storage else size, key, name)
+                seen_storage.add(key)
+                break
+    return found
+
+
+def _jax_arrays(jax, found):
+    """JAX keeps a list of its live arrays (jax.live_arrays()): no scan needed. Added to ``found``."""
+    seen = set(key for _, _, key, _ in found.values())
+    for array in jax.live_arrays():
+        try:
+            if array.is_deleted():
+                continue
+            key = ("jax", id(array))
+            found[id(array)] = (array, 0 if key in seen else int(array.nbytes), key, "jax")
+            seen.add(key)
         except Exception:
             continue
-        found[id(obj)] = (obj, 0 if key in seen_storage else size, key)
-        seen_storage.add(key)
+
+
+def _arrays(budget_end):
+    """Every imported framework's live arrays on the measured device: id -> (array, bytes, key, framework)."""
+    kinds = {}
+    torch, cupy, jax = (sys.modules.get(name) for name in ("torch", "cupy", "jax"))
+    if torch is not None and getattr(torch, "Tensor", None) is not None:
+        kinds["torch"] = _torch_array(torch, bool(getattr(torch, "cuda", None) and torch.cuda.is_initialized()))
+    if cupy is not None and getattr(cupy, "ndarray", None) is not None:
+        kinds["cupy"] = _cupy_array(cupy)
+    found = _scan(kinds, budget_end) if kinds else {}
+    if jax is not None and getattr(jax, "live_arrays", None) is not None:
+        _jax_arrays(jax, found)
     return found
 
 
@@ -193,15 +244,13 @@ def find(frame, main):
     """The holders of the framework's live memory at this point of the script, or None where there
     is nothing to find (no framework array alive): {"holders": [...], "unaccounted": bytes, ...}."""
     torch = sys.modules.get("torch")
-    if torch is None:
-        return None
     began = time.time()
     end = began + BUDGET_S
     result = {"budget_s": BUDGET_S}
     arrays = {}
     try:
-        arrays = _torch_arrays(torch, end)
-        if not any(size for _, size, _ in arrays.values()):
+        arrays = _arrays(end)
+        if not any(size for _, size, _, _ in arrays.values()):
             return None
         owner = _walk(_roots(frame, main), arrays, torch, end)
     except _Budget:
@@ -209,7 +258,7 @@ def find(frame, main):
         owner = {}
     groups = {}
     unowned = {}  # storage -> bytes of arrays no name reaches
-    for key, (tensor, size, storage) in arrays.items():
+    for key, (tensor, size, storage, _) in arrays.items():
         if key not in owner:
             if size:
                 unowned[storage] = size
@@ -222,7 +271,7 @@ def find(frame, main):
         if len(group["paths"]) < 3:
             group["paths"].append(path)
         group.setdefault("_tensors", []).append(tensor)
-    owned = set(storage for key, (_, _, storage) in arrays.items() if key in owner)
+    owned = set(storage for key, (_, _, storage, _) in arrays.items() if key in owner)
     graphs = 0  # bytes graphs keep that no Python tensor wraps: seen by nothing above
     for group in groups.values():
         kept, fresh = 0, 0
@@ -239,8 +288,9 @@ def find(frame, main):
         group["shapes"] = _describe(group.pop("_tensors"))
         group["kind"] = _kind(main, frame, group["owner"])
     result.update(holders=[g for g in held if g["bytes"] >= MIN_BYTES][:TOP],
-                  total=sum(size for _, size, _ in arrays.values()) + graphs, unaccounted=unaccounted,
-                  seconds=round(time.time() - began, 3), framework="torch")
+                  total=sum(size for _, size, _, _ in arrays.values()) + graphs, unaccounted=unaccounted,
+                  seconds=round(time.time() - began, 3),
+                  framework=", ".join(sorted(set(name for _, _, _, name in arrays.values()))))
     arrays.clear()  # no reference of ours outlives the checkpoint
     return result
 

@@ -19,33 +19,35 @@ FRAME = re.compile(r"__traceback__ \(frame of (\w+)\(\)\)")
 LOCAL = re.compile(r"^(\w+)\(\) local (\w+)$")
 
 
-def _arrays(holder: dict[str, Any]) -> str:
+def _arrays(holder: dict[str, Any], noun: str = "tensor") -> str:
     n, graph = holder["arrays"], holder.get("graph_bytes") or 0
     saved = f", {human_bytes(graph)} of it saved by their graphs for backward" if graph else ""
-    return f"{n} tensor{'s' if n != 1 else ''} ({human_bytes(holder['bytes'])}{saved})"
+    return f"{n} {noun}{'s' if n != 1 else ''} ({human_bytes(holder['bytes'])}{saved})"
 
 
-def sentence(holder: dict[str, Any]) -> str:
-    """One holder, said with what it is and the fix a bug thread would give."""
+def sentence(holder: dict[str, Any], noun: str = "tensor") -> str:
+    """One holder, said with what it is and the fix a bug thread would give (``noun``: what the
+    framework calls its arrays)."""
     owner, kind, paths = holder["owner"], holder.get("kind") or "", holder.get("paths") or []
     named = f"`{owner}`" + (f" ({kind})" if kind else "")
     shapes = f" [{holder['shapes']}]" if holder.get("shapes") else ""
     frame = next((m.group(1) for p in paths if (m := FRAME.search(p))), None)
     local = LOCAL.match(owner)
     if frame:
-        return (f"the traceback in `{owner}` keeps the frame of `{frame}()` and its locals: {_arrays(holder)}{shapes}; "
+        return (f"the traceback in `{owner}` keeps the frame of `{frame}()` and its locals: {_arrays(holder, noun)}{shapes}; "
                 f"`del {owner}` (or keep `str({owner})` instead of the exception).")
     if local:
-        return (f"`{local.group(2)}`, a local of `{local.group(1)}()` that is still running, keeps {_arrays(holder)}"
+        return (f"`{local.group(2)}`, a local of `{local.group(1)}()` that is still running, keeps {_arrays(holder, noun)}"
                 f"{shapes}; it goes when the function returns, or with `del {local.group(2)}` there.")
     if OPTIMIZERS.match(kind) or any(".state" in p for p in paths):
         return (f"{named} holds its state and the parameters it was given, after the model is gone: "
-                f"{_arrays(holder)}{shapes}; `del {owner}` too.")
+                f"{_arrays(holder, noun)}{shapes}; `del {owner}` too.")
     if holder.get("graph") and kind.split(" ")[0] in ("list", "dict", "tuple", "set", "deque"):
-        return (f"{named} keeps {_arrays(holder)} with their autograd graphs{shapes}: append `loss.item()` or "
+        return (f"{named} keeps {_arrays(holder, noun)} with their autograd graphs{shapes}: append `loss.item()` or "
                 f"`loss.detach()`, not the tensor.")
     graph = f", {holder['graph']} of them with their autograd graphs" if holder.get("graph") else ""
-    return f"{named} keeps {_arrays(holder)}{graph}{shapes}: `del {owner}` (or `{owner} = None`) to free them."
+    them = "them" if holder["arrays"] != 1 else "it"
+    return f"{named} keeps {_arrays(holder, noun)}{graph}{shapes}: `del {owner}` (or `{owner} = None`) to free {them}."
 
 
 def sentences(found: dict[str, Any], live: int | None = None) -> list[str]:
@@ -53,7 +55,8 @@ def sentences(found: dict[str, Any], live: int | None = None) -> list[str]:
     count at that checkpoint) what no tensor the search saw holds; a note when the time budget ran out."""
     if found.get("error"):
         return [f"What holds it could not be found here ({found['error']})."]
-    said = [sentence(h) for h in found.get("holders") or []]
+    noun = "tensor" if found.get("framework") in (None, "torch") else "array"
+    said = [sentence(h, noun) for h in found.get("holders") or []]
     if found.get("unaccounted"):
         said.append(f"{human_bytes(found['unaccounted'])} of {human_bytes(found.get('total'))} no name of the script "
                     "reaches (a framework cache, a closure, or garbage the collector has not taken yet).")

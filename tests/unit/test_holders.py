@@ -213,3 +213,46 @@ def test_holders_travel_from_the_script_to_repro_md(tmp_path: Path) -> None:
     text = repro_md.markdown([record], script)
     assert "What holds the memory at `fh.py:10: del x`:" in text
     assert "- `keep` (list of 4) keeps 4 tensors (12.00 MiB) [float32 [256, 1024] x4]" in text
+
+
+def test_cupy_and_jax_arrays_are_found_and_said_as_arrays(monkeypatch: pytest.MonkeyPatch) -> None:
+    """CuPy's arrays by the allocation they view (two views of one allocation counted once); JAX's from
+    its own list of live arrays, no scan needed."""
+    class Mem:
+        def __init__(self, mib: int) -> None:
+            self.size, self.ptr = mib * MIB, id(self)
+
+    class ndarray:  # noqa: N801  (CuPy's name)
+        device = types.SimpleNamespace(id=0)
+        dtype, shape = "float32", (1024,)
+
+        def __init__(self, mem: Mem) -> None:
+            self.data = types.SimpleNamespace(mem=mem)
+
+    class Array:
+        dtype, shape, nbytes = "float32", (4096, 4096), 64 * MIB
+
+        def is_deleted(self) -> bool:
+            return False
+
+    cupy = types.ModuleType("cupy")
+    cupy.ndarray = ndarray  # type: ignore[attr-defined]
+    kept: list[Array] = []
+    jax = types.ModuleType("jax")
+    jax.live_arrays = lambda: list(kept)  # type: ignore[attr-defined]
+    monkeypatch.setitem(sys.modules, "cupy", cupy)
+    monkeypatch.setitem(sys.modules, "jax", jax)
+    monkeypatch.delitem(sys.modules, "torch", raising=False)
+    gc.collect()
+    main = types.ModuleType("__main__")
+    shared = Mem(32)
+    main.pool = [ndarray(shared), ndarray(shared), ndarray(Mem(16))]
+    kept.append(Array())
+    main.cache = {"w": kept[0]}
+    found = holders.find(None, main)
+    by_owner = {h["owner"]: h for h in found["holders"]}
+    assert by_owner["pool"]["bytes"] == 48 * MIB and by_owner["cache"]["bytes"] == 64 * MIB
+    assert found["framework"] == "cupy, jax"
+    said = words.sentences(found)
+    assert said[0] == "`cache` (dict of 1) keeps 1 array (64.00 MiB) [float32 [4096, 4096]]: `del cache` (or " \
+                      "`cache = None`) to free it."
