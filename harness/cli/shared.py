@@ -32,7 +32,22 @@ def build_options(args: argparse.Namespace) -> BuildOptions:
 def command_line_envs(args: argparse.Namespace, families: list[str]) -> list[config.EnvDef]:
     """The environments named on the command line (--image, --interpreter)."""
     return config.distinct_names([config.adhoc_image(ref, families) for ref in args.image]
-                                 + [config.adhoc_interpreter(py, families) for py in args.interpreter])
+                                 + [config.adhoc_interpreter(installed(py), families) for py in args.interpreter])
+
+
+def installed(python: str) -> str:
+    """``--interpreter python3.10``: the name as given where it runs; else the one pyenv or uv keeps
+    without its shell having it active (a pyenv shim of an inactive version names and refuses it)."""
+    import re
+    import shutil
+
+    from harness.environments import venvs
+
+    version = re.fullmatch(r"python(\d+\.\d+)", python)
+    found = shutil.which(python)
+    if version is None or (found and venvs.interpreter_identity(found)):
+        return python
+    return venvs.find_python(version.group(1)) or python
 
 
 def asked_for(args: argparse.Namespace) -> set[str]:

@@ -57,13 +57,29 @@ def interpreter_identity(path: str) -> str | None:
 
 
 def find_python(version: str) -> str | None:
-    """An interpreter of ``version`` that really runs (a pyenv shim for an inactive version does not)."""
-    for name in (f"python{version}", f"python{version.split('.')[0]}" if "." in version else ""):
-        path = shutil.which(name) if name else None
-        identity = interpreter_identity(path) if path else None
+    """An interpreter of ``version`` that really runs: on PATH (a pyenv shim for an inactive version
+    does not run), else one pyenv or uv installed but did not activate, newest patch first."""
+    on_path = [shutil.which(name) for name in (f"python{version}", f"python{version.split('.')[0]}" if "." in version else "")
+               if name]
+    for path in [*(p for p in on_path if p), *installed_pythons(version)]:
+        identity = interpreter_identity(path)
         if identity and identity.split()[-1] == version:
             return path
     return None
+
+
+def installed_pythons(version: str) -> list[str]:
+    """Interpreters of ``version`` that pyenv ($PYENV_ROOT, ~/.pyenv) and uv ($UV_PYTHON_INSTALL_DIR,
+    ~/.local/share/uv/python) keep, whether or not a shell has them active: newest patch first."""
+    home = Path.home()
+    pyenv = Path(os.environ.get("PYENV_ROOT") or home / ".pyenv") / "versions"
+    uv = Path(os.environ.get("UV_PYTHON_INSTALL_DIR") or home / ".local" / "share" / "uv" / "python")
+    found = [*pyenv.glob(f"{version}.*/bin/python{version}"), *uv.glob(f"cpython-{version}.*/bin/python{version}")]
+
+    def patch(path: Path) -> tuple[int, ...]:
+        release = path.parents[1].name.removeprefix("cpython-").split("-")[0]
+        return tuple(int(part) for part in release.split(".") if part.isdigit())
+    return [str(path) for path in sorted(found, key=patch, reverse=True) if os.access(path, os.X_OK)]
 
 
 def definition_hash(env: EnvDef, variant: str, python: str) -> str:

@@ -96,3 +96,32 @@ def test_matrix_md_columns_name_the_releases_and_the_hardware() -> None:
     matrix = json.loads((REPO / "matrix" / "reference" / "h200-580.159.04" / "matrix.json").read_text())
     header = next(line for line in matrix_md.to_markdown(matrix).splitlines() if line.startswith("| scenario |"))
     assert header == "| scenario | host-python3<br>cupy 14.2.0, jax 0.11.2, torch 2.11.0+cu130 · H200 |"
+
+
+def test_a_python_pyenv_or_uv_keeps_inactive_is_found(tmp_path, monkeypatch) -> None:
+    """#47: Python 3.10 installed under pyenv but not active read "python3.10 not found" (its shim
+    refuses to run). The interpreters pyenv and uv keep are looked up, newest patch first, and the one
+    that really runs is used, for --with environments and for --interpreter python3.X alike."""
+    import sys
+
+    from harness.cli.shared import installed
+    from harness.environments import venvs
+
+    version = f"{sys.version_info.major}.{sys.version_info.minor}"
+    for root, folder in ((tmp_path / "pyenv" / "versions", f"{version}.1"), (tmp_path / "pyenv" / "versions", f"{version}.99"),
+                         (tmp_path / "uv", f"cpython-{version}.50-linux-x86_64-gnu")):
+        (root / folder / "bin").mkdir(parents=True)
+        (root / folder / "bin" / f"python{version}").symlink_to(sys.executable)
+    shim = tmp_path / "shims" / f"python{version}"  # a pyenv shim of an inactive version: names it, will not run it
+    shim.parent.mkdir()
+    shim.write_text("#!/bin/sh\nexit 127\n")
+    shim.chmod(0o755)
+    monkeypatch.setenv("PYENV_ROOT", str(tmp_path / "pyenv"))
+    monkeypatch.setenv("UV_PYTHON_INSTALL_DIR", str(tmp_path / "uv"))
+    monkeypatch.setenv("PATH", str(shim.parent))
+    venvs.interpreter_identity.cache_clear()
+    found = venvs.installed_pythons(version)
+    assert [p.split("/")[-3] for p in found] == [f"{version}.99", f"cpython-{version}.50-linux-x86_64-gnu", f"{version}.1"]
+    assert venvs.find_python(version) == found[0]
+    assert installed(f"python{version}") == found[0]
+    assert installed("python9.9") == "python9.9"  # nothing to find: the name stays, its error says so
