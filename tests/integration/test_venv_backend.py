@@ -22,6 +22,15 @@ def venv_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return tmp_path_factory.mktemp("venvs")
 
 
+@pytest.fixture(autouse=True)
+def only_pythons_on_path(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The Pythons this test counts on are those on PATH: interpreters pyenv or uv keep inactive (which
+    the tool finds, test_first_contact.py) would make it build TF 1.8 and TF 2.7 virtualenvs here."""
+    empty = tmp_path_factory.mktemp("no-inactive-pythons")
+    monkeypatch.setenv("PYENV_ROOT", str(empty))
+    monkeypatch.setenv("UV_PYTHON_INSTALL_DIR", str(empty))
+
+
 def _matrix(results: Path, venv_dir: Path, *extra: str) -> subprocess.CompletedProcess[str]:
     args = ["--results", str(results), "--venv-dir", str(venv_dir), *extra]
     for env in ENVS:
