@@ -37,7 +37,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "doctor": ("doctor", "what this host can run: engine, driver, container GPU support, images"),
     "cdi-spec": ("cdi_spec", "write a CDI spec (nvidia.com/gpu) for this host's driver: GPUs in containers on "
                              "Docker >= 25 without the toolkit"),
-    "clean": ("clean", "remove every container this tool labelled"),
+    "clean": ("clean", "remove the containers this user's runs left (--all-users: everyone's)"),
 }
 
 

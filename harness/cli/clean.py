@@ -1,4 +1,5 @@
-"""`harness clean`: remove every container this tool labelled (needed only after a SIGKILL)."""
+"""`harness clean`: remove the containers this user's runs left (needed only after a SIGKILL); with
+--all-users, every container this tool labelled on the engine, whoever started it."""
 from __future__ import annotations
 
 import argparse
@@ -6,9 +7,12 @@ import argparse
 from rich.console import Console
 
 from harness.environments.docker_client import connect
-from harness.measurement.backends.owned_containers import remove_labelled
+from harness.measurement.backends.owned_containers import remove_labelled, user
 
 
 def main(args: argparse.Namespace, err: Console, out: Console) -> int:
-    err.print(f"removed {remove_labelled(connect())} container(s) labelled by this tool")
+    everyone = bool(getattr(args, "all_users", False))
+    removed = remove_labelled(connect(), everyone=everyone)
+    whose = "by this tool for any user" if everyone else f"by this tool for {user()}"
+    err.print(f"removed {removed} container(s) labelled {whose}")
     return 0

@@ -165,6 +165,8 @@ OPTIONS: list[Option] = [
            "a broken Dockerfile or pin shows in minutes, without downloading the CUDA stack", ("images",),
            {"action": "store_true"}),
     Option(("--push",), "push every image to --registry afterwards", ("images",), {"action": "store_true"}),
+    Option(("--all-users",), "remove every container this tool labelled on the engine, whoever's run left it (and "
+           "those from before runs said whose)", ("clean",), {"action": "store_true"}),
     # output
     Option(("--results",), "results folder", ("run", *CELLS), {"type": Path, "default": Path("results")}),
     Option(("--out",), "the atlas's folder", ("atlas",), {"type": Path, "default": Path("atlas")}),

@@ -34,10 +34,12 @@ from harness.measurement.backends.capped_log import CappedLog
 from harness.measurement.backends.owned_containers import (
     LABEL_CELL,
     LABEL_RUN,
+    LABEL_USER,
     NAME_PREFIX,
     create_tracked,
     engine_silent,
     remove_container,
+    user,
 )
 from harness.measurement.backends.scenario_mount import readable_scenario_dir
 from harness.measurement.gpu_access import GpuAccess, refused_hint
@@ -221,7 +223,7 @@ class DockerBackend:
             command=reaper_argv(self.python, MOUNT_AGENT, spec.nonce,
                                 agent_argv(self.python, MOUNT_AGENT, json.dumps(agent_spec))),
             name=name,
-            labels={LABEL_RUN: spec.run_id, LABEL_CELL: spec.cell_id, "harness.env": spec.env_name,
+            labels={LABEL_RUN: spec.run_id, LABEL_CELL: spec.cell_id, LABEL_USER: user(), "harness.env": spec.env_name,
                     "harness.scenario": spec.scenario.name, **spec.labels},
             environment=environment,
             mounts=mounts,

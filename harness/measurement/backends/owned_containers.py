@@ -13,6 +13,18 @@ from typing import Any
 NAME_PREFIX = "gpu-cleanup-matrix-"
 LABEL_RUN = "harness.run-id"
 LABEL_CELL = "harness.cell-id"
+LABEL_USER = "harness.user"  # who started the run: `clean` removes that user's containers only
+
+
+def user() -> str:
+    """This user, as the engine's other users cannot be (a login name and a uid, both)."""
+    import getpass
+
+    try:
+        name = getpass.getuser()
+    except Exception:
+        name = "unknown"
+    return f"{name}:{os.getuid()}"
 
 def engine_address() -> str:
     return os.environ.get("DOCKER_HOST", "unix:///var/run/docker.sock")
@@ -85,10 +97,15 @@ def create_tracked(client: Any, name: str, create: Callable[[], Any]) -> Any:
             _live_lock.notify_all()
 
 
-def remove_labelled(client: Any, run_id: str | None = None) -> int:
-    """Remove every container this tool ever labelled (``harness clean``), or those of one run (the
-    last sweep of a stopped run: a start in flight may have finished after the cells were ended)."""
-    containers = client.containers.list(all=True, filters={"label": f"{LABEL_RUN}={run_id}" if run_id else LABEL_RUN})
+def remove_labelled(client: Any, run_id: str | None = None, everyone: bool = False) -> int:
+    """Remove the containers this user's runs left (``harness clean``; ``everyone``: every user's and
+    those labelled before runs said whose), or those of one run (the last sweep of a stopped run: a
+    start in flight may have finished after the cells were ended)."""
+    if run_id:
+        wanted = [f"{LABEL_RUN}={run_id}"]
+    else:
+        wanted = [LABEL_RUN] if everyone else [LABEL_RUN, f"{LABEL_USER}={user()}"]
+    containers = client.containers.list(all=True, filters={"label": wanted})
     for container in containers:
         remove_container(container)
     return len(containers)
