@@ -14,11 +14,11 @@ when the budget was hit. Nothing found is kept: only names, counts and bytes lea
 Frameworks: torch (CUDA tensors where CUDA started, else CPU tensors: host memory), CuPy (its
 arrays, by the allocation they view), JAX (jax.live_arrays(), its own list). TensorFlow: not yet.
 """
-import gc
 import sys
 import time
 import types
-import weakref
+
+import live_arrays  # beside this file
 
 BUDGET_S = 0.5  # per checkpoint: the walk stops there and says so
 MAX_DEPTH = 6  # from a name to an array: model.layers[3].weight is 4
@@ -26,83 +26,7 @@ MIN_BYTES = 1 << 20  # arrays smaller than this are counted, never named one by 
 TOP = 8  # holders named per checkpoint, the largest first
 
 
-PROXIES = (weakref.ProxyType, weakref.CallableProxyType)  # touching a dead one raises: never touched
 SKIPPED = (str, bytes, int, float, bool, type(None), type, types.ModuleType, types.FunctionType, types.BuiltinFunctionType)
-
-
-class _Budget(Exception):
-    pass
-
-
-def _torch_array(torch, cuda):
-    """A tensor's (bytes, storage key) where the script's memory is measured (CUDA once CUDA started), or None."""
-    def one(obj):
-        if not isinstance(obj, torch.Tensor) or bool(obj.is_cuda) != cuda or obj.is_meta:
-            return None
-        key, size = _storage_of(obj)
-        return size, key
-    return one
-
-
-def _cupy_array(cupy):
-    """A CuPy array's (bytes of the allocation it views, its key), or None."""
-    def one(obj):
-        if not isinstance(obj, cupy.ndarray):
-            return None
-        mem = obj.data.mem
-        return int(mem.size), ("cuda", int(obj.device.id), int(mem.ptr))
-    return one
-
-
-def _scan(kinds, budget_end):
-    """The live arrays of every framework in ``kinds`` ({name: test}) among the objects the collector
-    tracks: id -> (array, bytes, storage key, framework); an allocation seen again counts 0 bytes."""
-    found = {}
-    seen_storage = set()
-    for index, obj in enumerate(gc.get_objects()):
-        if index % 4096 == 0 and time.time() > budget_end:
-            raise _Budget()
-        if type(obj) in PROXIES:
-            continue
-        for name, test in kinds.items():
-            try:
-                hit = test(obj)
-            except Exception:
-                continue
-            if hit is not None:
-                size, key = hit
-                found[id(obj)] = (obj, 0 if key in seen_storage else size, key, name)
-                seen_storage.add(key)
-                break
-    return found
-
-
-def _jax_arrays(jax, found):
-    """JAX keeps a list of its live arrays (jax.live_arrays()): no scan needed. Added to ``found``."""
-    seen = set(key for _, _, key, _ in found.values())
-    for array in jax.live_arrays():
-        try:
-            if array.is_deleted():
-                continue
-            key = ("jax", id(array))
-            found[id(array)] = (array, 0 if key in seen else int(array.nbytes), key, "jax")
-            seen.add(key)
-        except Exception:
-            continue
-
-
-def _arrays(budget_end):
-    """Every imported framework's live arrays on the measured device: id -> (array, bytes, key, framework)."""
-    kinds = {}
-    torch, cupy, jax = (sys.modules.get(name) for name in ("torch", "cupy", "jax"))
-    if torch is not None and getattr(torch, "Tensor", None) is not None:
-        kinds["torch"] = _torch_array(torch, bool(getattr(torch, "cuda", None) and torch.cuda.is_initialized()))
-    if cupy is not None and getattr(cupy, "ndarray", None) is not None:
-        kinds["cupy"] = _cupy_array(cupy)
-    found = _scan(kinds, budget_end) if kinds else {}
-    if jax is not None and getattr(jax, "live_arrays", None) is not None:
-        _jax_arrays(jax, found)
-    return found
 
 
 def _children(obj, torch):
@@ -151,9 +75,9 @@ def _walk(roots, arrays, torch, budget_end):
         following = []
         for root, path, obj in frontier:
             if time.time() > budget_end:
-                raise _Budget()
+                raise live_arrays.Budget()
             key = id(obj)
-            if key in seen or type(obj) in PROXIES:
+            if key in seen or type(obj) in live_arrays.PROXIES:
                 continue
             seen.add(key)
             if key in arrays:
@@ -183,11 +107,6 @@ def _roots(frame, main):
     return roots
 
 
-def _storage_of(tensor):
-    storage = tensor.untyped_storage() if hasattr(tensor, "untyped_storage") else tensor.storage()
-    return (tensor.device.type, tensor.device.index, storage.data_ptr()), int(storage.nbytes())
-
-
 def _graph_bytes(tensors, owned, unowned, budget_end):
     """Memory the autograd graphs of ``tensors`` keep alive beyond what the script's names hold: the
     activations their nodes saved for backward (``_saved_*``; freed by backward() unless the graph
@@ -200,7 +119,7 @@ def _graph_bytes(tensors, owned, unowned, budget_end):
     nodes = [t.grad_fn for t in tensors if getattr(t, "grad_fn", None) is not None]
     while nodes:
         if time.time() > budget_end:
-            raise _Budget()
+            raise live_arrays.Budget()
         node = nodes.pop()
         if node is None or id(node) in seen:
             continue
@@ -215,7 +134,7 @@ def _graph_bytes(tensors, owned, unowned, budget_end):
                 continue
             for value in saved if isinstance(saved, (tuple, list)) else (saved,):
                 try:
-                    key, size = _storage_of(value)
+                    key, size = live_arrays.storage_of(value)
                 except Exception:
                     continue
                 if key in owned:
@@ -249,11 +168,11 @@ def find(frame, main):
     result = {"budget_s": BUDGET_S}
     arrays = {}
     try:
-        arrays = _arrays(end)
+        arrays = live_arrays.live_arrays(end)
         if not any(size for _, size, _, _ in arrays.values()):
             return None
         owner = _walk(_roots(frame, main), arrays, torch, end)
-    except _Budget:
+    except live_arrays.Budget:
         result["budget_hit"] = True
         owner = {}
     groups = {}
@@ -277,7 +196,7 @@ def find(frame, main):
         kept, fresh = 0, 0
         try:
             kept, fresh = _graph_bytes(group["_tensors"], owned, unowned, end) if group["graph"] else (0, 0)
-        except _Budget:
+        except live_arrays.Budget:
             result["budget_hit"] = True
         group["graph_bytes"] = kept
         group["bytes"] += kept

@@ -1,0 +1,92 @@
+"""The frameworks' live arrays in the script's process, each with its bytes and the allocation it views.
+
+Runs inside the environment, in the script's process: stdlib only, Python 2.7 and 3.5+. Torch's and
+CuPy's arrays are found among the objects the collector tracks (no ``gc.collect()``), JAX's in its
+own list of live arrays; an allocation two arrays view counts once. Used by holders.py.
+"""
+import gc
+import sys
+import time
+import weakref
+
+PROXIES = (weakref.ProxyType, weakref.CallableProxyType)  # touching a dead one raises: never touched
+
+
+class Budget(Exception):
+    """The time given to the search ran out."""
+
+
+def storage_of(tensor):
+    storage = tensor.untyped_storage() if hasattr(tensor, "untyped_storage") else tensor.storage()
+    return (tensor.device.type, tensor.device.index, storage.data_ptr()), int(storage.nbytes())
+
+
+def _torch_array(torch, cuda):
+    """A tensor's (bytes, storage key) where the script's memory is measured (CUDA once CUDA started), or None."""
+    def one(obj):
+        if not isinstance(obj, torch.Tensor) or bool(obj.is_cuda) != cuda or obj.is_meta:
+            return None
+        key, size = storage_of(obj)
+        return size, key
+    return one
+
+
+def _cupy_array(cupy):
+    """A CuPy array's (bytes of the allocation it views, its key), or None."""
+    def one(obj):
+        if not isinstance(obj, cupy.ndarray):
+            return None
+        mem = obj.data.mem
+        return int(mem.size), ("cuda", int(obj.device.id), int(mem.ptr))
+    return one
+
+
+def _scan(kinds, budget_end):
+    """The live arrays of every framework in ``kinds`` ({name: test}) among the objects the collector
+    tracks: id -> (array, bytes, storage key, framework); an allocation seen again counts 0 bytes."""
+    found = {}
+    seen_storage = set()
+    for index, obj in enumerate(gc.get_objects()):
+        if index % 4096 == 0 and time.time() > budget_end:
+            raise Budget()
+        if type(obj) in PROXIES:
+            continue
+        for name, test in kinds.items():
+            try:
+                hit = test(obj)
+            except Exception:
+                continue
+            if hit is not None:
+                size, key = hit
+                found[id(obj)] = (obj, 0 if key in seen_storage else size, key, name)
+                seen_storage.add(key)
+                break
+    return found
+
+
+def _jax_arrays(jax, found):
+    """JAX keeps a list of its live arrays (jax.live_arrays()): no scan needed. Added to ``found``."""
+    seen = set(key for _, _, key, _ in found.values())
+    for array in jax.live_arrays():
+        try:
+            if array.is_deleted():
+                continue
+            key = ("jax", id(array))
+            found[id(array)] = (array, 0 if key in seen else int(array.nbytes), key, "jax")
+            seen.add(key)
+        except Exception:
+            continue
+
+
+def live_arrays(budget_end):
+    """Every imported framework's live arrays on the measured device: id -> (array, bytes, key, framework)."""
+    kinds = {}
+    torch, cupy, jax = (sys.modules.get(name) for name in ("torch", "cupy", "jax"))
+    if torch is not None and getattr(torch, "Tensor", None) is not None:
+        kinds["torch"] = _torch_array(torch, bool(getattr(torch, "cuda", None) and torch.cuda.is_initialized()))
+    if cupy is not None and getattr(cupy, "ndarray", None) is not None:
+        kinds["cupy"] = _cupy_array(cupy)
+    found = _scan(kinds, budget_end) if kinds else {}
+    if jax is not None and getattr(jax, "live_arrays", None) is not None:
+        _jax_arrays(jax, found)
+    return found
