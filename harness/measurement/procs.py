@@ -107,7 +107,13 @@ def let_helpers_end(pids: set[int], script: int | None, seconds: float = 2.0) ->
         return
     deadline = time.monotonic() + seconds
     while time.monotonic() < deadline:
-        if not any(alive(p) and any(h in command_line(p) for h in SELF_ENDING) for p in pids):
+        if not any(alive(p) and _ending(command_line(p)) for p in pids):
             return
         time.sleep(0.05)
+
+
+def _ending(command: str) -> bool:
+    """A helper that ends by itself once the script has, or a process already on its way out (its
+    command line is gone with its memory before it turns zombie)."""
+    return not command or any(helper in command for helper in SELF_ENDING)
 

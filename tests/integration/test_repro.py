@@ -36,6 +36,7 @@ def test_torch_snippet(cpu_image, tmp_path: Path) -> None:
     assert _labels(run_dir, "torch", "torch_del_empty_cache") == [
         "start",
         "torch_del_empty_cache.py:4: import torch",  # the host-memory floor: the framework is loaded
+        *(f"torch_del_empty_cache.py:10: for step in range(3):#{n}" for n in (1, 2, 3)),  # a loop with no cleanup line
         "torch_del_empty_cache.py:16: del model, optimizer",
         "torch_del_empty_cache.py:17: gc.collect()",
         "torch_del_empty_cache.py:18: torch.cuda.empty_cache()",
