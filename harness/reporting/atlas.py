@@ -8,13 +8,11 @@ their answers differ the grid says so instead of picking one.
 """
 from __future__ import annotations
 
-import csv
 import hashlib
-import io
 import json
 from collections import Counter
 from collections.abc import Iterator
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -23,33 +21,6 @@ from packaging.version import InvalidVersion, Version
 from harness import frameworks
 from harness.judgement import claims as seed_claims
 from harness.reporting import aggregate, glance, machines
-
-SCHEMA = {
-    "id": "stable id of the row: sha1 of run, environment, technique and step (16 hex digits)",
-    "cell": "stable id of the measured cell (run, environment, technique): every step of it shares this",
-    "run": "the reference run's folder under matrix/reference/",
-    "env": "the environment's name in that run",
-    "column": "framework release and hardware, the atlas's column (e.g. 'torch 2.15.0 · H100 80GB HBM3')",
-    "framework": "the framework the technique exercises (tensorflow, torch, jax, cupy; python for plain scripts)",
-    "release": "its version as the cell imported it",
-    "hardware": "the GPU model the cell measured, or CPU (host memory only)",
-    "driver": "NVIDIA driver version, empty on CPU",
-    "backend": "docker (a container of the environment's image) or process/venv (a host interpreter)",
-    "image": "the image the cell ran in, empty for a host process",
-    "definition_hash": "the image's definition hash (Dockerfile and pins), empty when not built by this tool",
-    "python": "the cell's Python version",
-    "cuda": "the CUDA version the framework reported, empty when none",
-    "technique": "the scenario (cleanup technique) or repro/<script>",
-    "family": "the scenario's API family (tf1, tf2, torch, jax, cupy, repro)",
-    "status": "how the cell ended (ok, error, unsupported, timeout, crashed, harness-error, ...)",
-    "step": "the checkpoint judged (a cleanup step), empty for a cell without one",
-    "verdict": "released, cached, held, partial, no-signal or skipped: today's judgement of the readings",
-    "meter": "the reading judged: nvml_process, nvml_device (GPU) or rss (host memory)",
-    "left_bytes": "what was left at the step against the floor (bytes)",
-    "back": "the cell's answer to 'did it come back' (all, part, none, n/a): the atlas colour",
-    "word": "the cell's answer in a few words",
-    "date": "when the cell ran (UTC, ISO 8601)",
-}
 
 
 @dataclass(frozen=True)
@@ -183,32 +154,6 @@ def collect(runs: list[Run], claims: list[seed_claims.Claim]) -> tuple[list[Cell
         cells += found
         outcomes += claim_outcomes(run, summaries, found, claims)
     return cells, outcomes
-
-
-def rows(cells: list[Cell]) -> list[dict[str, Any]]:
-    """atlas.json's and atlas.csv's rows: one per judged step (one per cell without a step)."""
-    out = []
-    for cell in cells:
-        base = {k: v for k, v in asdict(cell).items() if k in SCHEMA}
-        base.update(cell=cell.cell_id, column=cell.column)
-        for step in [s for s in cell.steps if s.get("verdict") != "skipped"] or [{}]:
-            label = str(step.get("label") or "")
-            out.append({**base, "id": hashlib.sha1(f"{cell.cell_id}|{label}".encode()).hexdigest()[:16], "step": label,
-                        "verdict": step.get("verdict") or "", "meter": step.get("meter") or "",
-                        "left_bytes": step.get("left") if step.get("left") is not None else ""})
-    return [{k: row.get(k, "") for k in SCHEMA} for row in out]
-
-
-def as_csv(table: list[dict[str, Any]]) -> str:
-    buffer = io.StringIO()
-    writer = csv.DictWriter(buffer, fieldnames=list(SCHEMA), lineterminator="\n")
-    writer.writeheader()
-    writer.writerows(table)
-    return buffer.getvalue()
-
-
-def as_json(table: list[dict[str, Any]], cells: list[Cell]) -> str:
-    return json.dumps({"schema": SCHEMA, "cells": len(cells), "rows": table}, indent=1, sort_keys=True) + "\n"
 
 
 def _version_key(release: str) -> tuple[int, Any]:

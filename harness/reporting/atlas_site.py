@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from harness.judgement import claims as seed_claims
-from harness.reporting import aggregate, atlas, atlas_html, report_html, templates
+from harness.reporting import aggregate, atlas, atlas_data, atlas_html, report_html, templates
 
 
 def build(root: Path, out: Path, progress: Callable[[str], None] = lambda _: None) -> dict[str, int]:
@@ -26,9 +26,9 @@ def build(root: Path, out: Path, progress: Callable[[str], None] = lambda _: Non
     for folder in ("t", "r", "runs"):
         (out / folder).mkdir(parents=True)
     shutil.copyfile(templates.ASSETS / "vega-embed.js", out / "vega.js")
-    table = atlas.rows(cells)
-    (out / "atlas.json").write_text(atlas.as_json(table, cells), encoding="utf-8")
-    (out / "atlas.csv").write_text(atlas.as_csv(table), encoding="utf-8")
+    (out / "atlas.json").write_text(atlas_data.as_json(cells, grid, cols), encoding="utf-8")
+    (out / "atlas.csv").write_text(atlas_data.as_csv(atlas_data.grid_rows(grid, cols), atlas_data.GRID_SCHEMA),
+                                   encoding="utf-8")
     (out / "index.html").write_text(atlas_html.landing(grid, cols, claims, cells), encoding="utf-8")
     (out / "claims.html").write_text(atlas_html.claims_page(claims, outcomes), encoding="utf-8")
     said = {c.scenario: c for c in claims}

@@ -47,16 +47,25 @@ def _browse(chromium: str, url: str, profile: Path, width: int) -> subprocess.Co
 
 
 def test_the_dataset_holds_every_reference_cell_with_stable_ids(site: Path) -> None:
+    """atlas.json: flat lists (grid, runs, steps), each described by its schema; atlas.csv: the grid."""
     data = json.loads((site / "atlas.json").read_text())
-    rows = data["rows"]
-    assert set(data["schema"]) == set(rows[0]) and len({r["id"] for r in rows}) == len(rows)
+    assert data["dataset_version"] == 2
+    for name in ("grid", "runs", "steps"):
+        rows = data[name]
+        assert set(data["schema"][name]) == set(rows[0]) and len({r["id"] for r in rows}) == len(rows), name
     records = sum(1 for _ in (ROOT / "matrix" / "reference").rglob("*.json.gz"))
-    assert data["cells"] == records == len({r["cell"] for r in rows})
+    assert data["cells"] == records == len(data["runs"]) == len({r["cell"] for r in data["steps"]})
+    grid = data["grid"]
+    assert {r["colour"] for r in grid} <= {"green", "amber", "red", "grey"} and all(isinstance(r["turn"], bool) for r in grid)
+    assert sum(r["runs"] for r in grid) <= records
     with open(site / "atlas.csv", newline="") as handle:
-        assert list(csv.DictReader(handle))[0].keys() == rows[0].keys()
+        table = list(csv.DictReader(handle))
+    assert set(table[0].keys()) == set(data["schema"]["grid"]) and len(table) == len(grid)
     again = site.parent / "again"
     assert harness_cli("atlas", "--out", str(again), timeout=300).returncode == 0
-    assert [r["id"] for r in json.loads((again / "atlas.json").read_text())["rows"]] == [r["id"] for r in rows]
+    rebuilt = json.loads((again / "atlas.json").read_text())
+    assert [r["id"] for r in rebuilt["steps"]] == [r["id"] for r in data["steps"]]
+    assert [r["id"] for r in rebuilt["grid"]] == [r["id"] for r in grid]
 
 
 def test_the_site_asks_nothing_of_the_network(site: Path) -> None:

@@ -76,3 +76,20 @@ def test_pages_escape_every_text_they_show() -> None:
     page = evidence("torch/del_gc_empty_cache", [_cell("<run>", word="held <by> x")], "column", claim)
     assert "<b>all</b>" not in page and "frees &lt;b&gt;all&lt;/b&gt; &amp; &#39;more&#39;" in page
     assert "held &lt;by&gt; x" in page and "<run>" not in page
+
+
+def test_the_datasets_grid_row_is_the_grid_cells_answer() -> None:
+    """Two agreeing runs, a byte-identical copy and a broken-image run: one green row of 2 runs and
+    1 not measured; a grey row for a skipped column; a turn only between measured releases."""
+    from harness.reporting.atlas import grid
+    from harness.reporting.atlas_data import grid_rows
+
+    cells = [_cell("a", "2.5.0"), _cell("b", "2.5.0"), _cell("copy", "2.5.0", digest="hash-a"),
+             _cell("broken", "2.5.0", back="n/a", word="harness-error", status="harness-error"),
+             _cell("s", "2.6.0", back="n/a", word="skipped", status="skipped"),
+             _cell("c", "2.7.0", back="none", word="held by live objects")]
+    cols = ["torch 2.5.0 · H100", "torch 2.6.0 · H100", "torch 2.7.0 · H100"]
+    rows = {r["release"]: r for r in grid_rows(grid(cells), cols)}
+    assert (rows["2.5.0"]["colour"], rows["2.5.0"]["runs"], rows["2.5.0"]["not_measured"]) == ("green", 2, 1)
+    assert (rows["2.6.0"]["colour"], rows["2.6.0"]["runs"], rows["2.6.0"]["turn"]) == ("grey", 0, False)
+    assert rows["2.7.0"]["colour"] == "red" and rows["2.7.0"]["turn"] is True
