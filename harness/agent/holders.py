@@ -45,7 +45,7 @@ def _children(obj, torch):
         tb = getattr(obj, "__traceback__", None)
         while tb is not None:
             frame = tb.tb_frame
-            for name, value in list(frame.f_locals.items()):
+            for name, value in local_items(frame):
                 yield ".__traceback__ (frame of %s()).%s" % (frame.f_code.co_name, name), value
             tb = tb.tb_next
         return
@@ -64,6 +64,17 @@ def _children(obj, torch):
         for name, value in attrs.items():
             if not name.startswith("__") and name not in ("_parameters", "_buffers", "_modules"):
                 yield ".%s" % name, value
+
+
+def local_items(frame):
+    """A function frame's locals as (name, value) pairs, leaving no copy behind: before Python 3.13
+    reading f_locals copies them into a dict the frame keeps, which would hold every local past the
+    script's own `del` (3.13's f_locals is a view: nothing to undo). A module's frame: its globals."""
+    names = frame.f_locals
+    items = list(names.items())
+    if sys.version_info < (3, 13) and names is not frame.f_globals:
+        names.clear()
+    return items
 
 
 def _walk(roots, arrays, torch, budget_end):
@@ -100,8 +111,8 @@ def _roots(frame, main):
     roots = []
     while frame is not None:
         if frame.f_globals is main.__dict__ or frame.f_code.co_filename == getattr(main, "__file__", None):
-            if frame.f_locals is not main.__dict__:
-                roots.extend(("%s() local %s" % (frame.f_code.co_name, n), v) for n, v in list(frame.f_locals.items()))
+            if frame.f_globals is not main.__dict__ or frame.f_code.co_name != "<module>":
+                roots.extend(("%s() local %s" % (frame.f_code.co_name, n), v) for n, v in local_items(frame))
         frame = frame.f_back
     roots.extend((n, v) for n, v in list(main.__dict__.items()) if not n.startswith("__"))
     return roots
