@@ -17,6 +17,7 @@ OPTIMIZERS = re.compile(r"^(Adam\w*|SGD|RMSprop|Adagrad|Adadelta|Adafactor|Lion|
                         r"\w*Optimizer\w*)$")
 FRAME = re.compile(r"__traceback__ \(frame of (\w+)\(\)\)")
 LOCAL = re.compile(r"^(\w+)\(\) local (\w+)$")
+SAID_FROM = 1 << 20  # less than this, unaccounted, is a framework's bookkeeping: not said
 
 
 def _arrays(holder: dict[str, Any], noun: str = "tensor") -> str:
@@ -57,7 +58,7 @@ def sentences(found: dict[str, Any], live: int | None = None) -> list[str]:
         return [f"What holds it could not be found here ({found['error']})."]
     noun = "tensor" if found.get("framework") in (None, "torch") else "array"
     said = [sentence(h, noun) for h in found.get("holders") or []]
-    if found.get("unaccounted"):
+    if (found.get("unaccounted") or 0) >= SAID_FROM:
         said.append(f"{human_bytes(found['unaccounted'])} of {human_bytes(found.get('total'))} no name of the script "
                     "reaches (a framework cache, a closure, or garbage the collector has not taken yet).")
     unseen = (live or 0) - int(found.get("total") or 0)

@@ -64,5 +64,5 @@ def holder_lines(record: dict[str, Any]) -> list[str]:
     decisive = answer.decisive_step((record.get("verdicts") or {}).get("steps") or [])
     at = next((cp for cp in found if decisive and cp["label"] == decisive["label"]), found[-1])
     live = sum(int((v or {}).get("in_use") or 0) for v in (at.get("view") or {}).values()) or None
-    return ["", f"What holds the memory at `{at['label']}`:",
-            *(f"- {line}" for line in holders.sentences(at["holders"], live))]
+    said = holders.sentences(at["holders"], live)
+    return ["", f"What holds the memory at `{at['label']}`:", *(f"- {line}" for line in said)] if said else []

@@ -277,3 +277,8 @@ def test_reading_a_running_functions_locals_keeps_none_of_them_alive() -> None:
         return gone() is None  # while the function still runs: freed, as it is bare
 
     assert train()
+
+
+def test_a_few_bytes_no_name_reaches_are_not_said() -> None:
+    """torch.compile's script left 80 B of bookkeeping no name reaches: nothing worth a line."""
+    assert words.sentences({"holders": [], "total": 80, "unaccounted": 80, "framework": "torch"}) == []
