@@ -21,6 +21,7 @@ from harness.measurement.nvml import Nvml
 from harness.reporting import render
 from harness.running.matrix import choose_variant, run_matrix
 from harness.running.request import MatrixOptions
+from harness.store import results
 
 
 def main(args: argparse.Namespace, err: Console, out: Console) -> int:
@@ -46,7 +47,7 @@ def main(args: argparse.Namespace, err: Console, out: Console) -> int:
         out.print(render.checkpoint_table(record))
         out.print(render.tolerance_line())
     err.print(render.summary_line(record))
-    err.print(f"record: {run.run_dir}")
+    err.print(f"record: {results.cell_path(run.run_dir, record['env']['name'], record['scenario']['name'])}")
     return 0 if record["status"] in ("ok", "unsupported") else 1
 
 
