@@ -183,11 +183,16 @@ def know(names):
     FRAMEWORKS[:] = list(names or ())
 
 
+def _recorded():
+    """Whose versions a cell records: the frameworks, and numpy (what every one of them runs on)."""
+    return FRAMEWORKS + ["numpy"]
+
+
 def imported_versions():
     """Versions of the frameworks imported so far, read without touching them (safe from any
     thread, even while the script is still importing one: only the module's own dict is read)."""
     found = {}
-    for name in FRAMEWORKS + ["numpy"]:
+    for name in _recorded():
         module = _module(name)
         version = getattr(module, "__dict__", {}).get("__version__") if module is not None else None
         if isinstance(version, str):
@@ -202,7 +207,7 @@ def facts():
         "implementation": platform.python_implementation(),
         "frameworks": {},
     }
-    for name in FRAMEWORKS + ["numpy"]:
+    for name in _recorded():
         version = _version(name)
         if version is not None:
             result["frameworks"][name] = str(version)

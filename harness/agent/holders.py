@@ -29,6 +29,9 @@ TOP = 8  # holders named per checkpoint, the largest first
 SKIPPED = (str, bytes, int, float, bool, type(None), type, types.ModuleType, types.FunctionType, types.BuiltinFunctionType)
 
 
+MODULE_DICTS = ("_parameters", "_buffers", "_modules")  # where a torch module keeps what its attributes name
+
+
 def _children(obj, torch):
     """(path suffix, child) pairs a walk follows from ``obj``."""
     if isinstance(obj, dict):
@@ -53,16 +56,14 @@ def _children(obj, torch):
         attrs = object.__getattribute__(obj, "__dict__")
     except Exception:
         return
-    if isinstance(attrs, dict):
-        if isinstance(attrs.get("state"), dict) and "param_groups" in attrs:  # a torch optimizer: by parameter
-            yield ".state", attrs["state"]
-        for name in ("_parameters", "_buffers", "_modules"):  # a torch module: its weights by their names
+    if isinstance(attrs, dict):  # an optimizer's .state (keyed by parameters) is an attribute like any other
+        for name in MODULE_DICTS:  # a torch module: its weights by their names
             inner = attrs.get(name)
             if isinstance(inner, dict):
                 for key, value in inner.items():
                     yield ".%s" % key, value
         for name, value in attrs.items():
-            if not name.startswith("__") and name not in ("_parameters", "_buffers", "_modules"):
+            if not name.startswith("__") and name not in MODULE_DICTS:
                 yield ".%s" % name, value
 
 
@@ -216,16 +217,15 @@ def find(frame, main):
     held = sorted(groups.values(), key=lambda g: -g["bytes"])
     for group in held:
         group["shapes"] = _describe(group.pop("_tensors"))
-        group["kind"] = _kind(main, frame, group["owner"])
+        group["kind"] = _kind(main, group["owner"])
     result.update(holders=[g for g in held if g["bytes"] >= MIN_BYTES][:TOP],
                   total=sum(size for _, size, _, _ in arrays.values()) + graphs, unaccounted=unaccounted,
                   seconds=round(time.time() - began, 3),
                   framework=", ".join(sorted(set(name for _, _, _, name in arrays.values()))))
-    arrays.clear()  # no reference of ours outlives the checkpoint
-    return result
+    return result  # its names, counts and bytes: no array of the script's is referenced from here on
 
 
-def _kind(main, frame, root):
+def _kind(main, root):
     """What the holder's root is: 'list of 100', 'Adam', 'Linear', 'ValueError' (for the fix's words)."""
     value = main.__dict__.get(root)
     if value is None:

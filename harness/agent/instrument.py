@@ -7,9 +7,9 @@ after each ``with`` block that opens a TF session, and after each top-level impo
 framework (the host-memory floor: what the import costs is not the script's to give back); the
 label is ``file:line: source``. A loop without any cleanup line gets a checkpoint at the start of
 each iteration, labelled by the loop's own line (growth per iteration, where nothing is cleaned
-up). A checkpoint inside a loop or a function may run many times: its call says so (``repeat``),
-and the agent numbers its iterations, measuring a sample of them. The script's own lines keep their numbers, so tracebacks still
-point at the user's code.
+up). A checkpoint inside a loop or a function may run many times: it is a repeated site, which
+counts its runs in the script's line and calls the agent only at the sampled ones, numbered. The
+script's own lines keep their numbers, so tracebacks still point at the user's code.
 """
 import ast
 import os

@@ -22,22 +22,21 @@ def storage_of(tensor):
 
 
 def _torch_array(torch, cuda):
-    """A tensor's (bytes, storage key) where the script's memory is measured (CUDA once CUDA started), or None."""
+    """A tensor's (storage key, bytes) where the script's memory is measured (CUDA once CUDA started), or None."""
     def one(obj):
         if not isinstance(obj, torch.Tensor) or bool(obj.is_cuda) != cuda or obj.is_meta:
             return None
-        key, size = storage_of(obj)
-        return size, key
+        return storage_of(obj)
     return one
 
 
 def _cupy_array(cupy):
-    """A CuPy array's (bytes of the allocation it views, its key), or None."""
+    """A CuPy array's (key, bytes) of the allocation it views, or None."""
     def one(obj):
         if not isinstance(obj, cupy.ndarray):
             return None
         mem = obj.data.mem
-        return int(mem.size), ("cuda", int(obj.device.id), int(mem.ptr))
+        return ("cuda", int(obj.device.id), int(mem.ptr)), int(mem.size)
     return one
 
 
@@ -57,7 +56,7 @@ def _scan(kinds, budget_end):
             except Exception:
                 continue
             if hit is not None:
-                size, key = hit
+                key, size = hit
                 found[id(obj)] = (obj, 0 if key in seen_storage else size, key, name)
                 seen_storage.add(key)
                 break
@@ -65,15 +64,12 @@ def _scan(kinds, budget_end):
 
 
 def _jax_arrays(jax, found):
-    """JAX keeps a list of its live arrays (jax.live_arrays()): no scan needed. Added to ``found``."""
-    seen = set(key for _, _, key, _ in found.values())
+    """JAX keeps a list of its live arrays (jax.live_arrays()), each its own buffer: no scan needed.
+    Added to ``found``."""
     for array in jax.live_arrays():
         try:
-            if array.is_deleted():
-                continue
-            key = ("jax", id(array))
-            found[id(array)] = (array, 0 if key in seen else int(array.nbytes), key, "jax")
-            seen.add(key)
+            if not array.is_deleted():
+                found[id(array)] = (array, int(array.nbytes), ("jax", id(array)), "jax")
         except Exception:
             continue
 

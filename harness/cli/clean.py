@@ -11,8 +11,7 @@ from harness.measurement.backends.owned_containers import remove_labelled, user
 
 
 def main(args: argparse.Namespace, err: Console, out: Console) -> int:
-    everyone = bool(getattr(args, "all_users", False))
-    removed = remove_labelled(connect(), everyone=everyone)
-    whose = "by this tool for any user" if everyone else f"by this tool for {user()}"
+    removed = remove_labelled(connect(), everyone=args.all_users)
+    whose = "by this tool for any user" if args.all_users else f"by this tool for {user()}"
     err.print(f"removed {removed} container(s) labelled {whose}")
     return 0

@@ -10,7 +10,7 @@ from typing import Any
 from rich.console import Console
 
 from harness.common.errors import UsageError
-from harness.environments import config, pins
+from harness.environments import config, pins, venvs
 from harness.environments.images import BuildOptions
 from harness.reporting import render
 
@@ -32,22 +32,7 @@ def build_options(args: argparse.Namespace) -> BuildOptions:
 def command_line_envs(args: argparse.Namespace, families: list[str]) -> list[config.EnvDef]:
     """The environments named on the command line (--image, --interpreter)."""
     return config.distinct_names([config.adhoc_image(ref, families) for ref in args.image]
-                                 + [config.adhoc_interpreter(installed(py), families) for py in args.interpreter])
-
-
-def installed(python: str) -> str:
-    """``--interpreter python3.10``: the name as given where it runs; else the one pyenv or uv keeps
-    without its shell having it active (a pyenv shim of an inactive version names and refuses it)."""
-    import re
-    import shutil
-
-    from harness.environments import venvs
-
-    version = re.fullmatch(r"python(\d+\.\d+)", python)
-    found = shutil.which(python)
-    if version is None or (found and venvs.interpreter_identity(found)):
-        return python
-    return venvs.find_python(version.group(1)) or python
+                                 + [config.adhoc_interpreter(venvs.runnable(py), families) for py in args.interpreter])
 
 
 def asked_for(args: argparse.Namespace) -> set[str]:

@@ -67,7 +67,7 @@ def kind_of(name: str) -> str:
 
 
 def families_of(name: str, version: Version) -> tuple[str, ...]:
-    found = frameworks.of_distribution(str(canonicalize_name(name)))
+    found = frameworks.named(kind_of(name))
     return found.families_for(str(version)) if found else ()
 
 

@@ -20,6 +20,7 @@ import functools
 import hashlib
 import json
 import os
+import re
 import shutil
 import subprocess
 from collections.abc import Callable
@@ -66,6 +67,16 @@ def find_python(version: str) -> str | None:
         if identity and identity.split()[-1] == version:
             return path
     return None
+
+
+def runnable(python: str) -> str:
+    """``--interpreter python3.10``: the name as given where it runs; else the one pyenv or uv keeps
+    without its shell having it active (a pyenv shim of an inactive version names and refuses it)."""
+    version = re.fullmatch(r"python(\d+\.\d+)", python)
+    found = shutil.which(python)
+    if version is None or (found and interpreter_identity(found)):
+        return python
+    return find_python(version.group(1)) or python
 
 
 def installed_pythons(version: str) -> list[str]:

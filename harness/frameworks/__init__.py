@@ -69,8 +69,9 @@ def loaded_by(library: str) -> tuple[str, ...]:
 
 
 def recorded_imports() -> tuple[str, ...]:
-    """Import names whose versions a cell records: each framework, what comes with it, numpy."""
-    return tuple(dict.fromkeys([n for f in _REGISTERED for n in (f.name, *f.reported_with)] + ["numpy"]))
+    """Import names a cell records the versions of and counts as a framework's import: each
+    framework and what comes with it (the agent adds numpy to the versions, never to the imports)."""
+    return tuple(dict.fromkeys(n for f in _REGISTERED for n in (f.name, *f.reported_with)))
 
 
 def memory_variables() -> tuple[str, ...]:

@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from harness.common.meta import literal_meta
-from harness.judgement.floors import reading
+from harness.judgement.gpu_use import measured_gpu
 
 SCENARIOS = Path(__file__).resolve().parents[1] / "scenarios"
 
@@ -39,6 +39,4 @@ def not_shown(record: dict[str, Any]) -> str:
     reason = scenario.get("gpu_only") if "gpu_only" in scenario else declared(str(scenario.get("name") or ""))
     if not reason:
         return ""
-    points = [*(record.get("checkpoints") or []), *([record["pre_gpu"]] if record.get("pre_gpu") else [])]
-    measured_gpu = any(reading(cp, m) is not None for cp in points for m in ("nvml_process", "nvml_device"))
-    return "" if measured_gpu else str(reason)
+    return "" if measured_gpu(record) else str(reason)

@@ -42,8 +42,13 @@ def needs_a_gpu(record: dict[str, Any]) -> str | None:
     error = record.get("error") or {}
     if record.get("status") != "error" or not NO_GPU_ERROR.search(f"{error.get('message')} {error.get('type')}"):
         return None
-    points = [*(record.get("checkpoints") or []), *([record["pre_gpu"]] if record.get("pre_gpu") else [])]
-    if any((cp.get("readings") or {}).get("nvml_device") is not None for cp in points):
+    if measured_gpu(record):
         return None  # a GPU was there: the error is the scenario's
     first = str(error.get("message") or error.get("type")).splitlines()[0][:120]
     return f"it needs an NVIDIA GPU and driver, and none answered here ({first})"
+
+
+def measured_gpu(record: dict[str, Any]) -> bool:
+    """Whether any reading of the cell (its checkpoints, its pre-GPU one) was of a GPU."""
+    points = [*(record.get("checkpoints") or []), *([record["pre_gpu"]] if record.get("pre_gpu") else [])]
+    return any((cp.get("readings") or {}).get(meter) is not None for cp in points for meter in ("nvml_process", "nvml_device"))

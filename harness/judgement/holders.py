@@ -12,6 +12,7 @@ import re
 from typing import Any
 
 from harness.common.units import human_bytes
+from harness.judgement.floors import in_use
 
 OPTIMIZERS = re.compile(r"^(Adam\w*|SGD|RMSprop|Adagrad|Adadelta|Adafactor|Lion|LAMB|LBFGS|NAdam|RAdam|SparseAdam|"
                         r"\w*Optimizer\w*)$")
@@ -69,3 +70,8 @@ def sentences(found: dict[str, Any], live: int | None = None) -> list[str]:
     if found.get("budget_hit"):
         said.append(f"The search stopped at its {found.get('budget_s')} s budget: not every holder is named.")
     return said
+
+
+def said_at(cp: dict[str, Any]) -> list[str]:
+    """The holders a checkpoint found, in words, against what the framework counted live there."""
+    return sentences(cp["holders"], in_use(cp) or None)

@@ -39,7 +39,7 @@ def stray_memory(record: dict[str, Any]) -> list[StrayMemory]:
     used most)."""
     ranks = attribution.ranks_by_pid(record)
     most = held_by_gpu(record)
-    own = home_gpus(record)
+    own = home_gpus(most)
     found = []
     for pid, by_gpu in sorted(most.items()):
         # Only where another of the cell's processes has that GPU as its own: one process using two

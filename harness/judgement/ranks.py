@@ -33,9 +33,9 @@ def held_by_gpu(record: dict[str, Any]) -> dict[int, dict[int, tuple[int, str]]]
     return most
 
 
-def home_gpus(record: dict[str, Any]) -> dict[int, int]:
-    """PID -> the GPU it used most: its own."""
-    return {pid: max(by_gpu, key=lambda g: by_gpu[g][0]) for pid, by_gpu in held_by_gpu(record).items()}
+def home_gpus(held: dict[int, dict[int, tuple[int, str]]]) -> dict[int, int]:
+    """PID -> the GPU it used most (of ``held``, held_by_gpu's answer): its own."""
+    return {pid: max(by_gpu, key=lambda g: by_gpu[g][0]) for pid, by_gpu in held.items()}
 
 
 def _own(cp: dict[str, Any], pid: int, gpu: int | None) -> dict[str, Any]:
@@ -44,8 +44,7 @@ def _own(cp: dict[str, Any], pid: int, gpu: int | None) -> dict[str, Any]:
     readings = dict(cp.get("readings") or {})
     if readings.get("nvml_process") is not None:
         readings["nvml_process"] = sum(int(p.get("bytes") or 0) for p in mine)
-    per_gpu = (cp.get("per_gpu") or {}).get(str(gpu)) if gpu is not None else None
-    readings["nvml_device"] = (per_gpu or {}).get("nvml_device") if gpu is not None else None
+    readings["nvml_device"] = ((cp.get("per_gpu") or {}).get(str(gpu)) or {}).get("nvml_device")
     readings.pop("nvml_reserved", None)
     return {**cp, "label": RANK_PREFIX.sub("", cp["label"]), "readings": readings, "gpu_processes": mine}
 
@@ -55,12 +54,12 @@ def rank_views(record: dict[str, Any]) -> list[tuple[str, dict[str, Any]]]:
     have made it). Empty for any other record."""
     if not attribution.launched(record):
         return []
-    homes = home_gpus(record)
+    homes = home_gpus(held_by_gpu(record))
+    pre = record.get("pre_gpu")
     views = []
     for pid, rank in sorted(attribution.ranks_by_pid(record).items(), key=lambda item: item[1]):
         gpu = homes.get(pid)
         mine = [_own(cp, pid, gpu) for cp in record.get("checkpoints") or [] if cp.get("pid") == pid]
-        pre = record.get("pre_gpu")
         # Its timeline: its own checkpoints (the sampled one adds up the whole job).
         timeline = {"columns": TIMELINE_COLUMNS, "samples": [[cp["t"], *(cp["readings"].get(m) for m in TIMELINE_COLUMNS[1:])]
                                                              for cp in mine]}

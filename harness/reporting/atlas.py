@@ -199,6 +199,14 @@ def measured(cells: list[Cell]) -> list[Cell]:
     return out
 
 
+def answer_of(cells: list[Cell]) -> tuple[Cell, list[Cell], str]:
+    """A grid cell's answer, as the grid and the dataset both give it: the run it shows (the one most
+    measured runs agree with), its distinct measured runs, and its answer (n/a where none measured)."""
+    runs = measured(cells)
+    chosen = consensus(cells) or cells[0]
+    return chosen, runs, chosen.back if runs else "n/a"
+
+
 def consensus(cells: list[Cell]) -> Cell | None:
     """The answer most of the measured runs gave (ties: the first run's), or None without one."""
     runs = measured(cells)

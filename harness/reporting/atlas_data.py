@@ -16,7 +16,7 @@ from dataclasses import asdict
 from typing import Any
 
 from harness.judgement.answer import COLOUR, decisive_step
-from harness.reporting.atlas import Cell, consensus, measured, turns
+from harness.reporting.atlas import Cell, answer_of, turns
 
 DATASET_VERSION = 2  # 2: grid and runs beside the steps (1: the steps, as "rows")
 STEP_SCHEMA = {
@@ -98,9 +98,7 @@ def grid_rows(grid: dict[str, dict[str, list[Cell]]], cols: list[str]) -> list[d
         turned = turns(grid[technique], cols)
         for col in (c for c in cols if c in grid[technique]):
             cells = grid[technique][col]
-            runs = measured(cells)
-            shown = consensus(cells) or cells[0]
-            back = shown.back if runs else "n/a"
+            shown, runs, back = answer_of(cells)
             out.append({"id": hashlib.sha1(f"{technique}|{col}".encode()).hexdigest()[:16], "technique": technique,
                         "framework": shown.framework, "release": shown.release, "hardware": shown.hardware, "column": col,
                         "colour": COLOUR[back].value, "back": back, "word": shown.word, "runs": len(runs),
@@ -116,8 +114,9 @@ def as_csv(table: list[dict[str, Any]], schema: dict[str, str]) -> str:
     return buffer.getvalue()
 
 
-def as_json(cells: list[Cell], grid: dict[str, dict[str, list[Cell]]], cols: list[str]) -> str:
+def as_json(cells: list[Cell], grid: list[dict[str, Any]]) -> str:
+    """atlas.json, ``grid`` being grid_rows' (atlas.csv is made of the same rows)."""
     data = {"dataset_version": DATASET_VERSION, "cells": len(cells),
             "schema": {"grid": GRID_SCHEMA, "runs": RUN_SCHEMA, "steps": STEP_SCHEMA},
-            "grid": grid_rows(grid, cols), "runs": run_rows(cells), "steps": step_rows(cells)}
+            "grid": grid, "runs": run_rows(cells), "steps": step_rows(cells)}
     return json.dumps(data, indent=1, sort_keys=True) + "\n"

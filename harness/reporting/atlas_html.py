@@ -14,7 +14,7 @@ from typing import Any
 
 from harness.judgement.claims import Claim
 from harness.reporting import templates
-from harness.reporting.atlas import Cell, ClaimOutcome, column_sort_key, columns, consensus, measured, turns
+from harness.reporting.atlas import Cell, ClaimOutcome, answer_of, column_sort_key, columns, measured, turns
 
 STYLE = (templates.ASSETS / "atlas.css").read_text(encoding="utf-8")
 FILTER = (templates.ASSETS / "atlas.js").read_text(encoding="utf-8")
@@ -41,10 +41,8 @@ def grid_cell(cells: list[Cell], col: str, turned: bool) -> dict[str, str]:
     (ties: the first run's), so colour and word always come from the same run; measured runs that
     disagree stripe it. A copy of a run counts once; runs that did not measure (skipped, harness
     failures) are named in the title, never counted as runs or as disagreement."""
-    runs = measured(cells)
-    shown = consensus(cells) or cells[0]
+    shown, runs, back = answer_of(cells)
     split = len({c.back for c in runs}) > 1
-    back = shown.back if runs else "n/a"
     return {"classes": f"c back-{back.replace('/', '')}" + (" turn" if turned else "") + (" split" if split else ""),
             "title": " | ".join(f"{c.run} ({c.backend}): {c.word}" for c in cells),
             "target": evidence_link(shown, 0) if len(cells) == 1 else f"t/{slug(shown.technique)}.html#{slug(col)}",

@@ -26,9 +26,9 @@ def build(root: Path, out: Path, progress: Callable[[str], None] = lambda _: Non
     for folder in ("t", "r", "runs"):
         (out / folder).mkdir(parents=True)
     shutil.copyfile(templates.ASSETS / "vega-embed.js", out / "vega.js")
-    (out / "atlas.json").write_text(atlas_data.as_json(cells, grid, cols), encoding="utf-8")
-    (out / "atlas.csv").write_text(atlas_data.as_csv(atlas_data.grid_rows(grid, cols), atlas_data.GRID_SCHEMA),
-                                   encoding="utf-8")
+    rows = atlas_data.grid_rows(grid, cols)
+    (out / "atlas.json").write_text(atlas_data.as_json(cells, rows), encoding="utf-8")
+    (out / "atlas.csv").write_text(atlas_data.as_csv(rows, atlas_data.GRID_SCHEMA), encoding="utf-8")
     (out / "index.html").write_text(atlas_html.landing(grid, cols, claims, cells), encoding="utf-8")
     (out / "claims.html").write_text(atlas_html.claims_page(claims, outcomes), encoding="utf-8")
     said = {c.scenario: c for c in claims}

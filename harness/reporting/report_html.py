@@ -55,8 +55,7 @@ def cell_detail(record: dict[str, Any]) -> dict[str, Any]:
         "stderr_tail": (record.get("stderr_tail") or "")[-STDERR_CHARS:],
         "verdicts": judged,
         "floor": _floor(record, judged),
-        "holders": [{"label": cp["label"], "said": holders.sentences(
-            cp["holders"], sum(int((v or {}).get("in_use") or 0) for v in (cp.get("view") or {}).values()) or None)}
+        "holders": [{"label": cp["label"], "said": holders.said_at(cp)}
                     for cp in record.get("checkpoints") or [] if cp.get("holders")],
         "duration_s": record.get("duration_s"),
     }

@@ -63,6 +63,5 @@ def holder_lines(record: dict[str, Any]) -> list[str]:
         return []
     decisive = answer.decisive_step((record.get("verdicts") or {}).get("steps") or [])
     at = next((cp for cp in found if decisive and cp["label"] == decisive["label"]), found[-1])
-    live = sum(int((v or {}).get("in_use") or 0) for v in (at.get("view") or {}).values()) or None
-    said = holders.sentences(at["holders"], live)
+    said = holders.said_at(at)
     return ["", f"What holds the memory at `{at['label']}`:", *(f"- {line}" for line in said)] if said else []

@@ -163,7 +163,7 @@ def remove_run_containers(run_id: str) -> int:
     return len(containers)
 
 
-Done = Callable[[dict[str, Any], str], None]
+Done = Callable[[dict[str, Any], str], object]  # told each record (and its log) as it arrives; its answer unused
 
 
 def run_cells(jobs: list[NodeJob], done: Done, run_id: str) -> list[dict[str, Any]]:

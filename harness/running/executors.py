@@ -45,7 +45,13 @@ class Ready:
     errors: dict[str, HarnessError] = field(default_factory=dict)
     seconds: dict[str, float] = field(default_factory=dict)
     manifest: dict[str, Any] = field(default_factory=dict)  # what else the run's manifest says of them
-    note: str = ""  # how the run was made, for its reports
+    note: str = ""  # how the cells were run, for the reports (after the variant)
+    gpu_mode: str = ""  # as the plan and the manifest say it: the access's mode unless the executor says better
+    gpu_note: str = ""
+
+    def __post_init__(self) -> None:
+        self.gpu_mode = self.gpu_mode or self.access.mode
+        self.gpu_note = self.gpu_note or self.access.reason
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -98,8 +104,7 @@ class LocalExecutor:
         o = self.options
         ready = self.prepared = prepare.prepare(envs, variant, o.backend, o.gpu_mode, o.build, o.venv_root, self.nvml,
                                                 self.emit, workers=o.jobs or max(1, min(4, os.cpu_count() or 1)), only=only)
-        note = (f"Variant `{variant}`; backend {ready.kind} ({ready.reason}); "
-                f"GPU access: {ready.access.mode} ({ready.access.reason}).")
+        note = f"backend {ready.kind} ({ready.reason}); GPU access: {ready.access.mode} ({ready.access.reason})."
         return Ready(ready.kind, ready.reason, ready.envs, ready.access, set(ready.backends), ready.skipped, ready.failed,
                      ready.errors, ready.seconds, note=note)
 
@@ -164,7 +169,8 @@ class RayExecutor:
         skipped = {env.name: env.unavailable for env in envs if env.unavailable}
         return Ready("ray", reason, list(envs), gpu_access.GpuAccess("none", "per node: each node's engine decides"),
                      {env.name for env in envs if not env.unavailable}, skipped, manifest={"cluster": self.offered},
-                     note=f"Variant `{variant}`; cells on a Ray cluster ({self.offered['nodes']} node(s) at the start).")
+                     note=f"cells on a Ray cluster ({self.offered['nodes']} node(s) at the start).",
+                     gpu_mode="per node", gpu_note="each node's engine decides")
 
     def workers(self, cells: Cells) -> list[str]:
         from harness.running import cluster
@@ -181,11 +187,7 @@ class RayExecutor:
                                                  params=o.params, env_facts=cell_facts(env, batch.variant),
                                                  timeout=o.timeout, cpu_only=not self.nvml.available, setenv=o.setenv))
                 for env, item in batch.cells]
-
-        def done(record: dict[str, Any], log: str) -> None:
-            keep(record, log)
-
-        return list(cluster.run_cells(jobs, done, batch.run_id))
+        return list(cluster.run_cells(jobs, keep, batch.run_id))
 
 
 def executor_for(options: MatrixOptions, nvml: Nvml, emit: Event) -> Executor:

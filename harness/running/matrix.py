@@ -103,12 +103,12 @@ def run_matrix(options: MatrixOptions, nvml: Nvml, emit: Event) -> MatrixRun:
     run.skipped, run.failed, run.planned, run.prepare_s = {**unfit, **ready.skipped}, failed, planned, ready.seconds
     runnable = [(env, item) for env, item in todo if env.name not in ready.skipped and env.name not in ready.failed]
     emit("plan", {"variant": variant, "reason": why, "cells": len(runnable), "envs": [e.name for e in ready.envs],
-                  "gpu_mode": ready.access.mode, "gpu_note": ready.access.reason, "run_dir": str(run.run_dir),
+                  "gpu_mode": ready.gpu_mode, "gpu_note": ready.gpu_note, "run_dir": str(run.run_dir),
                   "workers": executor.workers(runnable)})
     results.write_manifest(run.run_dir, {
         "run_id": run_id, "tool_version": __version__, "variant": variant, "variant_reason": why,
         "backend": ready.kind, "backend_reason": ready.reason, "skipped": run.skipped,
-        "gpu_mode": ready.access.mode, "gpu_mode_reason": ready.access.reason, "planned": planned,
+        "gpu_mode": ready.gpu_mode, "gpu_mode_reason": ready.gpu_note, "planned": planned,
         "environments": {env.name: _env_manifest(env, variant) for env in ready.envs},
         "host": _host(nvml), **ready.manifest, "request": request_of(options),
     })
@@ -132,7 +132,7 @@ def run_matrix(options: MatrixOptions, nvml: Nvml, emit: Event) -> MatrixRun:
     except KeyboardInterrupt as exc:
         raise interruption.RunInterrupted(run.run_dir) from exc
     finally:
-        note = ready.note.replace(f"Variant `{variant}`;", f"Variant `{variant}` ({why});", 1)
+        note = f"Variant `{variant}` ({why}); {ready.note}"
         try:
             run.matrix = aggregate.write_reports(run.run_dir, planned, note=note)
         except OSError as exc:

@@ -104,7 +104,6 @@ def test_a_python_pyenv_or_uv_keeps_inactive_is_found(tmp_path, monkeypatch) -> 
     that really runs is used, for --with environments and for --interpreter python3.X alike."""
     import sys
 
-    from harness.cli.shared import installed
     from harness.environments import venvs
 
     version = f"{sys.version_info.major}.{sys.version_info.minor}"
@@ -123,5 +122,5 @@ def test_a_python_pyenv_or_uv_keeps_inactive_is_found(tmp_path, monkeypatch) -> 
     found = venvs.installed_pythons(version)
     assert [p.split("/")[-3] for p in found] == [f"{version}.99", f"cpython-{version}.50-linux-x86_64-gnu", f"{version}.1"]
     assert venvs.find_python(version) == found[0]
-    assert installed(f"python{version}") == found[0]
-    assert installed("python9.9") == "python9.9"  # nothing to find: the name stays, its error says so
+    assert venvs.runnable(f"python{version}") == found[0]
+    assert venvs.runnable("python9.9") == "python9.9"  # nothing to find: the name stays, its error says so

@@ -71,7 +71,7 @@ class CellSpec:
             "mode": self.scenario.mode,
             "asked_env": sorted(self.env_vars),  # reported back whatever their names
             "memory_env": list(frameworks.memory_variables()),
-            "frameworks": [name for f in frameworks.all_frameworks() for name in (f.name, *f.reported_with)],
+            "frameworks": list(frameworks.recorded_imports()),
             **({"argv": list(self.scenario.argv)} if self.scenario.argv else {}),
             **({"launch": list(self.scenario.launch)} if self.scenario.launch else {}),
         }
