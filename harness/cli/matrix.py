@@ -2,7 +2,8 @@
 from __future__ import annotations
 
 import argparse
-from typing import Any
+from collections.abc import Mapping
+from typing import Any, cast
 
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
@@ -10,6 +11,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from harness.cli.shared import asked_for, build_options, command_line_envs, nothing_ran, show_matrix, warn_unreadable
 from harness.common.errors import UsageError
 from harness.measurement.nvml import Nvml
+from harness.model.record import CellRecord
 from harness.reporting import render
 from harness.running.matrix import run_matrix
 from harness.running.request import MatrixOptions
@@ -31,7 +33,7 @@ def main(args: argparse.Namespace, err: Console, out: Console) -> int:
                         console=err, transient=False)
     task = progress.add_task("cells", total=None)
 
-    def emit(kind: str, data: dict[str, Any]) -> None:
+    def emit(kind: str, data: Mapping[str, Any]) -> None:
         if kind == "plan":
             err.print(f"variant: [bold]{data['variant']}[/] ({data['reason']})")
             err.print(f"GPU access for containers: [bold]{data['gpu_mode']}[/] ({data['gpu_note']})")
@@ -55,7 +57,7 @@ def main(args: argparse.Namespace, err: Console, out: Console) -> int:
         elif kind == "cell-start":
             progress.update(task, description=f"{data['env']} / {data['scenario']}")
         elif kind == "cell-done":
-            progress.console.print(render.summary_line(data))
+            progress.console.print(render.summary_line(cast(CellRecord, data)))  # the record, as the runner sent it
             progress.advance(task)
 
     try:

@@ -29,7 +29,7 @@ def main(args: argparse.Namespace, err: Console, out: Console) -> int:
     matrix = aggregate.write_reports(args.run_dir, compare_with=args.compare, judged=judged)
     if (args.run_dir / "repro.md").is_file() or repro_run(args.run_dir):  # a repro run: its Markdown block too
         records = judged[0]
-        script = Path(records[0]["scenario"]["path"]) if records else args.run_dir
+        script = Path(records[0]["scenario"].get("path") or args.run_dir) if records else args.run_dir
         (args.run_dir / "repro.md").write_text(repro_md.markdown(records, script), encoding="utf-8")
     for pair in (matrix.get("compare") or {}).get("pairs", []):
         err.print(f"compared {pair['env']} with {pair['other_env']} of {matrix['compare']['other']} ({pair['by']})",

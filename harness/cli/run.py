@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import argparse
 import json
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
@@ -52,7 +53,7 @@ def main(args: argparse.Namespace, err: Console, out: Console) -> int:
 
 
 def _progress(err: Console, nvml: Nvml) -> Any:
-    def emit(kind: str, data: dict[str, Any]) -> None:
+    def emit(kind: str, data: Mapping[str, Any]) -> None:
         if kind == "plan" and not nvml.available:  # once the environment is ready: bad input is said alone
             err.print(f"[yellow]NVML unavailable:[/] {nvml.reason}; GPU readings are recorded as null, RSS only")
         elif kind == "checkpoint":

@@ -4,14 +4,15 @@ from __future__ import annotations
 import argparse
 import json
 import os
-from collections.abc import Collection
-from typing import Any
+from collections.abc import Collection, Mapping
+from typing import Any, cast
 
 from rich.console import Console
 
 from harness.common.errors import UsageError
 from harness.environments import config, pins, venvs
 from harness.environments.images import BuildOptions
+from harness.model.record import CellRecord, error_type
 from harness.reporting import render
 
 RAN = {"ok", "error", "unsupported", "timeout", "crashed"}  # the cell's own code ran, whatever it came to
@@ -42,17 +43,17 @@ def asked_for(args: argparse.Namespace) -> set[str]:
     return {",".join(str(r) for r in pins.parse(text)) for text in args.with_pins}
 
 
-def nothing_ran(records: list[dict[str, Any]], err: Console, asked: Collection[str] = ()) -> int:
+def nothing_ran(records: list[CellRecord], err: Console, asked: Collection[str] = ()) -> int:
     """Exit 3 when no environment ran what was asked (every cell skipped or failed by the harness);
     4 when some ran but an environment could not be built or started (its cells say why), or one
     asked for with --with could not be made here."""
-    def env(record: dict[str, Any]) -> str:
-        return str((record.get("env") or {}).get("name"))
-    failed = sorted({env(r) for r in records if (r.get("error") or {}).get("type") == "EnvironmentFailed"
+    def env(record: CellRecord) -> str:
+        return str(record.get("env", {}).get("name"))
+    failed = sorted({env(r) for r in records if error_type(r) == "EnvironmentFailed"
                      or (r["status"] == "skipped" and env(r) in asked)})
-    lost = [r["error"] for r in records if (r.get("error") or {}).get("type") == "EngineLost"]
+    lost = [error for r in records if (error := r.get("error")) and error.get("type") == "EngineLost"]
     if lost:  # one line for the run, not one per cell: how to finish it is the same for all
-        err.print(f"[red]{lost[0]['why']}[/]: {len(lost)} cell(s) cut or never started; `{lost[0]['resume']}` "
+        err.print(f"[red]{lost[0].get('why')}[/]: {len(lost)} cell(s) cut or never started; `{lost[0].get('resume')}` "
                   "finishes the run once the engine answers", soft_wrap=True)
         return 4 if any(r["status"] in RAN for r in records) else 3
     if any(r["status"] in RAN for r in records):
@@ -62,7 +63,7 @@ def nothing_ran(records: list[dict[str, Any]], err: Console, asked: Collection[s
                       "builds it again and runs them)")
             return 4
         return 0
-    reasons = sorted({f"{r['status']}: {str((r.get('error') or {}).get('message', '')).splitlines()[0][:120]}"
+    reasons = sorted({f"{r['status']}: {str((r.get('error') or {'type': ''}).get('message', '')).splitlines()[0][:120]}"
                       for r in records} or {"no cell was planned"})
     err.print(f"[red]nothing ran[/]: {'; '.join(reasons)}")
     return 3
@@ -85,9 +86,9 @@ def show_matrix(matrix: dict[str, Any], as_json: bool, out: Console) -> None:
 
 def plain_events(err: Console) -> Any:
     """Progress for commands without a progress bar: finished cells, backends, skips and builds, a line each."""
-    def emit(kind: str, data: dict[str, Any]) -> None:
+    def emit(kind: str, data: Mapping[str, Any]) -> None:
         if kind == "cell-done":
-            err.print(render.summary_line(data))
+            err.print(render.summary_line(cast(CellRecord, data)))  # the record, as the runner sent it
         elif kind in ("backend", "skipped", "failed", "build"):
             err.print(f"{kind}: " + ", ".join(str(v) for v in data.values()), markup=False)
     return emit
@@ -108,7 +109,7 @@ def release_events(err: Console, package: str) -> Any:
     """Progress of a command over releases: the releases chosen, each release as it starts, then the cells."""
     events = plain_events(err)
 
-    def emit(kind: str, data: dict[str, Any]) -> None:
+    def emit(kind: str, data: Mapping[str, Any]) -> None:
         if kind == "releases":
             err.print(f"{len(data['versions'])} releases of {data['package']}: {', '.join(data['versions'])}", markup=False)
         elif kind == "version":

@@ -6,7 +6,7 @@ releases, version.
 """
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import Any
 
-Event = Callable[[str, dict[str, Any]], None]
+Event = Callable[[str, Mapping[str, Any]], None]  # a Mapping: a cell's record (a TypedDict) is one

@@ -11,6 +11,7 @@ told apart by their words. A step nobody could measure (no signal) is grey, neve
 """
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import asdict, dataclass
 from enum import Enum
 from typing import Any
@@ -101,7 +102,7 @@ class Answer:
         return out
 
 
-def error_line(error: dict[str, Any] | None) -> str:
+def error_line(error: Mapping[str, Any] | None) -> str:
     """A failed cell's cause in one line: the exception and the first line of its message
     ("RuntimeError: CUDA error: invalid device ordinal"), never a traceback's last line (torch ends
     its CUDA errors with a hint about TORCH_USE_CUDA_DSA)."""

@@ -14,26 +14,27 @@ from __future__ import annotations
 from typing import Any
 
 from harness.common.units import human_bytes
+from harness.model.record import CellRecord, Checkpoint
 
 
-def launched(record: dict[str, Any]) -> bool:
+def launched(record: CellRecord) -> bool:
     """A launcher's command (torchrun ...): its ranks, and the launcher, are all the script's."""
     return bool((record.get("scenario") or {}).get("launcher"))
 
 
-def judged_pid(record: dict[str, Any]) -> int | None:
+def judged_pid(record: CellRecord) -> int | None:
     """The process whose own readings are the script's: none for a launcher's command (the launcher
     and every process it started are judged together)."""
     return None if launched(record) else record.get("script_pid")
 
 
-def ranks_by_pid(record: dict[str, Any]) -> dict[int, int]:
+def ranks_by_pid(record: CellRecord) -> dict[int, int]:
     """PID -> rank, as a launcher's ranks said at their checkpoints."""
-    return {int(cp["pid"]): int(cp["rank"]) for cp in record.get("checkpoints") or []
-            if cp.get("pid") is not None and cp.get("rank") is not None}
+    return {pid: rank for cp in record.get("checkpoints") or []
+            if (pid := cp.get("pid")) is not None and (rank := cp.get("rank")) is not None}
 
 
-def other_processes(cp: dict[str, Any], script_pid: int | None) -> tuple[int, list[dict[str, Any]]]:
+def other_processes(cp: Checkpoint, script_pid: int | None) -> tuple[int, list[dict[str, Any]]]:
     """GPU memory of the cell's processes other than the script's own at ``cp``, and who they are."""
     if script_pid is None:
         return 0, []
@@ -41,14 +42,14 @@ def other_processes(cp: dict[str, Any], script_pid: int | None) -> tuple[int, li
     return sum(int(p.get("bytes") or 0) for p in others), others
 
 
-def own_reading(cp: dict[str, Any], script_pid: int | None) -> int | None:
+def own_reading(cp: Checkpoint, script_pid: int | None) -> int | None:
     """The script's own process on per-process NVML at ``cp``: the cell's reading less its other
     processes (a helper, a detached child), which are never the script's runtime or pool."""
     value = (cp.get("readings") or {}).get("nvml_process")
     return None if value is None else int(value) - other_processes(cp, script_pid)[0]
 
 
-def others_left(floor_cp: dict[str, Any], cp: dict[str, Any], script_pid: int | None) -> tuple[int, list[dict[str, Any]]]:
+def others_left(floor_cp: Checkpoint, cp: Checkpoint, script_pid: int | None) -> tuple[int, list[dict[str, Any]]]:
     """What the script's other processes hold at ``cp`` beyond what they held at the floor."""
     now, who = other_processes(cp, script_pid)
     before, _ = other_processes(floor_cp, script_pid)

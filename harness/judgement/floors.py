@@ -11,24 +11,24 @@ from typing import Any
 
 from harness.judgement import attribution
 from harness.judgement.tolerances import NVML_METERS
+from harness.model.record import CellRecord, Checkpoint, meter_value
 
 
-def reading(cp: dict[str, Any], meter: str) -> int | None:
-    value = cp.get("readings", {}).get(meter)
-    return int(value) if value is not None else None
+def reading(cp: Checkpoint, meter: str) -> int | None:
+    return meter_value(cp.get("readings"), meter)
 
 
-def view_sum(cp: dict[str, Any], key: str) -> int | None:
+def view_sum(cp: Checkpoint, key: str) -> int | None:
     """A figure of the framework's own view (in_use, reserved), summed over frameworks that say."""
-    values = [v.get(key) for v in (cp.get("view") or {}).values() if v.get(key) is not None]
+    values = [int(v[key]) for v in (cp.get("view") or {}).values() if v.get(key) is not None]
     return sum(values) if values else None
 
 
-def in_use(cp: dict[str, Any]) -> int | None:
+def in_use(cp: Checkpoint) -> int | None:
     return view_sum(cp, "in_use")
 
 
-def unused_pool(cp: dict[str, Any]) -> int | None:
+def unused_pool(cp: Checkpoint) -> int | None:
     """What the allocator holds beyond the live bytes, or None where the framework does not say."""
     reserved = view_sum(cp, "reserved")
     if reserved is None:
@@ -51,7 +51,7 @@ class DriverFloor:
                 "first_touch": self.first_touch, "premapped": self.premapped}
 
 
-def baseline_reading(record: dict[str, Any], meter: str) -> int | None:
+def baseline_reading(record: CellRecord, meter: str) -> int | None:
     """The process before any scenario code: the agent's pre_gpu reading; on per-process NVML a
     record without it still has one, since a process has no GPU memory before its first CUDA call."""
     pre = record.get("pre_gpu")
@@ -60,8 +60,8 @@ def baseline_reading(record: dict[str, Any], meter: str) -> int | None:
     return 0 if meter == "nvml_process" else None
 
 
-def driver_floor(record: dict[str, Any], before_peak: list[dict[str, Any]], peak_cp: dict[str, Any],
-                 floor_cp: dict[str, Any], meter: str) -> DriverFloor:
+def driver_floor(record: CellRecord, before_peak: list[Checkpoint], peak_cp: Checkpoint,
+                 floor_cp: Checkpoint, meter: str) -> DriverFloor:
     """The floor of the driver question on ``meter`` (see the module docstring). On per-process
     NVML only the script's own process counts (its other processes are named apart). A user's
     script (repro) starts its runtime itself, wherever its first CUDA call is: the runtime is what
@@ -74,7 +74,7 @@ def driver_floor(record: dict[str, Any], before_peak: list[dict[str, Any]], peak
         return DriverFloor(value=floor_reading, basis="ready")
     pid = attribution.judged_pid(record)
 
-    def own(cp: dict[str, Any]) -> int:
+    def own(cp: Checkpoint) -> int:
         value = attribution.own_reading(cp, pid) if meter == "nvml_process" else reading(cp, meter)
         return value or 0
 

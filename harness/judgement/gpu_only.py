@@ -12,10 +12,10 @@ from __future__ import annotations
 import ast
 import functools
 from pathlib import Path
-from typing import Any
 
 from harness.common.meta import literal_meta
 from harness.judgement.gpu_use import measured_gpu
+from harness.model.record import CellRecord
 
 SCENARIOS = Path(__file__).resolve().parents[1] / "scenarios"
 
@@ -31,7 +31,7 @@ def declared(name: str) -> str:
     return str(meta.get("gpu_only") or "") if isinstance(meta, dict) else ""
 
 
-def not_shown(record: dict[str, Any]) -> str:
+def not_shown(record: CellRecord) -> str:
     """Why this cell's answer is n/a (the scenario is about GPU memory and no GPU was measured), or ''."""
     scenario = record.get("scenario") or {}
     if scenario.get("mode") == "repro":

@@ -7,12 +7,13 @@ while looking, which would otherwise read as "the pool mapped at the first touch
 from __future__ import annotations
 
 import re
-from typing import Any
+
+from harness.model.record import CellRecord, ErrorInfo, meter_value
 
 TF_NO_GPU = "Skipping registering GPU devices"  # TensorFlow's own line when its GPU libraries did not load
 
 
-def framework_without_gpu(record: dict[str, Any]) -> str | None:
+def framework_without_gpu(record: CellRecord) -> str | None:
     """Why a cell that had the GPU says nothing about a framework's GPU memory: the framework did
     not use the GPU (TensorFlow whose CUDA libraries did not load runs on the CPU, and the GPU
     then holds only the CUDA context it made while looking). None when it did, or cannot say."""
@@ -36,10 +37,10 @@ NO_GPU_ERROR = re.compile(r"CUDA driver version is insufficient|cudaErrorInsuffi
                           r"|cudaErrorNoDevice|CUDA_ERROR_NO_DEVICE|Found no NVIDIA driver|NVIDIA driver on your system")
 
 
-def needs_a_gpu(record: dict[str, Any]) -> str | None:
+def needs_a_gpu(record: CellRecord) -> str | None:
     """Why a cell that failed did so for want of a GPU on a host without one (CuPy's "CUDA driver
     version is insufficient" there means no driver at all), or None: not a failure of the scenario."""
-    error = record.get("error") or {}
+    error: ErrorInfo = record.get("error") or {"type": ""}
     if record.get("status") != "error" or not NO_GPU_ERROR.search(f"{error.get('message')} {error.get('type')}"):
         return None
     if measured_gpu(record):
@@ -48,7 +49,8 @@ def needs_a_gpu(record: dict[str, Any]) -> str | None:
     return f"it needs an NVIDIA GPU and driver, and none answered here ({first})"
 
 
-def measured_gpu(record: dict[str, Any]) -> bool:
+def measured_gpu(record: CellRecord) -> bool:
     """Whether any reading of the cell (its checkpoints, its pre-GPU one) was of a GPU."""
-    points = [*(record.get("checkpoints") or []), *([record["pre_gpu"]] if record.get("pre_gpu") else [])]
-    return any((cp.get("readings") or {}).get(meter) is not None for cp in points for meter in ("nvml_process", "nvml_device"))
+    pre = record.get("pre_gpu")
+    points = [*(record.get("checkpoints") or []), *([pre] if pre else [])]
+    return any(meter_value(cp.get("readings"), meter) is not None for cp in points for meter in ("nvml_process", "nvml_device"))

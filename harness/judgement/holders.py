@@ -13,6 +13,7 @@ from typing import Any
 
 from harness.common.units import human_bytes
 from harness.judgement.floors import in_use
+from harness.model.record import Checkpoint
 
 OPTIMIZERS = re.compile(r"^(Adam\w*|SGD|RMSprop|Adagrad|Adadelta|Adafactor|Lion|LAMB|LBFGS|NAdam|RAdam|SparseAdam|"
                         r"\w*Optimizer\w*)$")
@@ -72,6 +73,6 @@ def sentences(found: dict[str, Any], live: int | None = None) -> list[str]:
     return said
 
 
-def said_at(cp: dict[str, Any]) -> list[str]:
+def said_at(cp: Checkpoint) -> list[str]:
     """The holders a checkpoint found, in words, against what the framework counted live there."""
-    return sentences(cp["holders"], in_use(cp) or None)
+    return sentences(cp.get("holders") or {}, in_use(cp) or None)

@@ -21,6 +21,7 @@ from typing import Any
 
 from harness.common.units import human_bytes
 from harness.judgement.tolerances import FRAMEWORK_RULE, METER_RULES, MeterRule
+from harness.model.record import CellRecord, Checkpoint, meter_value
 
 Points = list[tuple[int, int]]
 FRAMEWORK = "framework"  # the framework's own in-use count (the checkpoint's view), as a meter
@@ -30,13 +31,12 @@ def _rule(meter: str) -> MeterRule:
     return FRAMEWORK_RULE if meter == FRAMEWORK else METER_RULES[meter]
 
 
-def value_of(cp: dict[str, Any], meter: str) -> int | None:
+def value_of(cp: Checkpoint, meter: str) -> int | None:
     """A checkpoint's reading on ``meter``; on FRAMEWORK, the in-use bytes its frameworks report."""
     if meter != FRAMEWORK:
-        value = cp["readings"].get(meter)
-        return None if value is None else int(value)
-    counts = [v.get("in_use") for v in (cp.get("view") or {}).values() if v.get("in_use") is not None]
-    return sum(int(c) for c in counts) if counts else None
+        return meter_value(cp.get("readings"), meter)
+    counts = [int(v["in_use"]) for v in (cp.get("view") or {}).values() if v.get("in_use") is not None]
+    return sum(counts) if counts else None
 
 
 def site_of(label: str) -> tuple[str, int | None]:
@@ -45,7 +45,7 @@ def site_of(label: str) -> tuple[str, int | None]:
     return (site, int(n)) if sep and n.isdigit() else (label, None)
 
 
-def groups(checkpoints: list[dict[str, Any]], meter: str) -> dict[str, Points]:
+def groups(checkpoints: list[Checkpoint], meter: str) -> dict[str, Points]:
     """Looped sites with two or more measured iterations: [(iteration, reading), ...]."""
     found: dict[str, Points] = {}
     for cp in checkpoints:
@@ -121,7 +121,7 @@ def _signed(value: float) -> str:
     return ("-" if value < 0 else "+") + human_bytes(int(abs(value)))
 
 
-def steepest(record: dict[str, Any], meter: str) -> tuple[str, int, Trend] | None:
+def steepest(record: CellRecord, meter: str) -> tuple[str, int, Trend] | None:
     """A record's looped site that grows fastest: (site, iterations measured, its trend); None without a loop."""
     sites = groups(record.get("checkpoints") or [], meter)
     if not sites:
@@ -130,7 +130,7 @@ def steepest(record: dict[str, Any], meter: str) -> tuple[str, int, Trend] | Non
     return site, len(points), trend(points, meter, (record.get("loops") or {}).get(site))
 
 
-def summary(record: dict[str, Any], meter: str) -> dict[str, Any] | None:
+def summary(record: CellRecord, meter: str) -> dict[str, Any] | None:
     """The matrix cell's loop line: the steepest site's growth per iteration, or flat, with its noise.
     Where ``meter`` does not see a loop grow and the framework's own count does, the framework's
     count answers, and the line says which meter saw what."""

@@ -8,11 +8,11 @@ each checkpoint, so it is found for ranks of a launcher and for spawned workers 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
 
 from harness.common.units import human_bytes
 from harness.judgement import attribution
 from harness.judgement.ranks import held_by_gpu, home_gpus
+from harness.model.record import CellRecord
 
 STRAY_MIN_BYTES = 64 * 2**20  # a CUDA context is hundreds of MiB; less is noise in NVML's per-process view
 
@@ -34,7 +34,7 @@ class StrayMemory:
                 f"back before the process exits. Call `torch.cuda.set_device(local_rank)` before any CUDA work.")
 
 
-def stray_memory(record: dict[str, Any]) -> list[StrayMemory]:
+def stray_memory(record: CellRecord) -> list[StrayMemory]:
     """Each of the cell's processes that held memory on another process's GPU (its own: the one it
     used most)."""
     ranks = attribution.ranks_by_pid(record)

@@ -11,15 +11,14 @@ the pre-GPU reading of that GPU. What it holds on another GPU is said apart (mul
 from __future__ import annotations
 
 import re
-from typing import Any
 
 from harness.judgement import attribution
-from harness.model.record import TIMELINE_COLUMNS
+from harness.model.record import TIMELINE_COLUMNS, CellRecord, Checkpoint, Readings, Timeline, meter_value
 
 RANK_PREFIX = re.compile(r"^rank (\d+): ")
 
 
-def held_by_gpu(record: dict[str, Any]) -> dict[int, dict[int, tuple[int, str]]]:
+def held_by_gpu(record: CellRecord) -> dict[int, dict[int, tuple[int, str]]]:
     """PID -> GPU -> (the most it held there at a checkpoint, that checkpoint's label), for the
     cell's processes on per-process NVML."""
     most: dict[int, dict[int, tuple[int, str]]] = {}
@@ -38,10 +37,10 @@ def home_gpus(held: dict[int, dict[int, tuple[int, str]]]) -> dict[int, int]:
     return {pid: max(by_gpu, key=lambda g: by_gpu[g][0]) for pid, by_gpu in held.items()}
 
 
-def _own(cp: dict[str, Any], pid: int, gpu: int | None) -> dict[str, Any]:
+def _own(cp: Checkpoint, pid: int, gpu: int | None) -> Checkpoint:
     """A checkpoint as the rank alone on its GPU would have read it."""
     mine = [p for p in cp.get("gpu_processes") or [] if p.get("pid") == pid and p.get("gpu") == gpu]
-    readings = dict(cp.get("readings") or {})
+    readings: Readings = {**(cp.get("readings") or {})}
     if readings.get("nvml_process") is not None:
         readings["nvml_process"] = sum(int(p.get("bytes") or 0) for p in mine)
     readings["nvml_device"] = ((cp.get("per_gpu") or {}).get(str(gpu)) or {}).get("nvml_device")
@@ -49,7 +48,7 @@ def _own(cp: dict[str, Any], pid: int, gpu: int | None) -> dict[str, Any]:
     return {**cp, "label": RANK_PREFIX.sub("", cp["label"]), "readings": readings, "gpu_processes": mine}
 
 
-def rank_views(record: dict[str, Any]) -> list[tuple[str, dict[str, Any]]]:
+def rank_views(record: CellRecord) -> list[tuple[str, CellRecord]]:
     """For each rank of a launched record: (its label prefix, the record as that rank alone would
     have made it). Empty for any other record."""
     if not attribution.launched(record):
@@ -61,9 +60,10 @@ def rank_views(record: dict[str, Any]) -> list[tuple[str, dict[str, Any]]]:
         gpu = homes.get(pid)
         mine = [_own(cp, pid, gpu) for cp in record.get("checkpoints") or [] if cp.get("pid") == pid]
         # Its timeline: its own checkpoints (the sampled one adds up the whole job).
-        timeline = {"columns": TIMELINE_COLUMNS, "samples": [[cp["t"], *(cp["readings"].get(m) for m in TIMELINE_COLUMNS[1:])]
-                                                             for cp in mine]}
-        view = {**record, "script_pid": pid, "timeline": timeline, "after_exit": None,
+        timeline: Timeline = {"columns": TIMELINE_COLUMNS,
+                              "samples": [[cp.get("t"), *(meter_value(cp.get("readings"), m) for m in TIMELINE_COLUMNS[1:])]
+                                          for cp in mine]}
+        view: CellRecord = {**record, "script_pid": pid, "timeline": timeline, "after_exit": None,
                 "scenario": {**(record.get("scenario") or {}), "launcher": False}, "checkpoints": mine,
                 "pre_gpu": _own(pre, pid, gpu) if pre is not None else None}
         views.append((f"rank {rank}: ", view))

@@ -5,13 +5,14 @@ from typing import Any
 
 from harness.common.units import human_bytes
 from harness.judgement import attribution
+from harness.model.record import Checkpoint
 
 
-def _framework_names(cp: dict[str, Any]) -> str:
+def _framework_names(cp: Checkpoint) -> str:
     return "/".join(sorted(cp.get("view") or {})) or "the framework"
 
 
-def pinned(cp: dict[str, Any], parts: dict[str, int] | None) -> str:
+def pinned(cp: Checkpoint, parts: dict[str, int] | None) -> str:
     """After torch's ``empty_cache()``, why its pool still holds memory: empty_cache returns only
     segments with no live block in them, so live blocks pin the rest (torch's memory_stats says
     how many segments and how much of them is free splits). "" where that is not the case."""
@@ -24,7 +25,7 @@ def pinned(cp: dict[str, Any], parts: dict[str, int] | None) -> str:
             f"({human_bytes(torch.get('reserved'))} reserved{split}); it returns only segments with no live block")
 
 
-def returned_late(cp: dict[str, Any], parts: dict[str, int] | None) -> str:
+def returned_late(cp: Checkpoint, parts: dict[str, int] | None) -> str:
     """accelerate's ``x = release_memory(x)`` empties the cache inside the call, while the caller's
     own names still hold the objects; they die only when the names are rebound, after it."""
     if "release_memory(" not in str(cp.get("label")) or not parts or not parts["pool"]:
@@ -33,7 +34,7 @@ def returned_late(cp: dict[str, Any], parts: dict[str, int] | None) -> str:
             "freed only when its result was assigned: call torch.cuda.empty_cache() after it to return the pool")
 
 
-def detail(verdict: str, left: int, fw_now: int | None, floor: Any, cp: dict[str, Any],
+def detail(verdict: str, left: int, fw_now: int | None, floor: Any, cp: Checkpoint,
             parts: dict[str, int] | None = None, others: list[dict[str, Any]] | None = None, meter: str = "") -> str:
     """The step's answer in words: where the memory is, with the figures (host memory in host words)."""
     who = _framework_names(cp)

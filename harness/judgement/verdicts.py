@@ -43,7 +43,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import replace
-from typing import Any
+from typing import Any, cast
 
 from harness.judgement import attribution, gpu_only, ranks, sentences
 from harness.judgement.floors import DriverFloor, driver_floor, in_use, reading, unused_pool
@@ -58,9 +58,10 @@ from harness.judgement.tolerances import (
     TOLERANCES,
     tolerance,
 )
+from harness.model.record import CellRecord, Checkpoint, Readings, meter_value
 
 
-def roles(checkpoints: list[dict[str, Any]], cleanup: list[str] | None) -> tuple[int | None, int | None, list[int]]:
+def roles(checkpoints: list[Checkpoint], cleanup: list[str] | None) -> tuple[int | None, int | None, list[int]]:
     """Indexes of the floor, the peak and the cleanup checkpoints."""
     if not checkpoints:
         return None, None, []
@@ -78,14 +79,14 @@ def roles(checkpoints: list[dict[str, Any]], cleanup: list[str] | None) -> tuple
     return floor, peak, steps
 
 
-def primary_meter(points: list[dict[str, Any]], prefer: str | None = None) -> str | None:
+def primary_meter(points: list[Checkpoint], prefer: str | None = None) -> str | None:
     for meter in ((prefer,) if prefer else ()) + PRIMARY_ORDER:
         if all(reading(cp, meter) is not None for cp in points):
             return meter
     return None
 
 
-def measured_meter(record: dict[str, Any]) -> str:
+def measured_meter(record: CellRecord) -> str:
     """The meter a record's own numbers are read on (bisect criteria, repro peaks and loops):
     per-process NVML when it saw the cell's checkpoints, else RSS."""
     cps = record.get("checkpoints") or []
@@ -93,7 +94,7 @@ def measured_meter(record: dict[str, Any]) -> str:
 
 
 def judge_step(
-    floor_cp: dict[str, Any], peak_cp: dict[str, Any], cp: dict[str, Any], prefer: str | None = None,
+    floor_cp: Checkpoint, peak_cp: Checkpoint, cp: Checkpoint, prefer: str | None = None,
     floors: dict[str, DriverFloor] | None = None, script_pid: int | None = None,
 ) -> dict[str, Any]:
     meter = primary_meter([floor_cp, peak_cp, cp], prefer)
@@ -151,15 +152,16 @@ def judge_step(
     return result
 
 
-def judge_exit(record: dict[str, Any]) -> dict[str, Any]:
+def judge_exit(record: CellRecord) -> dict[str, Any]:
     after = (record.get("after_exit") or {}).get("readings") or {}
-    before = record.get("baseline") or {}
-    if after.get("nvml_process") is not None and after.get("nvml_device") is not None and before.get("nvml_device") is not None:
-        left = after["nvml_device"] - before["nvml_device"]
-        returned = after["nvml_process"] == 0 and left <= ABS_TOL
+    device_after, device_before = after.get("nvml_device"), (record.get("baseline") or {}).get("nvml_device")
+    process_after = after.get("nvml_process")
+    if process_after is not None and device_after is not None and device_before is not None:
+        left = device_after - device_before
+        returned = process_after == 0 and left <= ABS_TOL
         return {"verdict": "returned" if returned else "not-returned", "meter": "nvml_device", "left": left}
-    if after.get("nvml_device") is not None and before.get("nvml_device") is not None:
-        left = after["nvml_device"] - before["nvml_device"]
+    if device_after is not None and device_before is not None:
+        left = device_after - device_before
         return {"verdict": "returned" if left <= ABS_TOL else "not-returned", "meter": "nvml_device", "left": left}
     # Without NVML: every process of the cell is gone, so nothing of it can hold memory.
     rss = after.get("rss")
@@ -181,26 +183,26 @@ IMPORT_LABEL = re.compile(r"^[^:]+:\d+: (?:import|from) ")  # agent/instrument.p
 RULES_VERSION = 9
 
 
-def timeline_peak(record: dict[str, Any], checkpoints: list[dict[str, Any]]) -> dict[str, Any] | None:
+def timeline_peak(record: CellRecord, checkpoints: list[Checkpoint]) -> Checkpoint | None:
     """A user's script has no "peak" checkpoint: its peak is the timeline's maximum between the
     first and the last checkpoint (a checkpoint-like dict), or None without a timeline."""
     timeline = record.get("timeline") or {}
     samples = timeline.get("samples") or []
     if not samples or not checkpoints:
         return None
-    start, end = checkpoints[0]["t"], checkpoints[-1]["t"]
-    inside = [s for s in samples if start <= s[0] <= end]
+    start, end = checkpoints[0].get("t") or 0.0, checkpoints[-1].get("t") or 0.0
+    inside = [s for s in samples if start <= (s[0] or 0.0) <= end]
     readings: dict[str, int | None] = {}
     for col, meter in enumerate(timeline.get("columns") or []):
         if meter == "t":
             continue
-        values = [s[col] for s in inside if s[col] is not None]
-        values += [cp["readings"][meter] for cp in checkpoints if cp["readings"].get(meter) is not None]
+        values = [int(v) for s in inside if (v := s[col]) is not None]
+        values += [v for cp in checkpoints if (v := meter_value(cp.get("readings"), meter)) is not None]
         readings[meter] = max(values) if values else None
-    return {"label": TIMELINE_PEAK, "readings": readings, "view": {}}
+    return {"label": TIMELINE_PEAK, "readings": cast(Readings, readings), "view": {}}
 
 
-def judge(record: dict[str, Any]) -> dict[str, Any]:
+def judge(record: CellRecord) -> dict[str, Any]:
     """Verdicts for a record: per cleanup step, after exit, and the cell's status."""
     checkpoints = record.get("checkpoints") or []
     scenario = record.get("scenario") or {}
@@ -241,7 +243,7 @@ def judge(record: dict[str, Any]) -> dict[str, Any]:
     }
 
 
-def _ranks_alone(record: dict[str, Any], judged: list[dict[str, Any]]) -> list[dict[str, Any]]:
+def _ranks_alone(record: CellRecord, judged: list[dict[str, Any]]) -> list[dict[str, Any]]:
     """A launched job's rank steps judged per rank (ranks.py): each on its own process and GPU,
     against its own floor; the launcher's own steps stay judged on the job."""
     views = ranks.rank_views(record)

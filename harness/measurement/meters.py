@@ -25,6 +25,7 @@ from dataclasses import dataclass, field
 
 from harness.measurement import procs
 from harness.measurement.nvml import Nvml
+from harness.model.record import Readings, Settle, meter_value
 
 METERS = ("rss", "nvml_device", "nvml_process", "nvml_reserved")
 FAST_INTERVAL_S = 0.002
@@ -36,7 +37,6 @@ SETTLE_BAND_BYTES = 2 * 1024 * 1024
 SETTLE_TIMEOUT_S = 3.0
 TIMELINE_INTERVAL_S = 0.01  # 100 Hz target; >= 50 Hz is the promise
 PID_REFRESH_S = 0.1
-Readings = dict[str, "int | None"]
 
 
 class PidTracker:
@@ -93,7 +93,7 @@ class Meters:
         return {str(i): {"nvml_device": self.nvml.device_used(i), "nvml_process": self.nvml.process_used(i, pids)}
                 for i in self.gpus}
 
-    def read_settled(self, tracker: PidTracker) -> tuple[Readings, dict[str, object]]:
+    def read_settled(self, tracker: PidTracker) -> tuple[Readings, Settle]:
         """A reading that has stopped moving, and how it was obtained."""
         start = time.monotonic()
         window: list[Readings] = []
@@ -122,7 +122,7 @@ def _total(values: Iterable[int | None]) -> int | None:
 
 def _flat(window: list[Readings]) -> bool:
     for name in METERS:
-        values = [v for v in (r[name] for r in window) if v is not None]
+        values = [v for v in (meter_value(r, name) for r in window) if v is not None]
         if values and max(values) - min(values) > SETTLE_BAND_BYTES:
             return False
     return True

@@ -16,7 +16,7 @@ import time
 import uuid
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 from harness import __version__
 from harness.common.events import Event
@@ -28,7 +28,7 @@ from harness.measurement.nvml import Nvml
 from harness.measurement.protocol import EOF_EVENT, HostChannel
 from harness.measurement.scenario import Scenario
 from harness.measurement.unrun import engine_lost, not_started, scenario_facts
-from harness.model.record import SCHEMA_VERSION, TIMELINE_COLUMNS, Status
+from harness.model.record import SCHEMA_VERSION, TIMELINE_COLUMNS, AfterExit, CellRecord, Checkpoint, Environment, Host, Status
 from harness.store.results import log_path
 
 DEFAULT_TIMEOUT_S = 300.0
@@ -48,9 +48,9 @@ class CellOptions:
     setenv: dict[str, str] = field(default_factory=dict)  # the user's variables, over the scenario's
 
 
-def _host_facts(nvml: Nvml, gpu_index: int) -> dict[str, Any]:
+def _host_facts(nvml: Nvml, gpu_index: int, gpu_indices: tuple[int, ...]) -> Host:
     gpu = nvml.gpus[gpu_index] if nvml.available and gpu_index < len(nvml.gpus) else None
-    return {
+    host: Host = {
         "nvml_available": nvml.available,
         "nvml_reason": nvml.reason or None,
         "driver": nvml.driver,
@@ -61,6 +61,9 @@ def _host_facts(nvml: Nvml, gpu_index: int) -> dict[str, Any]:
         },
         "hostname": os.uname().nodename,
     }
+    if gpu_indices:
+        host["gpu_indices"] = list(gpu_indices)
+    return host
 
 
 def run_cell(
@@ -69,7 +72,7 @@ def run_cell(
     options: CellOptions,
     nvml: Nvml,
     progress: Event | None = None,
-) -> dict[str, Any]:
+) -> CellRecord:
     """Run ``scenario`` once through ``backend``; return its judged record."""
     notify = progress or (lambda kind, data: None)
     timeout = options.timeout or scenario.timeout or DEFAULT_TIMEOUT_S
@@ -77,20 +80,19 @@ def run_cell(
     params = {**scenario.params, **cpu_params, **options.params}
     meters = Meters(nvml, options.gpu_index, options.gpu_indices)
     cell_id = uuid.uuid4().hex[:12]
-    record: dict[str, Any] = {
+    record: CellRecord = {
         "schema_version": SCHEMA_VERSION,
         "tool_version": __version__,
         "run_id": options.run_id,
         "cell_id": cell_id,
-        "env": {"name": options.env_name, **options.env_facts, **backend.describe()},
+        "env": cast(Environment, {"name": options.env_name, **options.env_facts, **backend.describe()}),  # facts as planned
         "scenario": scenario_facts(scenario, params),
-        "host": {**_host_facts(nvml, options.gpu_index), **({"gpu_indices": list(options.gpu_indices)}
-                                                             if options.gpu_indices else {})},
+        "host": _host_facts(nvml, options.gpu_index, options.gpu_indices),
         "timeout_s": timeout,
         "setenv": dict(options.setenv),
         "started_at": dt.datetime.now(dt.timezone.utc).isoformat(),
         "checkpoints": [],
-        "status": "crashed",
+        "status": Status.CRASHED,
         "error": None,
         "exit_code": None,
         "facts": {},
@@ -111,7 +113,7 @@ def run_cell(
             cell = backend.start(spec)
         except Exception as exc:  # e.g. the engine refused the container: a result, not a crash
             return not_started(record, exc, started, notify, options.run_dir)
-        record["env"].update(cell.facts)
+        record["env"].update(cast(Environment, cell.facts))
         tracker = PidTracker(cell.root_pid)
         channel = HostChannel(spec.nonce, ack_dir)
         try:
@@ -126,7 +128,7 @@ def run_cell(
             cell.stop(tracker.seen)
         lost = cell.lost() if record["status"] in ("crashed", "timeout") else None
         if lost:  # the engine went away under the cell: nothing follows about the script
-            record.update(status=Status.HARNESS_ERROR.value, error=engine_lost(lost, options.run_dir))
+            record.update({"status": Status.HARNESS_ERROR, "error": engine_lost(lost, options.run_dir)})
         if record["status"] == "crashed" and record["error"] is None:
             code = record["exit_code"] if record["exit_code"] is not None else cell.wait(1.0)
             record["exit_code"] = code
@@ -144,14 +146,14 @@ def run_cell(
 
 
 def _converse(
-    channel: HostChannel, meters: Meters, tracker: PidTracker, record: dict[str, Any], deadline: float, notify: Event
+    channel: HostChannel, meters: Meters, tracker: PidTracker, record: CellRecord, deadline: float, notify: Event
 ) -> bool:
     """Serve the agent's events until it ends (True), dies or runs out of time (False)."""
     while True:
         event = channel.next_event(deadline - time.monotonic())
         if event is None:
             last = record["checkpoints"][-1]["label"] if record["checkpoints"] else "no checkpoint"
-            record["status"] = "timeout"
+            record["status"] = Status.TIMEOUT
             record["error"] = {"type": "Timeout", "message": f"no end after {record['timeout_s']:.0f}s; last seen: {last}"}
             return False
         if event is EOF_EVENT:
@@ -170,7 +172,7 @@ def _converse(
             if event.data.get("frameworks"):  # imported so far: kept even if the cell never ends
                 record["facts"]["frameworks"] = dict(event.data["frameworks"])
             readings, settle = meters.read_settled(tracker)
-            checkpoint = {
+            checkpoint: Checkpoint = {
                 "seq": event.data["seq"], "label": event.data["label"], "t": event.data["t"],
                 "readings": readings, "settle": settle, "view": event.data.get("view") or {},
             }
@@ -194,7 +196,7 @@ def _converse(
             notify("checkpoint", checkpoint)
             channel.ack(int(event.data["seq"]))
         elif event.kind == "end":
-            record["status"] = event.data.get("status", "error")
+            record["status"] = Status(event.data.get("status") or Status.ERROR)
             record["error"] = event.data.get("error")
             record["facts"] = event.data.get("facts") or record["facts"]
             if event.data.get("exit_code") is not None:
@@ -204,7 +206,7 @@ def _converse(
             return True
 
 
-def _child_exit(record: dict[str, Any], event: Any) -> None:
+def _child_exit(record: CellRecord, event: Any) -> None:
     """A process the script forked ended: a failing worker is named (its PID as the script saw it)."""
     record["children_exited"] = record.get("children_exited", 0) + 1
     if event.data.get("code"):
@@ -212,7 +214,7 @@ def _child_exit(record: dict[str, Any], event: Any) -> None:
             {"pid": event.data.get("pid"), "code": event.data.get("code"), "t": event.data.get("t")})
 
 
-def _await_exit(channel: HostChannel, cell: RunningCell, record: dict[str, Any], deadline: float) -> None:
+def _await_exit(channel: HostChannel, cell: RunningCell, record: CellRecord, deadline: float) -> None:
     """A script's exit is its own: after its last line it may take until the cell's timeout to
     end (compile workers shutting down, atexit handlers, non-daemon threads); how long it took is
     recorded (``exit_s``), and only a process still there at the timeout is a ``timeout``. The
@@ -234,7 +236,7 @@ def _await_exit(channel: HostChannel, cell: RunningCell, record: dict[str, Any],
     if record["exit_code"] is not None:
         record["exit_s"] = round(time.monotonic() - ended, 3)
     elif record["status"] != "crashed":
-        record["status"] = "timeout"
+        record["status"] = Status.TIMEOUT
         record["error"] = {"type": "Timeout", "message": (
             f"the script's last line ran, but its process had not exited {deadline - ended:.0f} s later, at the "
             f"cell's {record['timeout_s']:.0f} s timeout (a non-daemon thread, an atexit handler or a child it "
@@ -265,7 +267,7 @@ def _still_running(meters: Meters, tracker: PidTracker, script: int | None) -> l
              "gpu": None if on_gpu is None else on_gpu.get(pid, 0)} for pid in alive]
 
 
-def _after_exit(meters: Meters, tracker: PidTracker) -> dict[str, Any]:
+def _after_exit(meters: Meters, tracker: PidTracker) -> AfterExit:
     """One more reading once the cell is gone: what it leaves behind."""
     left = {pid for pid in tracker.seen if procs.alive(pid)}
     readings, settle = meters.read_settled(PidTracker(lambda: None))

@@ -1,31 +1,44 @@
 """The cell record as a typed model: what one cell measured, as the store keeps it on disk.
 
-pydantic v2 (not plain dataclasses) because a record crosses a trust boundary: it is read back
-from files written by older versions of the tool, hand-copied or truncated, and the store must
-refuse a malformed one in one line instead of failing deep inside a renderer; pydantic validates
-at that boundary (in Rust, fast enough for the atlas's ~1,000 records) and generates the JSON
-Schema the package ships (``record.schema.json``). Keys this model does not name are kept
-(``extra="allow"``) and written back unchanged, so a record from a newer or older tool loses
-nothing by being read. ``to_dict`` gives back exactly the keys that were set: a record read and
-written again is byte-identical.
+The record is a JSON object, and the code handles it as one: each part is a ``TypedDict``, so the
+dicts the runner writes and the renderers read are checked by ``mypy --strict`` (a misspelt key
+fails it; ``tools/mypy_record_keys.py`` extends that to ``.get``) with no copy into another
+class and no change in what is written: a record read and written again is byte-identical.
+pydantic v2 validates that same definition where a record crosses a trust boundary (the store
+reads files written by older tools, hand-copied or truncated, and refuses a malformed one in one
+line instead of failing deep inside a renderer), in Rust, fast enough for the atlas's ~1,000
+records, and generates the JSON Schema the package ships (``record.schema.json``). Keys this model
+does not name are allowed (``extra="allow"``) and kept, so a record from a newer or older tool
+loses nothing by being read.
 
 This module holds data only: no judging (judgement/), no files (store/).
 """
 from __future__ import annotations
 
+from collections.abc import Mapping
 from enum import Enum
-from typing import Any
+from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import ConfigDict, TypeAdapter, with_config
+from typing_extensions import Required, TypedDict
 
 SCHEMA_VERSION = 1  # of the record on disk; store/upgrade.py brings older ones to it
+Meter = Literal["rss", "nvml_device", "nvml_process"]
+METERS: tuple[Meter, ...] = ("rss", "nvml_device", "nvml_process")
 TIMELINE_COLUMNS = ["t", "rss", "nvml_device", "nvml_process"]  # a timeline sample, in this order
+_OPEN = ConfigDict(extra="allow")  # keys a part does not name are kept as they came
 
 
 class Status(str, Enum):
     """How a cell ended. ``ok``: the scenario ran to its end (its verdicts say what the memory
     did); the script's failures (error, unsupported, timeout, crashed) and the harness's
     (harness-error, interrupted, skipped) are told apart, since only the harness's are run again."""
+
+    def __str__(self) -> str:  # printed and formatted as the plain string the file holds
+        return str(self.value)
+
+    def __format__(self, spec: str) -> str:
+        return format(str(self.value), spec)
 
     OK = "ok"
     ERROR = "error"
@@ -57,140 +70,198 @@ class ErrorKind(str, Enum):
 RUN_AGAIN = (ErrorKind.ENGINE_LOST, ErrorKind.ENVIRONMENT_FAILED, ErrorKind.START_FAILED)  # --resume retries these
 
 
-class _Open(BaseModel):
-    """A part of a record: named keys typed, other keys kept as they came."""
-
-    model_config = ConfigDict(extra="allow", populate_by_name=True)
-
-    def to_dict(self) -> dict[str, Any]:
-        """The keys that were set, as JSON types (enums as their values)."""
-        return self.model_dump(mode="json", exclude_unset=True, by_alias=True)
-
-
-class Readings(_Open):
+@with_config(_OPEN)
+class Readings(TypedDict, total=False):
     """Bytes per meter at one instant; ``None`` where the meter could not read (never 0)."""
 
-    rss: int | None = None
-    nvml_device: int | None = None
-    nvml_process: int | None = None
+    rss: int | None
+    nvml_device: int | None
+    nvml_process: int | None
+    nvml_reserved: int | None  # the device's own reserved memory (NVML v2), not anyone's allocation
 
 
-class Settle(_Open):
-    settled: bool | None = None
-    settle_s: float | None = None
+@with_config(_OPEN)
+class Settle(TypedDict, total=False):
+    settled: bool | None
+    settle_s: float | None
+    fast: bool | None  # the first reading already agreed with the next
 
 
-class Checkpoint(_Open):
-    label: str
-    seq: int | None = None
-    t: float | None = None
-    readings: Readings = Field(default_factory=Readings)
-    view: dict[str, dict[str, Any]] = Field(default_factory=dict)  # the framework's own counts, by framework
-    settle: Settle | None = None
-    skipped: str | None = None  # why the scenario said this step means nothing here
-    gpu_processes: list[dict[str, Any]] | None = None
-    per_gpu: dict[str, dict[str, int | None]] | None = None  # GPU index -> its device and process readings
-    rank: int | None = None  # the launcher's rank of the process that took it
-    pid: int | None = None  # that process, as it saw itself
+@with_config(_OPEN)
+class Checkpoint(TypedDict, total=False):
+    label: Required[str]
+    seq: int | None
+    t: float | None
+    readings: Readings
+    view: dict[str, dict[str, Any]]  # the framework's own counts, by framework
+    settle: Settle | None
+    skipped: str | None  # why the scenario said this step means nothing here
+    gpu_processes: list[dict[str, Any]] | None
+    per_gpu: dict[str, dict[str, int | None]] | None  # GPU index -> its device and process readings
+    rank: int | None  # the launcher's rank of the process that took it
+    pid: int | None  # that process, as it saw itself
+    holders: dict[str, Any] | None  # the objects that hold the framework's memory, largest first (agent/holders.py)
 
 
-class Scenario(_Open):
-    name: str
-    path: str | None = None
-    title: str | None = None
-    technique: str | None = None
-    families: list[str] = Field(default_factory=list)
-    params: dict[str, Any] = Field(default_factory=dict)
-    env: dict[str, str] = Field(default_factory=dict)
-    cleanup: list[str] | None = None
-    meter: str | None = None
-    mode: str | None = None
-    seed: str | None = None
-    command: str | None = None  # repro: the command as the user gave it (a launcher's, or the script's arguments)
-    launcher: bool | None = None  # repro: run by a launcher; its processes are judged together
+@with_config(_OPEN)
+class Scenario(TypedDict, total=False):
+    name: Required[str]
+    path: str | None
+    title: str | None
+    technique: str | None
+    families: list[str]
+    params: dict[str, Any]
+    env: dict[str, str]
+    cleanup: list[str] | None
+    meter: str | None
+    mode: str | None
+    seed: str | None
+    command: str | None  # repro: the command as the user gave it (a launcher's, or the script's arguments)
+    launcher: bool | None  # repro: run by a launcher; its processes are judged together
+    gpu_only: str | None  # why the scenario shows nothing without a GPU (its META)
+    notes: list[str]  # what the scenario's author wants a reader of its result to know
 
 
-class Environment(_Open):
-    name: str
-    backend: str | None = None
-    family: str | list[str] | None = None
-    variant: str | None = None
-    image: str | None = None
+@with_config(_OPEN)
+class Environment(TypedDict, total=False):
+    name: Required[str]
+    backend: str | None
+    kind: str | None  # build (an image or venv the harness builds), image (the user's), process
+    family: str | list[str] | None
+    variant: str | None
+    image: str | None
+    image_id: str | None
+    image_labels: dict[str, str]
+    container: str | None
+    user: str | None
+    gpu_mode: str | None  # how the container was given the GPU (docker backend)
+    gpu_note: str | None
+    gpu_request: str | None
+    interpreter: str | None  # the Python that ran the cell (process backend)
+    base: str | None  # what a built environment was built from
+    packages: list[str]
+    pin: str | None
+    python_version: str | None
+    index_url: str | None
 
 
-class Gpu(_Open):
-    name: str | None = None
-    uuid: str | None = None
-    total_bytes: int | None = None
-    mig_mode: bool | None = None
+@with_config(_OPEN)
+class Gpu(TypedDict, total=False):
+    name: str | None
+    uuid: str | None
+    total_bytes: int | None
+    mig_mode: bool | None
 
 
-class Host(_Open):
-    driver: str | None = None
-    gpu: Gpu | None = None
-    gpu_index: int | None = None
-    hostname: str | None = None
-    nvml_available: bool | None = None
-    nvml_reason: str | None = None
-    nvml_version: str | None = None
+@with_config(_OPEN)
+class Host(TypedDict, total=False):
+    driver: str | None
+    gpu: Gpu | None
+    gpu_index: int | None
+    hostname: str | None
+    nvml_available: bool | None
+    nvml_reason: str | None
+    nvml_version: str | None
+    gpu_indices: list[int]  # every GPU the cell was given (repro: the script's GPUs)
 
 
-class ErrorInfo(_Open):
-    type: str
-    message: str | None = None
-
-    @property
-    def kind(self) -> ErrorKind | None:
-        """The harness's error kind, or None for the script's own exception."""
-        try:
-            return ErrorKind(self.type)
-        except ValueError:
-            return None
+@with_config(_OPEN)
+class ErrorInfo(TypedDict, total=False):
+    type: Required[str]
+    message: str | None
+    traceback: str | None
+    why: str | None  # the harness lost the cell: what happened, in one line
+    resume: str | None  # the command that runs the lost cells again
 
 
-class AfterExit(_Open):
-    readings: Readings = Field(default_factory=Readings)
-    processes_left: list[int] = Field(default_factory=list)  # PIDs of the cell still alive as it ended
+@with_config(_OPEN)
+class AfterExit(TypedDict, total=False):
+    readings: Readings
+    processes_left: list[int]  # PIDs of the cell still alive as it ended
+    settle: Settle | None
 
 
-class Timeline(_Open):
-    columns: list[str] = Field(default_factory=lambda: list(TIMELINE_COLUMNS))
-    samples: list[list[int | float | None]] = Field(default_factory=list)
-    rate_hz: float | None = None
+@with_config(_OPEN)
+class Timeline(TypedDict, total=False):
+    columns: list[str]
+    samples: list[list[int | float | None]]
+    rate_hz: float | None
 
 
-class CellRecord(_Open):
+@with_config(_OPEN)
+class CellRecord(TypedDict, total=False):
     """One cell: a scenario (or a user's script) in one environment, measured or not."""
 
-    schema_version: int = SCHEMA_VERSION
-    tool_version: str | None = None
-    run_id: str | None = None
-    cell_id: str | None = None
-    env: Environment
-    scenario: Scenario
-    status: Status
-    error: ErrorInfo | None = None
-    checkpoints: list[Checkpoint] = Field(default_factory=list)
-    baseline: Readings | None = None
-    pre_gpu: Readings | None = None
-    after_exit: AfterExit | None = None
-    timeline: Timeline | None = None
-    facts: dict[str, Any] = Field(default_factory=dict)
-    host: Host | None = None
-    exit_code: int | None = None
-    script_pid: int | None = None
-    killed: list[dict[str, Any]] | None = None
-    duration_s: float | None = None
-    started_at: str | None = None
-    stderr_tail: str | None = None
-    verdicts: dict[str, Any] | None = None  # the judgement made when the cell ended (its ``rules_version``); re-judged on read
+    schema_version: int
+    tool_version: str | None
+    run_id: str | None
+    cell_id: str | None
+    env: Required[Environment]
+    scenario: Required[Scenario]
+    status: Required[Status]
+    error: ErrorInfo | None
+    checkpoints: list[Checkpoint]
+    baseline: Readings | None  # the GPU before the cell started, read by the host
+    pre_gpu: Checkpoint | None  # the agent's checkpoint before any scenario code
+    after_exit: AfterExit | None
+    timeline: Timeline | None
+    facts: dict[str, Any]
+    host: Host | None
+    exit_code: int | None
+    script_pid: int | None
+    killed: list[dict[str, Any]] | None
+    duration_s: float | None
+    started_at: str | None
+    stderr_tail: str | None
+    stray_stdout: list[str]  # what the script printed outside the harness's protocol (last 50 lines)
+    timeout_s: float
+    setenv: dict[str, str]  # the user's variables (--setenv), over the scenario's
+    harness_env: dict[str, str] | None  # what the harness set in the cell's environment, and only that
+    env_seen: dict[str, str]  # memory-relevant variables, as the cell saw them
+    agent: dict[str, Any]  # the agent's pid, python and executable
+    script_exit_code: int | None  # what the script itself ended with (the agent's exit code may differ)
+    exit_s: float | None  # how long the script's process took to exit after its last line
+    loops: dict[str, int]  # looped checkpoint site -> iterations run
+    children_exited: int  # child processes that reported their end
+    children_failed: list[dict[str, Any]]
+    node: dict[str, Any] | None  # Ray: the node that ran the cell (hostname, ip, node_id)
+    attempt: int | None  # Ray: which try of the cell this is
+    retried: bool | None
+    verdicts: dict[str, Any] | None  # the judgement made when the cell ended (its ``rules_version``); re-judged on read
 
-    @property
-    def harness_failed(self) -> bool:
-        """The harness's failure (the cell could not start, its engine was lost): --resume runs it again."""
-        return self.error is not None and self.error.kind in RUN_AGAIN
+
+RECORD = TypeAdapter(CellRecord)
 
 
-def parse(raw: dict[str, Any]) -> CellRecord:
-    """A record as the store read it (already upgraded): validated, or a pydantic ValidationError."""
-    return CellRecord.model_validate(raw)
+def parse(raw: Any) -> CellRecord:
+    """``raw`` checked against the model (a pydantic ValidationError where it is not a record) and
+    given back as it came: the validated copy (enums for strings) is not what the store keeps."""
+    RECORD.validate_python(raw)
+    record: CellRecord = raw
+    return record
+
+
+def error_kind(error: ErrorInfo | None) -> ErrorKind | None:
+    """The harness's error kind, or None for the script's own exception (or no error)."""
+    try:
+        return ErrorKind(error.get("type")) if error else None
+    except ValueError:
+        return None
+
+
+def harness_failed(record: CellRecord) -> bool:
+    """The harness's failure (the cell could not start, its engine was lost): --resume runs it again."""
+    return error_kind(record.get("error")) in RUN_AGAIN
+
+
+def meter_value(readings: Readings | None, meter: str) -> int | None:
+    """One meter's bytes by its name (the judged meter is chosen at run time), or None."""
+    values: Mapping[str, Any] = readings or {}
+    value = values.get(meter)
+    return int(value) if value is not None else None
+
+
+def error_type(record: CellRecord) -> str | None:
+    """The record's error type (a harness ErrorKind or the script's exception class), or None."""
+    error = record.get("error")
+    return error.get("type") if error else None  # .get: a hand-made record may lack it

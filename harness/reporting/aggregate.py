@@ -11,14 +11,14 @@ from pathlib import Path
 from typing import Any
 
 from harness.judgement import answer, claims, floors, loops, tolerances, verdicts
-from harness.model.record import SCHEMA_VERSION
+from harness.model.record import SCHEMA_VERSION, CellRecord, meter_value
 from harness.reporting import glance, machines, matrix_md, pairing, sweeps
 from harness.store.results import read_records, write_json
 
 MATRIX_SCHEMA_VERSION = 1
 
 
-def _levels(record: dict[str, Any]) -> tuple[str | None, dict[str, int]]:
+def _levels(record: CellRecord) -> tuple[str | None, dict[str, int]]:
     """The cell's primary meter and each checkpoint's reading above the process's own start on it
     (the pre-GPU reading on NVML, ``ready`` on RSS, which imports alone move)."""
     checkpoints = [cp for cp in record.get("checkpoints") or [] if not cp.get("skipped")]
@@ -28,11 +28,11 @@ def _levels(record: dict[str, Any]) -> tuple[str | None, dict[str, int]]:
         return meter, {}
     base = floors.baseline_reading(record, meter) if meter in tolerances.NVML_METERS else None
     if base is None:
-        base = checkpoints[floor]["readings"][meter]
-    return meter, {cp["label"]: cp["readings"][meter] - base for cp in checkpoints}
+        base = meter_value(checkpoints[floor].get("readings"), meter) or 0  # the meter reads at every checkpoint
+    return meter, {cp["label"]: (meter_value(cp.get("readings"), meter) or 0) - base for cp in checkpoints}
 
 
-def _framework_levels(record: dict[str, Any]) -> dict[str, int]:
+def _framework_levels(record: CellRecord) -> dict[str, int]:
     """The framework's own count at each checkpoint (its peak so far where it keeps one, as TF
     does), above its count at the floor: what a claim about the framework's use compares."""
     checkpoints = record.get("checkpoints") or []
@@ -49,7 +49,7 @@ def _framework_levels(record: dict[str, Any]) -> dict[str, int]:
     return levels
 
 
-def _blind_labels(record: dict[str, Any], judged: dict[str, Any]) -> list[str]:
+def _blind_labels(record: CellRecord, judged: dict[str, Any]) -> list[str]:
     """Labels whose NVML reading cannot show use: after the first touch of a pool mapped there."""
     if not judged.get("premapped"):
         return []
@@ -62,9 +62,9 @@ STEP_KEYS = ("label", "verdict", "meter", "left", "grown", "tol", "reason", "fra
              "runtime_growth", "elsewhere")
 
 
-def cell_summary(record: dict[str, Any]) -> dict[str, Any]:
+def cell_summary(record: CellRecord) -> dict[str, Any]:
     judged = record.get("verdicts") or verdicts.judge(record)
-    error = record.get("error") or {}
+    error = record.get("error")
     meter, levels = _levels(record)
     summary = {
         "status": judged.get("status") or record.get("status"),
@@ -89,7 +89,7 @@ def cell_summary(record: dict[str, Any]) -> dict[str, Any]:
     return summary
 
 
-def read_judged(run_dir: Path) -> tuple[list[dict[str, Any]], list[tuple[Path, str]]]:
+def read_judged(run_dir: Path) -> tuple[list[CellRecord], list[tuple[Path, str]]]:
     """The run's records, each re-judged once by today's rules (a record keeps readings), in memory
     only: a record on disk keeps the verdicts it was written with (their ``rules_version`` says by
     which rules), so re-rendering a committed run changes none of its records."""
@@ -114,13 +114,13 @@ def planned_cells(run_dir: Path) -> list[tuple[str, str]]:
         return []
 
 
-def run_name(run_dir: Path, records: list[dict[str, Any]]) -> str:
+def run_name(run_dir: Path, records: list[CellRecord]) -> str:
     """The run's id as its records say (a folder may have been renamed), else the folder's name."""
     ids = {r.get("run_id") for r in records if r.get("run_id")}
     return str(ids.pop()) if len(ids) == 1 else run_dir.name
 
 
-def matrix_from(records: list[dict[str, Any]], broken: list[tuple[Path, str]], run: str,
+def matrix_from(records: list[CellRecord], broken: list[tuple[Path, str]], run: str,
                 planned: list[tuple[str, str]] | None = None, note: str = "") -> dict[str, Any]:
     cells: dict[str, dict[str, Any]] = {}
     column = machines.column_namer(records)
@@ -196,7 +196,7 @@ def compare(matrix: dict[str, Any], other: dict[str, Any]) -> dict[str, Any]:
     return {"other": other["run"], "pairs": pairs, "changed": changed}
 
 
-Judged = tuple[list[dict[str, Any]], list[tuple[Path, str]]]
+Judged = tuple[list[CellRecord], list[tuple[Path, str]]]
 
 
 def write_reports(run_dir: Path, planned: list[tuple[str, str]] | None = None, note: str = "",

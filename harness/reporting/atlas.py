@@ -20,6 +20,7 @@ from packaging.version import InvalidVersion, Version
 
 from harness import frameworks
 from harness.judgement import claims as seed_claims
+from harness.model.record import CellRecord
 from harness.reporting import aggregate, glance, machines
 
 
@@ -63,7 +64,7 @@ class Run:
 
     path: Path
     name: str
-    records: list[dict[str, Any]]
+    records: list[CellRecord]
     broken: list[tuple[Path, str]]
 
 
@@ -76,7 +77,7 @@ def reference_runs(root: Path) -> list[Run]:
     return found
 
 
-def _framework(record: dict[str, Any], in_env: dict[str, str]) -> tuple[str, str]:
+def _framework(record: CellRecord, in_env: dict[str, str]) -> tuple[str, str]:
     """The framework the technique exercises and its release: as the cell imported it, else as
     another cell of the same environment did, else from the environment's pin (a cell that never
     got to import it)."""

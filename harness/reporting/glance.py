@@ -6,6 +6,7 @@ from collections.abc import Callable
 from typing import Any
 
 from harness.judgement import answer
+from harness.model.record import CellRecord
 
 NO_GPU = "no GPU: host memory (RSS) only"
 LEGEND = answer.LEGEND
@@ -22,7 +23,7 @@ def text(glance: dict[str, Any]) -> str:
     return str(glance["text"])
 
 
-def columns(records: list[dict[str, Any]], column: Callable[[dict[str, Any]], str]) -> dict[str, dict[str, Any]]:
+def columns(records: list[CellRecord], column: Callable[[CellRecord], str]) -> dict[str, dict[str, Any]]:
     """Each column's release line: framework versions, Python, CUDA, GPU, from its records' facts."""
     out: dict[str, dict[str, Any]] = {}
     for record in records:
@@ -38,7 +39,7 @@ def columns(records: list[dict[str, Any]], column: Callable[[dict[str, Any]], st
     return out
 
 
-def machine(records: list[dict[str, Any]]) -> str:
+def machine(records: list[CellRecord]) -> str:
     """The machine the run measured, for the top of the page."""
     gpus = sorted({str(((r.get("host") or {}).get("gpu") or {}).get("name")) for r in records
                    if ((r.get("host") or {}).get("gpu") or {}).get("name")})

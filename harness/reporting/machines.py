@@ -4,27 +4,28 @@ same environment on an H100 and on an H200 sits side by side instead of overwrit
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
 
-Namer = Callable[[dict[str, Any]], str]
+from harness.model.record import CellRecord
+
+Namer = Callable[[CellRecord], str]
 
 
-def _gpu(record: dict[str, Any]) -> str:
+def _gpu(record: CellRecord) -> str:
     return str(((record.get("host") or {}).get("gpu") or {}).get("name") or "no GPU")
 
 
-def _driver(record: dict[str, Any]) -> str:
+def _driver(record: CellRecord) -> str:
     return str((record.get("host") or {}).get("driver") or "no driver")
 
 
-def column_namer(records: list[dict[str, Any]]) -> Namer:
+def column_namer(records: list[CellRecord]) -> Namer:
     """record -> its column: the environment's name, with `` @ GPU model`` (and the driver where
     only drivers differ) once the records come from more than one machine."""
     measured = [r for r in records if r.get("host")]
     gpus = {_gpu(r) for r in measured}
     drivers = {_driver(r) for r in measured}
 
-    def plain(record: dict[str, Any]) -> str:
+    def plain(record: CellRecord) -> str:
         return str(record["env"]["name"])
 
     if len(gpus) > 1:

@@ -10,6 +10,7 @@ from harness.common.units import human_bytes
 from harness.judgement import answer
 from harness.judgement.tolerances import TOLERANCES
 from harness.judgement.verdicts import RULES_VERSION
+from harness.model.record import CellRecord
 from harness.reporting import glance, matrix_md
 from harness.reporting.glance import NO_GPU
 
@@ -26,7 +27,7 @@ def styled(word: str | None) -> Text:
     return Text(word, style=STYLES.get(word, ""))
 
 
-def checkpoint_table(record: dict[str, Any]) -> Table:
+def checkpoint_table(record: CellRecord) -> Table:
     """One row per checkpoint: every meter, the framework's view, the verdict of cleanup steps."""
     scenario, env = record["scenario"], record["env"]
     table = Table(title=f"{scenario['name']} @ {env['name']} ({env.get('backend')})", title_justify="left")
@@ -38,7 +39,7 @@ def checkpoint_table(record: dict[str, Any]) -> Table:
         views = cp.get("view") or {}
         fw = "; ".join(f"{name}: {human_bytes(v.get('in_use'))} / {human_bytes(v.get('reserved'))}" for name, v in views.items())
         step = judged.get(cp["label"])
-        label = cp["label"] + ("" if cp["settle"].get("settled", True) else " (unsettled)")
+        label = cp["label"] + ("" if (cp.get("settle") or {}).get("settled", True) else " (unsettled)")
         table.add_row(label, human_bytes(r.get("rss")), human_bytes(r.get("nvml_device")),
                       human_bytes(r.get("nvml_process")), fw or "-",
                       styled(step["verdict"]) if step else Text(""))
@@ -51,7 +52,7 @@ def checkpoint_table(record: dict[str, Any]) -> Table:
     return table
 
 
-def summary_line(record: dict[str, Any]) -> Text:
+def summary_line(record: CellRecord) -> Text:
     status = record.get("status", "?")
     where = f"{record['scenario']['name']} @ {record['env']['name']}"
     text = Text.assemble(styled(status), f"  {where}  {record.get('duration_s', 0):.1f}s")

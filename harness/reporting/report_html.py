@@ -13,7 +13,7 @@ import json
 from typing import Any
 
 from harness.judgement import holders, verdicts
-from harness.model.record import TIMELINE_COLUMNS
+from harness.model.record import TIMELINE_COLUMNS, CellRecord, ErrorInfo, meter_value
 from harness.reporting import machines, templates
 from harness.reporting.glance import decisive_step
 
@@ -36,10 +36,10 @@ def _downsample(samples: list[list[Any]], points: int = TIMELINE_POINTS) -> list
     return out
 
 
-def cell_detail(record: dict[str, Any]) -> dict[str, Any]:
+def cell_detail(record: CellRecord) -> dict[str, Any]:
     timeline = record.get("timeline") or {}
     judged = record.get("verdicts") or verdicts.judge(record)
-    error = record.get("error") or {}
+    error: ErrorInfo | dict[str, Any] = record.get("error") or {}
     return {
         "scenario": {k: (record.get("scenario") or {}).get(k) for k in ("name", "title", "technique", "seed", "params")},
         "env": record.get("env") or {},
@@ -61,7 +61,7 @@ def cell_detail(record: dict[str, Any]) -> dict[str, Any]:
     }
 
 
-def _floor(record: dict[str, Any], judged: dict[str, Any]) -> dict[str, Any] | None:
+def _floor(record: CellRecord, judged: dict[str, Any]) -> dict[str, Any] | None:
     """What the chart draws for the decisive step: the pre-GPU reading of its meter, and the band
     in which a reading counts as released (the judge's floor up to its tolerance), recovered
     exactly from the step: floor = reading - left - what other processes hold."""
@@ -70,8 +70,9 @@ def _floor(record: dict[str, Any], judged: dict[str, Any]) -> dict[str, Any] | N
         return None
     meter = step["meter"]
     at = [cp for cp in record.get("checkpoints") or [] if cp.get("label") == step["label"]]
-    value = ((at[-1] if at else {}).get("readings") or {}).get(meter)
-    pre = ((record.get("pre_gpu") or {}).get("readings") or {}).get(meter)
+    value = meter_value(at[-1].get("readings"), meter) if at else None
+    pre_gpu = record.get("pre_gpu")
+    pre = meter_value(pre_gpu.get("readings"), meter) if pre_gpu else None
     if value is None or pre is None:
         return None
     base = value - (step.get("left") or 0) - (step.get("elsewhere") or 0)
@@ -82,7 +83,7 @@ def _asset(name: str) -> str:
     return (templates.ASSETS / name).read_text(encoding="utf-8")
 
 
-def render(matrix: dict[str, Any], records: list[dict[str, Any]], vega_src: str | None = None) -> str:
+def render(matrix: dict[str, Any], records: list[CellRecord], vega_src: str | None = None) -> str:
     """The page; with ``vega_src`` Vega is loaded from that relative path instead of inlined (the
     atlas holds many reports beside one copy)."""
     column = machines.column_namer(records)

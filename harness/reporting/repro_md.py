@@ -15,12 +15,12 @@ from harness import __version__
 from harness.common.units import human_bytes
 from harness.judgement import answer, attribution, multigpu, tolerances, verdicts
 from harness.judgement.tolerances import TOLERANCES
-from harness.model.record import TIMELINE_COLUMNS
+from harness.model.record import TIMELINE_COLUMNS, CellRecord, Checkpoint, ErrorInfo, meter_value
 from harness.reporting import aggregate, glance
 from harness.reporting.repro_notes import folded_iterations, holder_lines, loop_lines
 
 
-def _env_line(record: dict[str, Any]) -> str:
+def _env_line(record: CellRecord) -> str:
     facts, env, host = record.get("facts") or {}, record.get("env") or {}, record.get("host") or {}
     versions = (facts.get("frameworks") or {}).items()
     frameworks = ", ".join(f"{k} {v}" for k, v in versions if k != "numpy") or "no framework imported"
@@ -32,7 +32,7 @@ def _env_line(record: dict[str, Any]) -> str:
             f"{gpu}; {env.get('backend')} {where}".rstrip() + built)
 
 
-def killed_clause(record: dict[str, Any]) -> str:
+def killed_clause(record: CellRecord) -> str:
     """``, once the harness had killed ...``: processes the cell left running, named, or ``""``."""
     killed = record.get("killed") or []
     if not killed:
@@ -46,7 +46,7 @@ def killed_clause(record: dict[str, Any]) -> str:
 ERROR_LINE = re.compile(r"^\s*[A-Za-z_][\w.]*(Error|Exception|Exit|Interrupt)\b.*")
 
 
-def process_lines(record: dict[str, Any]) -> list[str]:
+def process_lines(record: CellRecord) -> list[str]:
     """How the script's processes ended, where a reader could not tell from its status: a forked
     worker that failed while the script went on, and an exit that came long after its last line."""
     lines = []
@@ -63,25 +63,25 @@ def process_lines(record: dict[str, Any]) -> list[str]:
     return lines
 
 
-def peaks_between(record: dict[str, Any]) -> dict[int, dict[str, Any]]:
+def peaks_between(record: CellRecord) -> dict[int, dict[str, Any]]:
     """Peaks the 100 Hz timeline saw between checkpoints (and after the last) that exceed both
     ends by more than the meter's smallest judged change: checkpoint index -> the peak before it
     (index len(checkpoints): after the last one). Each: {"after", "before", "t_s", "readings"}."""
     cps = record.get("checkpoints") or []
-    samples = (record.get("timeline") or {}).get("samples") or []
+    samples: list[list[Any]] = (record.get("timeline") or {}).get("samples") or []  # [t, meter...]: numbers, None unread
     if not cps or not samples:
         return {}
     meter = verdicts.measured_meter(record)
     column = TIMELINE_COLUMNS.index(meter)
-    origin = float((record.get("pre_gpu") or cps[0])["t"])
-    edges = [float(cp["t"]) for cp in cps] + [float("inf")]
+    origin = float((record.get("pre_gpu") or cps[0]).get("t") or 0.0)
+    edges = [float(cp.get("t") or 0.0) for cp in cps] + [float("inf")]
     found: dict[int, dict[str, Any]] = {}
     for i in range(1, len(edges)):
         inside = [row for row in samples if edges[i - 1] < float(row[0]) < edges[i] and row[column] is not None]
         if not inside:
             continue
         top = max(inside, key=lambda row: row[column])
-        ends = [cps[j]["readings"].get(meter) for j in (i - 1, i) if j < len(cps)]
+        ends = [meter_value(cps[j].get("readings"), meter) for j in (i - 1, i) if j < len(cps)]
         highest_end = max((v for v in ends if v is not None), default=0)
         if top[column] - highest_end > tolerances.METER_RULES[meter].min_signal:
             found[i] = {"after": cps[i - 1]["label"], "before": cps[i]["label"] if i < len(cps) else None,
@@ -90,19 +90,19 @@ def peaks_between(record: dict[str, Any]) -> dict[int, dict[str, Any]]:
     return found
 
 
-def outside_allocator(record: dict[str, Any]) -> tuple[str, int] | None:
+def outside_allocator(record: CellRecord) -> tuple[str, int] | None:
     """(label, bytes) the script's own process gained outside every allocator between the first and
     the last checkpoint: libraries loaded on first use (cuBLAS, cuDNN kernels, handles), which no
     cleanup call returns. Its other processes are never counted here. None when no framework
     reports its pool, or the gain is below the signal."""
     pid = attribution.judged_pid(record)
-    cps = [cp for cp in record.get("checkpoints") or [] if cp["readings"].get("nvml_process") is not None]
+    cps = [cp for cp in record.get("checkpoints") or [] if cp.get("readings", {}).get("nvml_process") is not None]
     if len(cps) < 2:
         return None
 
-    def pooled(cp: dict[str, Any]) -> int | None:
+    def pooled(cp: Checkpoint) -> int | None:
         views = [v.get("reserved") for v in (cp.get("view") or {}).values()]
-        return None if not views or None in views else sum(int(v) for v in views)
+        return None if not views or None in views else sum(int(v or 0) for v in views)
 
     first, last = cps[0], cps[-1]
     if pooled(first) is None or pooled(last) is None:
@@ -114,7 +114,7 @@ def outside_allocator(record: dict[str, Any]) -> tuple[str, int] | None:
 
 
 
-def _variables_line(record: dict[str, Any]) -> str:
+def _variables_line(record: CellRecord) -> str:
     """The memory-relevant variables the script saw (and which of them --setenv set), or ''."""
     seen, setenv = record.get("env_seen") or {}, record.get("setenv") or {}
     if not seen and not setenv:
@@ -134,13 +134,13 @@ def _variables_line(record: dict[str, Any]) -> str:
     return f"Variables: {shown}"
 
 
-def _others_cell(cp: dict[str, Any], pid: int | None) -> str:
+def _others_cell(cp: Checkpoint, pid: int | None) -> str:
     """The script's other processes at ``cp``, each with its PID, command line and memory."""
     _, who = attribution.other_processes(cp, pid)
     return attribution.named([p for p in who if p.get("bytes")]).replace("|", "\\|") or "-"
 
 
-def _processes_cell(cp: dict[str, Any], record: dict[str, Any]) -> str:
+def _processes_cell(cp: Checkpoint, record: CellRecord) -> str:
     """Every process of a launched command at ``cp`` on each GPU, with its rank where it said one."""
     mine = [p for p in cp.get("gpu_processes") or [] if p.get("in_cell") and p.get("bytes")]
     return attribution.named(mine, attribution.ranks_by_pid(record)).replace("|", "\\|") or "-"
@@ -169,15 +169,15 @@ HEADER = ["checkpoint", "GPU, the script's process", "GPU, its other processes",
 LAUNCHED_HEADER = ["checkpoint", "GPU, the launcher and its ranks", "GPU, per process", *HEADER[3:]]
 
 
-def never_ran(record: dict[str, Any]) -> bool:
+def never_ran(record: CellRecord) -> bool:
     """An environment the script never ran in: skipped here, or not built or started."""
     return record.get("status") in ("skipped", "harness-error") and not record.get("checkpoints")
 
 
-def not_run_section(record: dict[str, Any]) -> list[str]:
+def not_run_section(record: CellRecord) -> list[str]:
     """Why an environment that was asked for has no results: the cause in one line, then the
     build log's (or engine's) last lines, so the thread's reader sees what failed, not a gap."""
-    error = record.get("error") or {}
+    error: ErrorInfo = record.get("error") or {"type": ""}
     cause, _, log = str(error.get("message") or "no reason recorded").partition("\n")
     how = ("was skipped here" if record.get("status") == "skipped" else "did not run" if error.get("why")
            else "did not run: it could not be built or started")
@@ -186,7 +186,7 @@ def not_run_section(record: dict[str, Any]) -> list[str]:
     return lines + (["```", *tail, "```", ""] if tail else [])
 
 
-def markdown(records: list[dict[str, Any]], script: Path) -> str:
+def markdown(records: list[CellRecord], script: Path) -> str:
     """The per-environment results as one Markdown block for an issue thread."""
     gpu = any((r.get("host") or {}).get("nvml_available") for r in records)
     lines = [f"### {'GPU' if gpu else 'Host'} memory of `{script.name}`, per environment", ""]
@@ -263,7 +263,7 @@ def markdown(records: list[dict[str, Any]], script: Path) -> str:
             lines.append(f"\nAnswer: **{glance.text(aggregate.cell_summary(record)['glance'])}**.")
         exit_verdict = ((record.get("verdicts") or {}).get("exit") or {}).get("verdict")
         status = record.get("status")
-        error = record.get("error") or {}
+        error: ErrorInfo = record.get("error") or {"type": ""}
         if error.get("why"):  # the harness lost the cell (its engine went): what it measured stays above
             lines.append(f"\nStatus: **{status}**: {error['message']}{killed_clause(record)}.\n")
             continue

@@ -1,13 +1,12 @@
 """repro.md beside its table: loops (growth per iteration, long ones folded to fit a screen) and what holds the memory."""
 from __future__ import annotations
 
-from typing import Any
-
 from harness.common.units import human_bytes
 from harness.judgement import answer, holders, loops, verdicts
+from harness.model.record import CellRecord
 
 
-def loop_lines(record: dict[str, Any]) -> list[str]:
+def loop_lines(record: CellRecord) -> list[str]:
     """Growth per iteration of every looped checkpoint: first, last, slope."""
     meter = verdicts.measured_meter(record)
     ran = record.get("loops") or {}
@@ -27,7 +26,7 @@ def loop_lines(record: dict[str, Any]) -> list[str]:
     return lines
 
 
-def folded_iterations(record: dict[str, Any]) -> dict[int, str]:
+def folded_iterations(record: CellRecord) -> dict[int, str]:
     """A loop's iterations the table leaves out, so a long loop fits a screen: each looped site keeps
     its first and last iteration and the one that held the most; the others fold into one row
     (checkpoint index -> that row's text where it stands, '' where it is only left out)."""
@@ -55,7 +54,7 @@ def folded_iterations(record: dict[str, Any]) -> dict[int, str]:
 LOOP_ROWS = 4  # a looped site with more measured iterations than this is folded (folded_iterations)
 
 
-def holder_lines(record: dict[str, Any]) -> list[str]:
+def holder_lines(record: CellRecord) -> list[str]:
     """What holds the framework's memory after the cleanups: at the step that answers (else the last
     checkpoint where holders were found), each holder with its fix (judgement/holders.py)."""
     found = [cp for cp in record.get("checkpoints") or [] if cp.get("holders")]

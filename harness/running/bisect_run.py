@@ -9,7 +9,6 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any
 
 from packaging.version import Version
 
@@ -17,6 +16,7 @@ from harness.common.errors import UsageError
 from harness.common.events import Event
 from harness.environments import pkgindex
 from harness.measurement.nvml import Nvml
+from harness.model.record import CellRecord
 from harness.reporting import aggregate
 from harness.running import bisection, repro
 from harness.running.matrix import run_matrix
@@ -39,7 +39,7 @@ class BisectOptions:
 class BisectRun:
     run_dir: Path
     outcome: bisection.Outcome
-    records: list[dict[str, Any]]
+    records: list[CellRecord]
 
 
 def releases_to_try(options: BisectOptions) -> list[Version]:
@@ -59,11 +59,11 @@ def run_bisect(options: BisectOptions, nvml: Nvml, emit: Event) -> BisectRun:
     emit("releases", {"package": options.package, "versions": [str(v) for v in versions]})
     run_id = results.new_run_id()
     run_dir = options.matrix.results_root / run_id
-    records: list[dict[str, Any]] = []
+    records: list[CellRecord] = []
     planned: list[tuple[str, str]] = []
     walls: dict[Version, float] = {}  # making the environment (build or virtualenv) and running the script
 
-    def one(version: Version) -> tuple[dict[str, Any] | None, str]:
+    def one(version: Version) -> tuple[CellRecord | None, str]:
         emit("version", {"version": str(version)})
         (pin,) = pkgindex.release_pins(options.package, [version], options.matrix.with_pins)
         run = run_matrix(replace(options.matrix, items=[item], with_pins=[pin], envs=None, run_id=run_id), nvml, emit)

@@ -16,14 +16,13 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
 
 from packaging.version import Version
 
 from harness.common.errors import UsageError
 from harness.common.units import human_bytes
 from harness.judgement import loops, verdicts
-from harness.model.record import TIMELINE_COLUMNS
+from harness.model.record import TIMELINE_COLUMNS, CellRecord, meter_value
 
 MIB = 1024 * 1024
 CRITERIA = {
@@ -66,15 +65,16 @@ class Measure:
     where: str  # which checkpoint (or why there is no value)
 
 
-def _floor(record: dict[str, Any], meter: str) -> int:
-    pre = (record.get("pre_gpu") or {}).get("readings") or {}
-    if pre.get(meter) is not None:
-        return int(pre[meter])
-    first = (record.get("checkpoints") or [{}])[0].get("readings") or {}
-    return int(first.get(meter) or 0)
+def _floor(record: CellRecord, meter: str) -> int:
+    pre = record.get("pre_gpu")
+    value = meter_value(pre.get("readings"), meter) if pre else None
+    if value is not None:
+        return value
+    first = (record.get("checkpoints") or [])[:1]
+    return (meter_value(first[0].get("readings"), meter) if first else None) or 0
 
 
-def measure(record: dict[str, Any], criterion: Criterion) -> Measure:
+def measure(record: CellRecord, criterion: Criterion) -> Measure:
     meter = verdicts.measured_meter(record)
     cps = [cp for cp in record.get("checkpoints") or [] if not cp.get("skipped")]
     if not cps:
@@ -89,9 +89,9 @@ def measure(record: dict[str, Any], criterion: Criterion) -> Measure:
         return Measure(int(found.slope) if found.growing else 0, meter, f"{site} over {measured} iterations: {found.text()}")
     if criterion.name == "peak":
         column = TIMELINE_COLUMNS.index(meter)
-        samples = [s[column] for s in ((record.get("timeline") or {}).get("samples") or []) if s[column] is not None]
-        values = samples + [cp["readings"][meter] for cp in cps if cp["readings"].get(meter) is not None]
-        return Measure(int(max(values)) - floor if values else None, meter, "peak")
+        samples = [int(v) for s in ((record.get("timeline") or {}).get("samples") or []) if (v := s[column]) is not None]
+        values = samples + [v for cp in cps if (v := meter_value(cp.get("readings"), meter)) is not None]
+        return Measure(max(values) - floor if values else None, meter, "peak")
     if criterion.name == "label":
         hits = [cp for cp in cps if criterion.label in cp["label"]]
         if not hits:
@@ -100,8 +100,8 @@ def measure(record: dict[str, Any], criterion: Criterion) -> Measure:
     else:
         cleanups = [cp for cp in cps if cp["label"] not in EDGES]
         chosen = (cleanups or cps)[-1]
-    value = chosen["readings"].get(meter)
-    return Measure(None if value is None else int(value) - floor, meter, chosen["label"])
+    value = meter_value(chosen.get("readings"), meter)
+    return Measure(None if value is None else value - floor, meter, chosen["label"])
 
 
 @dataclass
@@ -122,7 +122,7 @@ class Outcome:
     answer: str = ""
 
 
-Runner = Callable[[Version], tuple[dict[str, Any] | None, str]]  # a release -> (its record, or None; status note)
+Runner = Callable[[Version], tuple[CellRecord | None, str]]  # a release -> (its record, or None; status note)
 
 
 def search(versions: list[Version], criterion: Criterion, run: Runner) -> Outcome:

@@ -32,7 +32,7 @@ from harness.measurement.nvml import Nvml
 from harness.measurement.runner import CellOptions, run_cell
 from harness.measurement.scenario import Scenario
 from harness.measurement.unrun import skipped_record
-from harness.model.record import Status
+from harness.model.record import CellRecord, Status
 
 RESOURCE = "harness_cell"
 MAX_RETRIES = 3  # a task whose node dies runs again on another node, this many times at most
@@ -117,7 +117,7 @@ def node_backend(job: NodeJob, nvml: Nvml) -> Any:
                                    lambda kind, data: None)
 
 
-def run_on_node(job: NodeJob, attempts: Any) -> tuple[dict[str, Any], str]:
+def run_on_node(job: NodeJob, attempts: Any) -> tuple[CellRecord, str]:
     """The body of a cell's Ray task: (its record, its full log)."""
     ray = _ray()
     attempt = int(ray.get(attempts.start.remote(job.key)))
@@ -163,10 +163,10 @@ def remove_run_containers(run_id: str) -> int:
     return len(containers)
 
 
-Done = Callable[[dict[str, Any], str], object]  # told each record (and its log) as it arrives; its answer unused
+Done = Callable[[CellRecord, str], object]  # told each record (and its log) as it arrives; its answer unused
 
 
-def run_cells(jobs: list[NodeJob], done: Done, run_id: str) -> list[dict[str, Any]]:
+def run_cells(jobs: list[NodeJob], done: Done, run_id: str) -> list[CellRecord]:
     """Run every job as a Ray task; ``done(record, log)`` as each arrives; all records, in order."""
     ray = _ray()
     from ray.util.scheduling_strategies import NodeAffinitySchedulingStrategy

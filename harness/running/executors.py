@@ -23,12 +23,13 @@ from harness.measurement.nvml import Nvml
 from harness.measurement.runner import CellOptions, run_cell
 from harness.measurement.scenario import Scenario
 from harness.measurement.unrun import ENGINE_LOST, engine_down_record
+from harness.model.record import CellRecord
 from harness.running import interruption
 from harness.running.request import MatrixOptions
 from harness.running.slots import run_on_slots, script_gpus, script_slots, slots_for
 
 Cells = list[tuple[config.EnvDef, Scenario]]
-Keep = Callable[[dict[str, Any], str], dict[str, Any]]  # (record, its log when it came from elsewhere) -> the record
+Keep = Callable[[CellRecord, str], CellRecord]  # (record, its log when it came from elsewhere) -> the record
 
 
 @dataclass
@@ -71,7 +72,7 @@ class Executor(Protocol):
     def workers(self, cells: Cells) -> list[str]:
         """Who runs the cells, for the plan: "GPU 0", "cpu", a cluster's nodes."""
 
-    def run(self, batch: Batch, keep: Keep) -> list[dict[str, Any]]:
+    def run(self, batch: Batch, keep: Keep) -> list[CellRecord]:
         """Every cell of the batch run, each record handed to ``keep``; the records kept."""
 
 
@@ -116,14 +117,14 @@ class LocalExecutor:
     def workers(self, cells: Cells) -> list[str]:
         return [f"GPU {s}" if s is not None else "cpu" for s in self._slots(cells)[0]]
 
-    def run(self, batch: Batch, keep: Keep) -> list[dict[str, Any]]:
+    def run(self, batch: Batch, keep: Keep) -> list[CellRecord]:
         assert self.prepared is not None, "prepare first"
         ready, options, nvml = self.prepared, self.options, self.nvml
         slots, gpus = self._slots(batch.cells)
         interrupted = threading.Event()
         engine_down: list[str] = []  # why the engine stopped answering, once a cell saw it
 
-        def one(env: config.EnvDef, item: Scenario, slot: int | None) -> dict[str, Any]:
+        def one(env: config.EnvDef, item: Scenario, slot: int | None) -> CellRecord:
             backend = ready.backends[env.name]
             gpu = nvml.available and (backend.name != "docker" or ready.access.mode != "none")
             cell_options = CellOptions(run_id=batch.run_id, run_dir=batch.run_dir, env_name=env.name,
@@ -135,8 +136,9 @@ class LocalExecutor:
             else:
                 self.emit("cell-start", {"env": env.name, "scenario": item.name, "slot": slot})
                 record = run_cell(backend, item, cell_options, nvml, self.emit)
-                if (record.get("error") or {}).get("type") == ENGINE_LOST:
-                    engine_down.append(record["error"]["why"])
+                error = record.get("error")
+                if error and error.get("type") == ENGINE_LOST:
+                    engine_down.append(error.get("why") or "")
             if interrupted.is_set() and record["status"] in ("crashed", "harness-error", "timeout"):
                 interruption.mark(record, batch.run_dir)  # cut by the user's Ctrl-C, not its own result
             return keep(record, "")
@@ -177,7 +179,7 @@ class RayExecutor:
 
         return [f"ray: {self.offered['nodes']} node(s), {cluster.task_resources(self.offered['resources'])}"]
 
-    def run(self, batch: Batch, keep: Keep) -> list[dict[str, Any]]:
+    def run(self, batch: Batch, keep: Keep) -> list[CellRecord]:
         from harness.running import cluster
 
         o = self.options

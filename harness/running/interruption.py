@@ -3,14 +3,13 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from pathlib import Path
-from typing import Any
 
 from harness.common.commands import command
 from harness.judgement import verdicts
 from harness.measurement.backends import docker as docker_backend
 from harness.measurement.backends.base import Backend
 from harness.measurement.backends.owned_containers import remove_labelled
-from harness.model.record import RUN_AGAIN, ErrorKind, Status
+from harness.model.record import RUN_AGAIN, CellRecord, ErrorKind, Status
 from harness.store import results
 
 
@@ -33,9 +32,9 @@ class RunInterrupted(KeyboardInterrupt):
         self.run_dir = run_dir
 
 
-def mark(record: dict[str, Any], run_dir: Path) -> None:
+def mark(record: CellRecord, run_dir: Path) -> None:
     """A cell the user stopped: a harness status, never the scenario's; --resume runs it again."""
-    record["status"] = Status.INTERRUPTED.value
+    record["status"] = Status.INTERRUPTED
     again = command("matrix", "--resume", str(run_dir))
     record["error"] = {"type": ErrorKind.INTERRUPTED.value, "message": "stopped by Ctrl-C or SIGTERM before it ended; "
                        f"nothing follows about the scenario: `{again}` runs it again"}

@@ -23,7 +23,7 @@ from harness.measurement import gpu_access
 from harness.measurement.nvml import Nvml
 from harness.measurement.scenario import Scenario
 from harness.measurement.unrun import skipped_record
-from harness.model.record import Status
+from harness.model.record import CellRecord, Status
 from harness.reporting import aggregate
 from harness.running import catalogue, interruption
 from harness.running.executors import Batch, executor_for, pin_facts
@@ -40,7 +40,7 @@ class MatrixRun:
     variant_reason: str
     access: gpu_access.GpuAccess
     backend: str = "docker"
-    records: list[dict[str, Any]] = field(default_factory=list)
+    records: list[CellRecord] = field(default_factory=list)
     skipped: dict[str, str] = field(default_factory=dict)  # environment -> why it could not run here
     failed: dict[str, str] = field(default_factory=dict)  # environment -> why its build or start failed
     planned: list[tuple[str, str]] = field(default_factory=list)
@@ -114,7 +114,7 @@ def run_matrix(options: MatrixOptions, nvml: Nvml, emit: Event) -> MatrixRun:
     })
     not_run = _write_skipped(run, todo)
 
-    def keep(record: dict[str, Any], log: str) -> dict[str, Any]:
+    def keep(record: CellRecord, log: str) -> CellRecord:
         try:
             results.write_record(run.run_dir, record)
             if log:  # a cell run elsewhere (a cluster's node) sends its log back
@@ -150,7 +150,7 @@ def _host(nvml: Nvml) -> dict[str, Any]:
 ENVIRONMENT_FAILED = "EnvironmentFailed"
 
 
-def _write_skipped(run: MatrixRun, todo: list[tuple[config.EnvDef, Scenario]]) -> list[dict[str, Any]]:
+def _write_skipped(run: MatrixRun, todo: list[tuple[config.EnvDef, Scenario]]) -> list[CellRecord]:
     """A record for each planned cell whose environment cannot run here (skipped) or could not be
     built or started (harness-error), with the reason; the records written."""
     written = []
@@ -159,7 +159,7 @@ def _write_skipped(run: MatrixRun, todo: list[tuple[config.EnvDef, Scenario]]) -
             record = skipped_record(run.run_id, env.name, run.backend, item, run.skipped[env.name])
         elif env.name in run.failed:  # its build or start failed: that is this environment's result
             record = skipped_record(run.run_id, env.name, run.backend, item, run.failed[env.name], status=Status.HARNESS_ERROR)
-            record["error"]["type"] = ENVIRONMENT_FAILED
+            record["error"] = {"type": ENVIRONMENT_FAILED, "message": run.failed[env.name]}
         else:
             continue
         results.write_record(run.run_dir, record)
@@ -184,7 +184,7 @@ def _still_to_run(envs: list[config.EnvDef], chosen: list[Scenario], options: Ma
     return {env.name for env, _ in todo} | {env.name for env in envs if env.kind == "image" and not env.family}
 
 
-def _whole_run(run_dir: Path, records: list[dict[str, Any]], resumed: bool) -> list[dict[str, Any]]:
+def _whole_run(run_dir: Path, records: list[CellRecord], resumed: bool) -> list[CellRecord]:
     """The records a run stands on: those of this part, or, resumed, of every part of it (a run whose
     last cells finished earlier is not a run where nothing ran)."""
     return results.read_records(run_dir)[0] if resumed else records

@@ -14,6 +14,7 @@ from harness.common.errors import UsageError
 from harness.environments import config
 from harness.measurement.nvml import Nvml
 from harness.measurement.scenario import Scenario
+from harness.model.record import CellRecord
 
 
 def slots_for(gpu_indices: list[int] | None, nvml: Nvml) -> list[int | None]:
@@ -46,15 +47,15 @@ def script_gpus(gpus: tuple[int, ...], nvml: Nvml) -> dict[str, Any]:
 def run_on_slots(
     cells: list[tuple[config.EnvDef, Scenario]],
     slots: list[int | None],
-    one: Callable[[config.EnvDef, Scenario, int | None], dict[str, Any]],
+    one: Callable[[config.EnvDef, Scenario, int | None], CellRecord],
     interrupted: threading.Event | None = None,
-) -> list[dict[str, Any]]:
+) -> list[CellRecord]:
     """Each slot (a GPU, or a CPU job) runs one cell at a time from a shared queue."""
     from harness.measurement.backends.base import closing
     from harness.measurement.backends.owned_containers import remove_live_containers
     from harness.measurement.backends.process import stop_live_processes
 
-    done: list[dict[str, Any]] = []
+    done: list[CellRecord] = []
 
     def stop_cells(wait_for_workers: Callable[[float], None]) -> None:
         # Ctrl-C / SIGTERM: no new cell starts; running cells are ended now. ``interrupted`` is set

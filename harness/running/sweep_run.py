@@ -21,6 +21,7 @@ from harness.common.errors import HarnessError, UsageError
 from harness.common.events import Event
 from harness.environments import pkgindex
 from harness.measurement.nvml import Nvml
+from harness.model.record import CellRecord
 from harness.reporting import aggregate, amounts, sweeps
 from harness.running import repro
 from harness.running.matrix import run_matrix
@@ -48,7 +49,7 @@ class SweepRun:
     run_dir: Path
     releases: list[str]
     changes: list[dict[str, Any]]
-    records: list[dict[str, Any]]
+    records: list[CellRecord]
     skipped: dict[str, str]
 
 

@@ -26,7 +26,7 @@ from pydantic import ValidationError
 
 from harness.common.errors import ResultsUnwritable
 from harness.common.units import human_bytes
-from harness.model.record import SCHEMA_VERSION, CellRecord
+from harness.model.record import SCHEMA_VERSION, CellRecord, parse
 from harness.store.upgrade import upgraded
 
 MIN_FREE_BYTES = 64 * 1024 * 1024  # a run's records, logs (capped per cell) and reports fit easily
@@ -97,14 +97,14 @@ def log_path(run_dir: Path, env: str, scenario: str) -> Path:
     return run_dir / "logs" / env / (scenario.replace("/", "__") + ".log")
 
 
-def write_record(run_dir: Path, record: dict[str, Any]) -> Path:
+def write_record(run_dir: Path, record: CellRecord) -> Path:
     """The cell's record, written where it is kept (gzipped when it is kept gzipped). One the model
     refuses (a harness fault) is still written, never lost with the run it would stop: reading it
     names its first problem in one line (``read_records``), and the other cells go on."""
     try:
-        CellRecord.model_validate(record)
+        parse(record)
     except ValueError as exc:  # pydantic's ValidationError
-        record = {**record, "record_problem": str(exc).splitlines()[:3]}
+        record = {**record, "record_problem": str(exc).splitlines()[:3]}  # type: ignore[typeddict-unknown-key]
     path = kept_path(cell_path(run_dir, record["env"]["name"], record["scenario"]["name"]))
     if path.name.endswith(".gz"):
         write_gzipped(path, record)
@@ -145,18 +145,17 @@ def write_manifest(run_dir: Path, manifest: dict[str, Any]) -> Path:
     return path
 
 
-def read_records(run_dir: Path) -> tuple[list[dict[str, Any]], list[tuple[Path, str]]]:
+def read_records(run_dir: Path) -> tuple[list[CellRecord], list[tuple[Path, str]]]:
     """Every cell record under ``run_dir``, upgraded to today's schema and checked against the
     model, and the files that could not be read (with why, in one line). Reading never writes."""
-    records, broken = [], []
+    records: list[CellRecord] = []
+    broken: list[tuple[Path, str]] = []
     for path in record_paths(run_dir):
         try:
             data = load_record(path)
             if not isinstance(data, dict) or "scenario" not in data:
                 raise ValueError("not a cell record")
-            data = upgraded(data)
-            CellRecord.model_validate(data)
-            records.append(data)
+            records.append(parse(upgraded(data)))
         except ValidationError as exc:
             first = exc.errors()[0]
             where = ".".join(str(p) for p in first["loc"])
