@@ -6,8 +6,11 @@ the record's ``loops`` says how many iterations each site really ran.
 
 A site grows only when its slope stands clear of the readings' own jitter (more than three
 standard errors of the fitted slope) and adds up, over the iterations run, to more than the
-meter's smallest judged change; else it is flat, with the noise it was judged against. One rule
-for repro's loop lines and bisect's growth criterion.
+meter's smallest judged change; it is flat when its slope is inside that jitter and, were it real,
+would add up to less than that change. A slope inside the jitter that would add up to more (three
+iterations of a training loop whose first step makes the optimizer's state: 0, +470, +470 MiB) is
+unclear: the readings are too few or too scattered to call it either. One rule for repro's loop
+lines and bisect's growth criterion.
 
 A loop is judged on every meter that can see it: where the chosen meter (NVML) stays flat because
 the framework mapped its whole pool at the first touch, the framework's own in-use count
@@ -87,9 +90,14 @@ class Trend:
 
     @property
     def state(self) -> str:
-        """grows; flat (inside the noise); small (clear of the noise, but adding up to less than the
-        meter judges: a sweep does not call a turn between this and either of the others)."""
-        return "grows" if self.growing else "flat" if self.slope <= self.noise else "small"
+        """grows; flat (inside the noise, and too little to judge over the iterations run); unclear
+        (inside the noise, but enough to judge were it real); small (clear of the noise, but adding up
+        to less than the meter judges). A sweep calls no turn on an unclear or small loop."""
+        if self.growing:
+            return "grows"
+        if self.slope > self.noise:
+            return "small"
+        return "unclear" if abs(self.slope) * self.iterations > self.smallest else "flat"
 
     def text(self) -> str:
         noise = f"noise ±{human_bytes(int(self.noise))}"
@@ -99,6 +107,9 @@ class Trend:
             return (f"grows {human_bytes(int(self.slope))} per iteration ({noise}), "
                     f"{human_bytes(int(self.total))} over {self.iterations} iterations: "
                     f"under the {human_bytes(self.smallest)} this meter judges")
+        if self.state == "unclear":
+            return (f"unclear over {self.iterations} iterations (slope {_signed(self.slope)} per iteration, inside the "
+                    f"{noise}: too few or too scattered readings to call it flat or growing)")
         return f"flat (slope {_signed(self.slope)} per iteration, within {noise})"
 
 
@@ -146,7 +157,7 @@ def summary(record: CellRecord, meter: str) -> dict[str, Any] | None:
     if own is None or not own[2].growing:
         return line
     site, measured, counted = own
-    blind = "flat" if rate.state == "flat" else "under what it judges"
+    blind = {"flat": "flat", "unclear": "unclear"}.get(rate.state, "under what it judges")
     return {"site": site, "measured": measured, "slope": int(counted.slope), "noise": int(counted.noise),
             "growing": True, "state": "grows", "meter": FRAMEWORK,
             "text": f"{counted.text()} in the framework's own in-use count; {meter.replace('_', ' ')} {blind} "

@@ -179,8 +179,9 @@ IMPORT_LABEL = re.compile(r"^[^:]+:\d+: (?:import|from) ")  # agent/instrument.p
 # 8: a launcher's ranks are judged each alone, on its own process and GPU (ranks.py); below the runtime floor what
 # the framework still holds is still left (the runtime gave back some of its own: NCCL's at destroy_process_group);
 # 9: a scenario about GPU memory (META gpu_only) measured without a GPU answers n/a with why (gpu_only.py); a
-# failure for want of a GPU on a host without one (CuPy's "driver version is insufficient") is unsupported, with why
-RULES_VERSION = 9
+# failure for want of a GPU on a host without one (CuPy's "driver version is insufficient") is unsupported, with why;
+# 10: a loop whose slope is inside its noise but would add up to a judged change is "unclear", never "flat" (loops.py)
+RULES_VERSION = 10
 
 
 def timeline_peak(record: CellRecord, checkpoints: list[Checkpoint]) -> Checkpoint | None:

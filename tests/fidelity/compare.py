@@ -5,7 +5,8 @@ allocator, a child's exit code). Bare and under repro, those lines and the proce
 must be identical; a table shows each script's outcome and what repro said of it.
 
     python tests/fidelity/compare.py --interpreter PY SCRIPT... [--results DIR] [--json OUT]
-    python tests/fidelity/compare.py --image IMAGE SCRIPT...      (bare: `docker run` of the image)
+    python tests/fidelity/compare.py --image IMAGE SCRIPT...      (bare: `docker run` of the image, its
+                                    launcher too; FIDELITY_DOCKER_GPUS="--gpus=all" gives it the GPUs)
     python tests/fidelity/compare.py --interpreter PY --launcher "torchrun --standalone --nproc_per_node=2" SCRIPT...
                                     (bare: the launcher's command; repro: `repro -- LAUNCHER SCRIPT`)
 
@@ -106,10 +107,14 @@ def run_bare(script: Path, interpreter: str | None, image: str | None, timeout: 
              launcher: list[str] | None = None) -> tuple[int | None, str, float]:
     """The script as a user runs it: output to a file (a detached child may keep a pipe open)."""
     marker = f"FIDELITY_BARE_RUN={uuid.uuid4().hex}"
-    if launcher:
+    if image:  # as a user runs it in that image: every GPU (FIDELITY_DOCKER_GPUS, e.g. --gpus=all), its own name resolving
+        name = f"fidelity-{uuid.uuid4().hex[:8]}"
+        gpus = os.environ.get("FIDELITY_DOCKER_GPUS", "").split()
+        started = [*launcher] if launcher else ["python"]
+        command = [*DOCKER_BARE, *gpus, "--hostname", name, "--add-host", f"{name}:127.0.0.1",
+                   "-v", f"{script.parent}:{MOUNT}:ro", image, *started, f"{MOUNT}/{script.name}"]
+    elif launcher:
         command = [*launcher, str(script)]
-    elif image:
-        command = [*DOCKER_BARE, "-v", f"{script.parent}:{MOUNT}:ro", image, "python", f"{MOUNT}/{script.name}"]
     else:
         command = [interpreter or sys.executable, str(script)]
     env = {**os.environ, marker.split("=")[0]: marker.split("=")[1]}

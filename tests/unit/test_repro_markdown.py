@@ -73,3 +73,22 @@ def test_a_slope_clear_of_the_noise_but_under_the_meters_smallest_change_is_call
     assert (small.growing, small.state) == (False, "small")
     assert small.text() == ("grows 3.00 MiB per iteration (noise ±2.21 MiB), 90.00 MiB over 30 iterations: "
                             "under the 128.00 MiB this meter judges")
+
+
+def test_a_large_slope_inside_the_jitter_of_few_iterations_is_unclear_not_flat() -> None:
+    """Three iterations of a DDP training loop, one rank on per-process NVML: the first step makes
+    Adam's state (+470 MiB), then level. The fitted slope (+235 MiB per iteration) is inside its own
+    noise, but would add up to far more than the meter judges: 'flat' would say more than three
+    readings show, so the loop is 'unclear' (and a sweep calls no turn on it)."""
+    from harness.judgement import loops
+    from harness.reporting import sweeps
+
+    MiB = 1024 * 1024
+    few = loops.trend([(1, 1587 * MiB), (2, 2057 * MiB), (3, 2057 * MiB)], "nvml_process")
+    assert (few.growing, few.state) == (False, "unclear")
+    assert few.text().startswith("unclear over 3 iterations (slope +235.00 MiB per iteration, inside the noise ±")
+    level = loops.trend([(1, 1587 * MiB), (2, 1589 * MiB), (3, 1587 * MiB)], "nvml_process")
+    assert level.state == "flat" and level.text().startswith("flat (slope +0 B per iteration")
+    cell = {"status": "ok", "glance": {"back": "all"}, "steps": [{"label": "end", "verdict": "released"}],
+            "loop": {"state": "unclear"}}
+    assert sweeps._answer(cell) == sweeps._answer({**cell, "loop": None})  # no turn between unclear and anything
