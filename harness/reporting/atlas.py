@@ -20,8 +20,10 @@ from packaging.version import InvalidVersion, Version
 
 from harness import frameworks
 from harness.judgement import claims as seed_claims
+from harness.judgement.floors import in_use
 from harness.model.record import CellRecord
-from harness.reporting import aggregate, glance, machines
+from harness.reporting import aggregate, glance, machines, sweeps
+from harness.store.results import cell_path, kept_path
 
 
 @dataclass(frozen=True)
@@ -48,6 +50,16 @@ class Cell:
     date: str
     steps: tuple[dict[str, Any], ...]
     record_hash: str = ""  # sha1 of the record's content: a byte-identical copy of a run is the same run
+    record_path: str = ""  # the record's file under the references
+    params: str = ""  # the scenario's parameters as it ran (JSON)
+    checkpoints: tuple[dict[str, Any], ...] = ()  # each checkpoint's label, raw readings and the framework's in-use bytes
+    compared: tuple[Any, ...] = ()  # what a turn compares, as a sweep does (sweeps.compared); () : the colour alone
+
+    @property
+    def parts(self) -> dict[int, Any]:
+        """The parts of the answer a turn compares (the cleanup's, the loop's), those that were judged."""
+        found = self.compared or ((self.back, ""), None)
+        return {part: value for part, value in enumerate(found) if value is not None}
 
     @property
     def column(self) -> str:
@@ -142,7 +154,13 @@ def cells_of(run: Run, summaries: list[dict[str, Any]]) -> Iterator[Cell]:
                    python=str(facts.get("python") or ""), cuda=str(facts.get("cuda") or ""),
                    status=str(record.get("status")), back=str(answer["back"]), word=glance.text(answer),
                    date=str(record.get("started_at") or ""), steps=tuple(summary.get("steps") or ()),
-                   record_hash=hashlib.sha1(json.dumps(record, sort_keys=True, default=str).encode()).hexdigest())
+                   record_hash=hashlib.sha1(json.dumps(record, sort_keys=True, default=str).encode()).hexdigest(),
+                   record_path=str(Path(run.name) / kept_path(cell_path(run.path, str(env.get("name")),
+                                                                        scenario["name"])).relative_to(run.path)),
+                   params=json.dumps(scenario.get("params") or {}, sort_keys=True),
+                   compared=sweeps.compared(summary) or (None, None),
+                   checkpoints=tuple({"label": cp["label"], "readings": cp.get("readings") or {}, "in_use": in_use(cp)}
+                                     for cp in record.get("checkpoints") or []))
 
 
 def collect(runs: list[Run], claims: list[seed_claims.Claim]) -> tuple[list[Cell], list[ClaimOutcome]]:
@@ -177,6 +195,11 @@ def columns(cells: list[Cell]) -> list[str]:
     order = {name: i for i, name in enumerate((*frameworks.names(), "python"))}
     return sorted(first, key=lambda col: (order.get(first[col].framework, 99), first[col].framework,
                                           _version_key(first[col].release), first[col].hardware == "CPU", first[col].hardware))
+
+
+def grid_id(technique: str, column: str) -> str:
+    """A grid cell's stable id: the dataset's ``grid`` row id, and its page's name (c/<id>.html)."""
+    return hashlib.sha1(f"{technique}|{column}".encode()).hexdigest()[:16]
 
 
 def grid(cells: list[Cell]) -> dict[str, dict[str, list[Cell]]]:
@@ -217,17 +240,30 @@ def consensus(cells: list[Cell]) -> Cell | None:
     return next(c for c in runs if answers[(c.back, c.word)] == max(answers.values()))
 
 
-def turns(row: dict[str, list[Cell]], cols: list[str]) -> set[str]:
-    """Columns where a technique's answer differs from the release before it (same framework and
-    hardware), between measured cells only: a skipped or failed column neither turns nor breaks a lane."""
-    found: set[str] = set()
-    last: dict[tuple[str, str], str] = {}
+def lane_of(column: str) -> tuple[str, str]:
+    """A column's lane: its framework and hardware ('torch 2.15.0 · H100' -> ('torch', 'H100'))."""
+    return column.split(" ", 1)[0], column.partition(" · ")[2]
+
+
+def turn_points(row: dict[str, list[Cell]], cols: list[str]) -> list[tuple[str, str]]:
+    """(column, the column it turned from) wherever a technique's answer differs from the nearest
+    release before it on the same framework and hardware where that part was judged, by a sweep's
+    rules (sweeps.changes): the cleanup's answer and the loop's state apart, between measured cells
+    only: a skipped or failed column neither turns nor breaks a lane."""
+    found = []
+    last: dict[tuple[str, str], dict[int, tuple[str, Any]]] = {}
     for col in cols:
         cell = consensus(row.get(col) or [])
         if cell is None:
             continue
-        lane = (cell.framework, cell.hardware)
-        if lane in last and last[lane] != cell.back:
-            found.add(col)
-        last[lane] = cell.back
+        seen = last.setdefault(lane_of(col), {})
+        turned = [seen[part][0] for part, value in cell.parts.items() if part in seen and seen[part][1] != value]
+        if turned:
+            found.append((col, min(turned, key=cols.index)))
+        seen.update({part: (col, value) for part, value in cell.parts.items()})
     return found
+
+
+def turns(row: dict[str, list[Cell]], cols: list[str]) -> set[str]:
+    """Columns where a technique's answer turns (turn_points)."""
+    return {col for col, _ in turn_points(row, cols)}

@@ -16,7 +16,7 @@ from dataclasses import asdict
 from typing import Any
 
 from harness.judgement.answer import COLOUR, decisive_step
-from harness.reporting.atlas import Cell, answer_of, turns
+from harness.reporting.atlas import Cell, answer_of, grid_id, turns
 
 DATASET_VERSION = 2  # 2: grid and runs beside the steps (1: the steps, as "rows")
 STEP_SCHEMA = {
@@ -99,7 +99,7 @@ def grid_rows(grid: dict[str, dict[str, list[Cell]]], cols: list[str]) -> list[d
         for col in (c for c in cols if c in grid[technique]):
             cells = grid[technique][col]
             shown, runs, back = answer_of(cells)
-            out.append({"id": hashlib.sha1(f"{technique}|{col}".encode()).hexdigest()[:16], "technique": technique,
+            out.append({"id": grid_id(technique, col), "technique": technique,
                         "framework": shown.framework, "release": shown.release, "hardware": shown.hardware, "column": col,
                         "colour": COLOUR[back].value, "back": back, "word": shown.word, "runs": len(runs),
                         "not_measured": sum(1 for c in cells if c.status != "ok"), "turn": col in turned})

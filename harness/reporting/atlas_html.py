@@ -14,7 +14,7 @@ from typing import Any
 
 from harness.judgement.claims import Claim
 from harness.reporting import templates
-from harness.reporting.atlas import Cell, ClaimOutcome, answer_of, column_sort_key, columns, measured, turns
+from harness.reporting.atlas import Cell, ClaimOutcome, answer_of, column_sort_key, columns, grid_id, measured, turns
 
 STYLE = (templates.ASSETS / "atlas.css").read_text(encoding="utf-8")
 FILTER = (templates.ASSETS / "atlas.js").read_text(encoding="utf-8")
@@ -82,7 +82,11 @@ def landing(grid: dict[str, dict[str, list[Cell]]], cols: list[str], claims: lis
     for framework in dict.fromkeys(framework_of[t] for t in sorted(grid, key=lambda t: cols.index(next(iter(grid[t]))))):
         mine = sorted((t for t in grid if framework_of[t] == framework), key=lambda t: (t.startswith("repro/"), t))
         used = [c for c in cols if any(c in grid[t] for t in mine)]
-        tables.append(_table(framework, mine, grid, used, said))
+        for kind, here in (("GPU", [c for c in used if not c.endswith(" · CPU")]),
+                           ("CPU: host memory only", [c for c in used if c.endswith(" · CPU")])):
+            rows = [t for t in mine if any(c in grid[t] for c in here)]
+            if rows:  # GPU and CPU apart: a CPU reading answers another question (no GPU memory to give back)
+                tables.append(_table(f"{framework} · {kind}", rows, grid, here, said))
     counts = {"runs": len({c.run for c in cells}),
               "distinct": sum(len(measured(column)) for row in grid.values() for column in row.values()),
               "unmeasured": sum(1 for c in cells if c.status != "ok"), "techniques": len(grid),
@@ -97,7 +101,8 @@ def _evidence_rows(cells: list[Cell], key: str, depth: int) -> list[dict[str, An
     return [{"id": slug(getattr(cell, key)), "key": getattr(cell, key), "back": cell.back.replace("/", ""),
              "word": cell.word, "facts": [str(getattr(cell, f))[:40] for f in FACTS],
              "steps": "; ".join(f"{s.get('label')}: {s.get('verdict')}" for s in cell.steps if s.get("verdict") != "skipped"),
-             "link": evidence_link(cell, depth), "remake": f"nox -s report -- matrix/reference/{cell.run}"}
+             "link": evidence_link(cell, depth), "remake": f"nox -s report -- matrix/reference/{cell.run}",
+             "page": f"{'../' * depth}c/{grid_id(cell.technique, cell.column)}.html"}
             for cell in cells]
 
 
@@ -115,7 +120,7 @@ def evidence(title: str, cells: list[Cell], key: str, tests: Claim | None = None
     side; ``tests``: the claim a technique's page says it tests."""
     answers = Counter(c.back for c in cells)
     return _render("atlas_evidence.html", title, depth=1, tests=tests,
-                   heads=(key, "answer", "steps", *FACTS, "evidence", "remade by"),
+                   heads=(key, "answer", "steps", *FACTS, "evidence", "remade by", "cell page"),
                    agree=", ".join(f"{n} {b}" for b, n in answers.most_common()),
                    rows=_evidence_rows(sorted(cells, key=_order(cells, key)), key, 1))
 

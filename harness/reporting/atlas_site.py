@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from harness.judgement import claims as seed_claims
-from harness.reporting import aggregate, atlas, atlas_data, atlas_html, report_html, templates
+from harness.reporting import aggregate, atlas, atlas_data, atlas_html, atlas_pages, report_html, templates
 
 
 def build(root: Path, out: Path, progress: Callable[[str], None] = lambda _: None) -> dict[str, int]:
@@ -23,7 +23,7 @@ def build(root: Path, out: Path, progress: Callable[[str], None] = lambda _: Non
     cols, grid = atlas.columns(cells), atlas.grid(cells)
     if out.exists():
         shutil.rmtree(out)
-    for folder in ("t", "r", "runs"):
+    for folder in ("t", "r", "c", "runs"):
         (out / folder).mkdir(parents=True)
     shutil.copyfile(templates.ASSETS / "vega-embed.js", out / "vega.js")
     rows = atlas_data.grid_rows(grid, cols)
@@ -31,7 +31,16 @@ def build(root: Path, out: Path, progress: Callable[[str], None] = lambda _: Non
     (out / "atlas.csv").write_text(atlas_data.as_csv(rows, atlas_data.GRID_SCHEMA), encoding="utf-8")
     (out / "index.html").write_text(atlas_html.landing(grid, cols, claims, cells), encoding="utf-8")
     (out / "claims.html").write_text(atlas_html.claims_page(claims, outcomes), encoding="utf-8")
+    (out / "changes.html").write_text(atlas_pages.changes_page(atlas_pages.changes(grid, cols)), encoding="utf-8")
+    commit = atlas_pages.commit_of(root)
     said = {c.scenario: c for c in claims}
+    every_claim: dict[str, list[seed_claims.Claim]] = {}
+    for claim in claims:
+        every_claim.setdefault(claim.scenario, []).append(claim)
+    for technique, by_column in grid.items():
+        for column, in_cell in by_column.items():
+            (out / "c" / f"{atlas.grid_id(technique, column)}.html").write_text(
+                atlas_pages.cell_page(technique, column, in_cell, every_claim.get(technique, []), commit), encoding="utf-8")
     for technique, by_column in grid.items():
         every = [cell for found in by_column.values() for cell in found]
         (out / "t" / f"{atlas_html.slug(technique)}.html").write_text(
@@ -47,6 +56,6 @@ def build(root: Path, out: Path, progress: Callable[[str], None] = lambda _: Non
         target.parent.mkdir(parents=True, exist_ok=True)
         depth = len(Path(run.name).parts) + 1
         target.write_text(report_html.render(matrix, run.records, vega_src="../" * depth + "vega.js"), encoding="utf-8")
-    found: dict[str, Any] = atlas_html.summary(cells, cols, grid)
-    found["bytes"] = sum(p.stat().st_size for p in out.rglob("*") if p.is_file())
-    return found
+    counts: dict[str, Any] = atlas_html.summary(cells, cols, grid)
+    counts["bytes"] = sum(p.stat().st_size for p in out.rglob("*") if p.is_file())
+    return counts

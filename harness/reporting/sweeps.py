@@ -16,7 +16,7 @@ from harness.store import results
 Answer = tuple[tuple[str, str] | None, str | None]
 
 
-def _answer(cell: dict[str, Any] | None) -> Answer | None:
+def compared(cell: dict[str, Any] | None) -> Answer | None:
     """What a cell says, as compared along a row: its cleanup answer (what came back, the verdict)
     and its loop's state; None where it measured nothing (a skipped column). A part is None where
     it cannot be compared: cleanup steps that grew too little to judge (the answer then comes from
@@ -44,7 +44,7 @@ def changes(matrix: dict[str, Any], columns: list[tuple[str, str]]) -> list[dict
         row = matrix["cells"].get(scenario, {})
         last: dict[int, tuple[str, str, Any]] = {}  # per part of the answer: (release, env, value)
         for release, env in columns:
-            answer = _answer(row.get(env))
+            answer = compared(row.get(env))
             if answer is None:
                 continue
             judged = {part: value for part, value in enumerate(answer) if value is not None}

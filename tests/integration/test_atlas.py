@@ -100,3 +100,31 @@ def test_a_cells_evidence_is_one_click_away(site: Path, chromium: str, tmp_path:
     assert re.search(r'<div id="timeline" class="vega-embed"[^>]* data-drawn="[1-9]', result.stdout)  # its timeline, drawn
     technique = re.search(r'<th class="tech"><a href="(t/[^"]+)"', landing)
     assert technique and "remade by" in (site / technique.group(1)).read_text(encoding="utf-8")
+
+
+PAGE_PROBE = """<script>setTimeout(function () { document.body.dataset.probe = JSON.stringify({
+  page: document.documentElement.scrollWidth, window: window.innerWidth, rows: document.querySelectorAll("tr").length}); }, 300);
+</script></body>"""
+
+
+@pytest.mark.parametrize("width", [1400, 390])
+def test_the_changes_page_and_a_cell_page_read_at_desktop_and_phone_width(site: Path, chromium: str, tmp_path: Path,
+                                                                          width: int) -> None:
+    """changes.html lists every turn, each linking the cell page it turned to; a cell page holds its
+    runs' readings, the code, the citation and the command that measures it again. Neither scrolls
+    sideways (its tables do) nor logs an error."""
+    changes = (site / "changes.html").read_text(encoding="utf-8")
+    linked = re.findall(r'<a href="(c/[0-9a-f]{16}\.html)">', changes)
+    assert linked and all((site / link).is_file() for link in linked)
+    data = json.loads((site / "atlas.json").read_text())
+    assert len(linked) == sum(1 for row in data["grid"] if row["turn"])  # the page and the dataset agree on the turns
+    cell = (site / linked[0]).read_text(encoding="utf-8")
+    assert "Cite this" in cell and "python -m harness matrix --with " in cell and "matrix/reference/" in cell
+    for page in (site / "changes.html", site / linked[0]):
+        probed = page.with_name(f"probed-{width}-{page.name}")
+        probed.write_text(page.read_text(encoding="utf-8").replace("</body>", PAGE_PROBE), encoding="utf-8")
+        result = _browse(chromium, probed.as_uri(), tmp_path / f"profile-{page.name}", width)
+        errors = [x for x in result.stderr.splitlines() if "CONSOLE" in x and ("Error" in x or "Uncaught" in x)]
+        assert not errors, errors
+        probe = json.loads(unquote(result.stdout.split('data-probe="', 1)[1].split('"', 1)[0].replace("&quot;", '"')))
+        assert probe["page"] <= probe["window"] and probe["rows"] >= 2, (page.name, probe)

@@ -93,3 +93,42 @@ def test_the_datasets_grid_row_is_the_grid_cells_answer() -> None:
     assert (rows["2.5.0"]["colour"], rows["2.5.0"]["runs"], rows["2.5.0"]["not_measured"]) == ("green", 2, 1)
     assert (rows["2.6.0"]["colour"], rows["2.6.0"]["runs"], rows["2.6.0"]["turn"]) == ("grey", 0, False)
     assert rows["2.7.0"]["colour"] == "red" and rows["2.7.0"]["turn"] is True
+
+
+def test_a_loop_that_starts_growing_is_a_turn_and_the_changes_page_names_both_sides() -> None:
+    """TF's keras loop: 'cached' on 2.7.4 and 2.14.1 alike, but flat on one and growing on the other
+    (the framework's own count): a turn by a sweep's rules, listed on changes.html with the release
+    in between that answered nothing."""
+    from dataclasses import replace
+
+    from harness.reporting.atlas_pages import changes, changes_page
+
+    flat = replace(_cell("a", "2.7.4", back="part", word="cached; in the loop: flat"),
+                   compared=(("part", "cached"), "flat"))
+    skipped = _cell("b", "2.10.0", back="n/a", word="skipped", status="skipped")
+    grows = replace(_cell("c", "2.14.1", back="part", word="cached; in the loop: grows 1.01 MiB per iteration"),
+                    compared=(("part", "cached"), "grows"))
+    row = {"torch 2.7.4 · H100": [flat], "torch 2.10.0 · H100": [skipped], "torch 2.14.1 · H100": [grows]}
+    cols = list(row)
+    assert turns(row, cols) == {"torch 2.14.1 · H100"}
+    assert turns({k: [replace(v[0], compared=())] for k, v in row.items()}, cols) == set()  # on the colour alone: none
+    (found,) = changes({"torch/del_gc_empty_cache": row}, cols)
+    assert (found.before.release, found.after.release, found.between) == ("2.7.4", "2.14.1", ("2.10.0",))
+    page = changes_page([found])
+    assert "2.7.4: cached; in the loop: flat (1 run)" in page and "grows 1.01 MiB" in page and ">2.10.0<" in page
+
+
+def test_a_cell_page_cites_its_records_and_says_how_to_measure_it_again() -> None:
+    from dataclasses import replace
+
+    from harness.reporting.atlas_pages import cell_page
+
+    cell = replace(_cell("h100-run", "2.5.0"), record_path="h100-run/torch/torch__del_gc_empty_cache.json.gz",
+                   params='{"mib": 256}',
+                   checkpoints=({"label": "peak", "readings": {"nvml_process": 3 << 30}, "in_use": 1 << 28},))
+    page = cell_page("torch/del_gc_empty_cache", "torch 2.5.0 · H100", [cell], [], "0123456789abcdef")
+    for said in ("matrix/reference/h100-run/torch/torch__del_gc_empty_cache.json.gz", "hash-h100-run", "{&#34;mib&#34;: 256}",
+                 "3.00 GiB", "256.00 MiB", "rules ", "0123456789abcdef",
+                 "python -m harness matrix --with torch==2.5.0 --scenario torch/del_gc_empty_cache --variant gpu",
+                 "empty_cache_step(checkpoint)"):  # the scenario's own code
+        assert said in page, said

@@ -91,4 +91,4 @@ def test_a_large_slope_inside_the_jitter_of_few_iterations_is_unclear_not_flat()
     assert level.state == "flat" and level.text().startswith("flat (slope +0 B per iteration")
     cell = {"status": "ok", "glance": {"back": "all"}, "steps": [{"label": "end", "verdict": "released"}],
             "loop": {"state": "unclear"}}
-    assert sweeps._answer(cell) == sweeps._answer({**cell, "loop": None})  # no turn between unclear and anything
+    assert sweeps.compared(cell) == sweeps.compared({**cell, "loop": None})  # no turn between unclear and anything

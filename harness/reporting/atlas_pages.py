@@ -1,0 +1,114 @@
+"""The atlas's citable pages: changes.html, every turn of an answer between two measured releases
+(in the way asv lists regressions), and c/<id>.html, one page per grid cell that a paper or an
+issue can link: its answer, each run's raw readings, the scenario's code and parameters, the
+record's path and content hash, the rules and the commit that judged it, how to cite it, and the
+command that measures it again on the reader's machine (not only renders it again).
+"""
+from __future__ import annotations
+
+import subprocess
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from harness import frameworks
+from harness.common.units import human_bytes
+from harness.judgement import verdicts
+from harness.judgement.claims import Claim
+from harness.reporting import templates
+from harness.reporting.atlas import Cell, answer_of, consensus, grid_id, lane_of, measured, turn_points
+from harness.reporting.atlas_html import STYLE, evidence_link
+
+SCENARIOS = Path(__file__).resolve().parents[1] / "scenarios"
+
+
+@dataclass(frozen=True)
+class Change:
+    """One turn: a technique's answer on one framework and hardware, before and after a release."""
+
+    technique: str
+    framework: str
+    hardware: str
+    before: Cell  # the last measured release before the turn (its answer as the grid shows it)
+    before_runs: int
+    after: Cell
+    after_runs: int
+    between: tuple[str, ...]  # releases of that lane in between with no measured cell (the turn is there too)
+
+
+def _release(column: str) -> str:
+    return column.split(" ", 1)[1].split(" · ")[0]
+
+
+def changes(grid: dict[str, dict[str, list[Cell]]], cols: list[str]) -> list[Change]:
+    """Every turn of every technique (atlas.turn_points: a sweep's rules), with the answers on both
+    sides, the distinct runs behind each, and the lane's releases in between that answered nothing."""
+    found = []
+    for technique in sorted(grid):
+        row = grid[technique]
+        for col, before_col in turn_points(row, cols):
+            lane = lane_of(col)
+            between = tuple(_release(c) for c in cols[cols.index(before_col) + 1:cols.index(col)] if lane_of(c) == lane)
+            before, after = consensus(row[before_col]), consensus(row[col])
+            assert before is not None and after is not None  # turn_points compares measured cells only
+            found.append(Change(technique, lane[0], lane[1], before, len(measured(row[before_col])), after,
+                                len(measured(row[col])), between))
+    return found
+
+
+def _remeasure(cell: Cell) -> str:
+    """The command that measures this cell again on the reader's machine."""
+    found = frameworks.named(cell.framework) if cell.framework in frameworks.names() else None
+    pip = next((d for d in found.distributions if "*" not in d), cell.framework) if found else cell.framework
+    if cell.technique.startswith("repro/"):
+        return f"python -m harness repro SCRIPT --with {pip}=={cell.release}"
+    variant = "" if cell.hardware == "CPU" else " --variant gpu"
+    return f"python -m harness matrix --with {pip}=={cell.release} --scenario {cell.technique}{variant}"
+
+
+def commit_of(root: Path) -> str:
+    """The commit of the checkout the references are in: what a page's numbers were judged at."""
+    try:
+        done = subprocess.run(["git", "-C", str(root), "rev-parse", "HEAD"], capture_output=True, text=True, timeout=10)
+    except OSError:
+        return "unknown (not a git checkout)"
+    return done.stdout.strip() or "unknown (not a git checkout)"
+
+
+METERS = ("rss", "nvml_device", "nvml_process")  # the raw readings a cell page shows, in this order
+
+
+def _readings(cell: Cell) -> list[dict[str, Any]]:
+    """Each checkpoint's raw readings (host RSS, the GPU, the process on it) and the framework's own count."""
+    def shown(value: Any) -> str:
+        return human_bytes(value) if isinstance(value, int) else "-"
+    return [{"label": str(cp.get("label")), "values": [shown((cp.get("readings") or {}).get(m)) for m in METERS],
+             "framework": shown(cp.get("in_use"))} for cp in cell.checkpoints]
+
+
+def cell_page(technique: str, column: str, cells: list[Cell], claims: list[Claim], commit: str) -> str:
+    """A grid cell's permalink page (c/<id>.html)."""
+    shown, runs, back = answer_of(cells)
+    source = SCENARIOS / f"{technique}.py"
+    ident = grid_id(technique, column)
+    rows = [{"run": c.run, "env": c.env, "backend": c.backend, "status": c.status, "word": c.word,
+             "back": c.back.replace("/", ""), "record": c.record_path, "hash": c.record_hash, "params": c.params,
+             "link": evidence_link(c, 1), "readings": _readings(c)} for c in cells]
+    cite = (f"GPU memory cleanup atlas: {technique} on {column}, grid cell {ident}; "
+            f"judged by rules {verdicts.RULES_VERSION} at commit {commit[:12]}; "
+            f"{len(runs)} measured run{'s' if len(runs) != 1 else ''} ({shown.date[:10] or 'undated'}).")
+    return templates.render("atlas_cell.html", title=f"{technique} · {column}", depth=1, style=STYLE, ident=ident, meters=METERS,
+                            back=back.replace("/", ""), word=shown.word, runs=len(runs), claims=claims, rows=rows,
+                            code=source.read_text(encoding="utf-8") if source.is_file() else "",
+                            rules=verdicts.RULES_VERSION, commit=commit, cite=cite, remeasure=_remeasure(shown),
+                            rerender=f"python -m harness report matrix/reference/{shown.run}")
+
+
+def changes_page(found: list[Change]) -> str:
+    rows: list[dict[str, Any]] = [{
+        "technique": c.technique, "lane": f"{c.framework} · {c.hardware}", "id": grid_id(c.technique, c.after.column),
+        "before": c.before.release, "before_word": c.before.word, "before_runs": c.before_runs,
+        "before_back": c.before.back.replace("/", ""), "after": c.after.release, "after_word": c.after.word,
+        "after_runs": c.after_runs, "after_back": c.after.back.replace("/", ""), "between": ", ".join(c.between)}
+        for c in found]
+    return templates.render("atlas_changes.html", title="What changed when", depth=0, style=STYLE, rows=rows)
