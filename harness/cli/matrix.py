@@ -46,6 +46,8 @@ def main(args: argparse.Namespace, err: Console, out: Console) -> int:
             err.print(f"backend: [bold]{data['backend']}[/] ({data['reason']})")
         elif kind == "skipped":
             err.print(f"[yellow]skipped[/] {data['env']}: {data['reason']}")
+        elif kind == "fallback":
+            err.print(f"[yellow]virtualenv[/] {data['env']}: {data['reason']}", markup=True, soft_wrap=True)
         elif kind == "failed":
             err.print(f"[red]failed[/] {data['env']}: {data['reason']}", markup=True, soft_wrap=True)
         elif kind == "venv":

@@ -41,6 +41,10 @@ class BuildError(HarnessError):
     exit_code = 4
 
 
+class BaseUnavailable(BuildError):
+    """An image's base is not on this host and cannot be pulled (no registry answers, or none has it)."""
+
+
 class DockerUnavailable(EnvironmentNotFound):
     """No Docker engine answers."""
 

@@ -27,7 +27,7 @@ from pathlib import Path
 from typing import Any
 
 from harness import frameworks
-from harness.common.errors import BuildError
+from harness.common.errors import BaseUnavailable, BuildError
 from harness.environments.config import EnvDef, data_root
 from harness.environments.wheel_selection import wheels_for
 
@@ -157,10 +157,7 @@ def build(client: Any, env: EnvDef, variant: str, options: BuildOptions, note: B
     labels = {"harness.env": env.name, "harness.variant": variant, BASE_LABEL: args["BASE"],
               **({} if options.check_only else {HASH_LABEL: env.definition_hash(variant),
                                                 IDENTITY_LABEL: build_identity(env, variant, options, handed)})}
-    try:  # the base's id as well as its name: a stand-in made under the real name shows by its id
-        labels[BASE_LABEL + "-id"] = str(client.images.get(args["BASE"]).id)
-    except docker.errors.ImageNotFound:
-        pass  # pulled during the build
+    labels[BASE_LABEL + "-id"] = base_id(client, args["BASE"])  # a stand-in made under the real name shows by its id
     log: list[str] = []
     with build_context(env, args, handed) as ctx:
         try:
@@ -188,6 +185,22 @@ def build(client: Any, env: EnvDef, variant: str, options: BuildOptions, note: B
     if options.check_only:
         client.images.remove(image.id, force=True)
     return str(image.id)
+
+
+def base_id(client: Any, base: str) -> str:
+    """The id of ``base`` on this host, pulled first when it is not there; BaseUnavailable in one line
+    when it cannot be (no registry answers, or none has it): no build is tried that fails on it."""
+    import docker.errors
+
+    try:
+        return str(client.images.get(base).id)
+    except docker.errors.ImageNotFound:
+        pass
+    try:
+        return str(client.images.pull(base).id)
+    except docker.errors.APIError as exc:
+        cause = str(exc.explanation or exc).strip().splitlines()[0][:160]
+        raise BaseUnavailable(f"its base image {base} is not on this host and cannot be pulled ({cause})") from exc
 
 
 def size_of(client: Any, tag: str) -> int:

@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from harness.common import threads
-from harness.common.errors import BuildError, DockerUnavailable, HarnessError, UsageError
+from harness.common.errors import BaseUnavailable, BuildError, DockerUnavailable, HarnessError, UsageError
 from harness.common.events import Event
 from harness.environments import config, images, venvs
 from harness.measurement import gpu_access, subproc
@@ -33,6 +33,7 @@ class Prepared:
     backends: dict[str, Backend] = field(default_factory=dict)
     skipped: dict[str, str] = field(default_factory=dict)
     failed: dict[str, str] = field(default_factory=dict)  # could not be built or started: its cells' result
+    fallback: dict[str, str] = field(default_factory=dict)  # in a virtualenv instead of its image, and why
     errors: dict[str, HarnessError] = field(default_factory=dict)  # the failures themselves
     seconds: dict[str, float] = field(default_factory=dict)  # making (or finding ready) each environment
 
@@ -81,6 +82,12 @@ def prepare(envs: list[config.EnvDef], variant: str, requested: str, gpu_mode: s
         except venvs.EnvSkipped as exc:
             prepared.skipped[env.name] = str(exc)
             emit("skipped", {"env": env.name, "reason": str(exc)})
+        except BaseUnavailable as exc:
+            if requested != "auto":  # docker asked for: its failure is the answer
+                prepared.failed[env.name], prepared.errors[env.name] = exc.message, exc
+                return
+            _in_a_virtualenv(prepared, env, exc, variant, build, venv_root, emit)
+            prepared.seconds[env.name] = round(time.monotonic() - began, 1)
         except (BuildError, UsageError) as exc:
             prepared.failed[env.name] = exc.message + (f"\n{exc.detail}" if exc.detail else "")
             prepared.errors[env.name] = exc
@@ -88,6 +95,21 @@ def prepare(envs: list[config.EnvDef], variant: str, requested: str, gpu_mode: s
     # Several at once: a build or an install mostly waits on the network, the disk or Docker.
     threads.run_each(range(len(prepared.envs)), one, workers, on_interrupt=subproc.stop_running)
     return prepared
+
+
+def _in_a_virtualenv(prepared: Prepared, env: config.EnvDef, why: BaseUnavailable, variant: str,
+                     build: images.BuildOptions, venv_root: Path, emit: Event) -> None:
+    """The backend chosen by itself (auto) cannot build ``env``'s image (no registry, no base): the
+    same pins in a virtualenv, as without Docker, said in one line; skipped with both reasons when
+    that cannot be made either (its Python is not on this host)."""
+    reason = f"{why.message}: run in a virtualenv instead"
+    emit("fallback", {"env": env.name, "reason": reason})
+    try:
+        prepared.backends[env.name] = backend_for(env, "venv", variant, None, prepared.access, build, venv_root, emit)
+        prepared.fallback[env.name] = reason
+    except venvs.EnvSkipped as exc:
+        prepared.skipped[env.name] = f"{why.message}, and {exc}"
+        emit("skipped", {"env": env.name, "reason": prepared.skipped[env.name]})
 
 
 def _probe(client: Any, env: config.EnvDef, variant: str, build: images.BuildOptions, emit: Event) -> config.EnvDef:

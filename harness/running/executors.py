@@ -106,8 +106,10 @@ class LocalExecutor:
         ready = self.prepared = prepare.prepare(envs, variant, o.backend, o.gpu_mode, o.build, o.venv_root, self.nvml,
                                                 self.emit, workers=o.jobs or max(1, min(4, os.cpu_count() or 1)), only=only)
         note = f"backend {ready.kind} ({ready.reason}); GPU access: {ready.access.mode} ({ready.access.reason})."
+        if ready.fallback:  # its image could not be built here: the same pins in a virtualenv
+            note += f" In virtualenvs instead of their images: {', '.join(sorted(ready.fallback))} (no base image here)."
         return Ready(ready.kind, ready.reason, ready.envs, ready.access, set(ready.backends), ready.skipped, ready.failed,
-                     ready.errors, ready.seconds, note=note)
+                     ready.errors, ready.seconds, note=note, manifest={"fallback": ready.fallback} if ready.fallback else {})
 
     def _slots(self, cells: Cells) -> tuple[list[int | None], tuple[int, ...]]:
         cpu_workers = self.options.jobs or max(1, min(2, os.cpu_count() or 1))

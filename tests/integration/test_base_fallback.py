@@ -1,0 +1,60 @@
+"""A first run where Docker answers but an image cannot be built (its base is not on this host and
+no registry gives it): with the backend left to the tool, that environment runs in a virtualenv of
+the same pins, said in one line; asked for Docker, the failure is the answer, in one line."""
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+import pytest
+from helpers import harness_cli
+
+PYTHON = f"{sys.version_info[0]}.{sys.version_info[1]}"
+ENVIRONMENTS = f"""
+[environments.torch-nobase]
+python_version = "{PYTHON}"
+family = ["torch"]
+dockerfile = "images/torch"
+python = "python"
+[environments.torch-nobase.variants.cpu]
+base = "gpu-cleanup-matrix-test/no-such-base:absent"
+packages = ["torch==2.13.0"]
+index_url = "https://download.pytorch.org/whl/cpu"
+"""
+
+
+@pytest.fixture
+def environments(tmp_path: Path, docker_client: object) -> Path:
+    path = tmp_path / "environments.toml"
+    path.write_text(ENVIRONMENTS, encoding="utf-8")
+    return path
+
+
+def _matrix(environments: Path, results: Path, *extra: str) -> tuple[int, str]:
+    done = harness_cli("matrix", "--environments", str(environments), "--env", "torch-nobase", "--variant", "cpu",
+                       "--scenario", "torch/del_gc_empty_cache", "--results", str(results),
+                       "--venv-dir", str(results.parent / "venvs"), *extra, timeout=1200)
+    return done.returncode, done.stdout + done.stderr
+
+
+def test_an_image_without_its_base_runs_in_a_virtualenv_and_says_so(environments: Path, tmp_path: Path) -> None:
+    code, said = _matrix(environments, tmp_path / "results")
+    assert code == 0, said[-3000:]
+    lines = [line for line in said.splitlines() if "no-such-base" in line]
+    assert lines and lines[0].startswith("virtualenv torch-nobase: its base image gpu-cleanup-matrix-test/no-such-base:absent "
+                                         "is not on this host and cannot be pulled ("), said[-3000:]
+    assert lines[0].endswith("run in a virtualenv instead")
+    (run,) = [p for p in (tmp_path / "results").iterdir() if p.is_dir()]
+    record = json.loads(next(run.glob("torch-nobase/*.json")).read_text())
+    assert record["status"] == "ok" and record["env"]["backend"] == "venv"
+    manifest = json.loads((run / "manifest.json").read_text())
+    assert "no-such-base" in manifest["fallback"]["torch-nobase"]
+    assert "In virtualenvs instead of their images: torch-nobase" in (run / "matrix.md").read_text()
+
+
+def test_asked_for_docker_the_missing_base_is_the_answer_in_one_line(environments: Path, tmp_path: Path) -> None:
+    code, said = _matrix(environments, tmp_path / "results", "--backend", "docker")
+    assert code == 4, said[-3000:]
+    assert "its base image gpu-cleanup-matrix-test/no-such-base:absent is not on this host and cannot be pulled" in said
+    assert "virtualenv" not in said.lower().replace("--venv-dir", "")
