@@ -1,0 +1,60 @@
+"""The README's worked examples, made from a named reference run so they cannot drift.
+
+A README block between
+    <!-- example FOLDER from="TEXT" to="TEXT" -->
+    ...
+    <!-- /example -->
+holds the lines of FOLDER's repro.md (rendered now, from the committed records, by today's judge)
+from the first line starting with ``from`` through the next one starting with ``to``.
+
+    python tools/readme_examples.py           # exit 1 and name the block when one differs
+    python tools/readme_examples.py --write   # make every block again
+"""
+from __future__ import annotations
+
+import re
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from harness.reporting import aggregate, repro_md  # noqa: E402
+
+BLOCK = re.compile(r'(<!-- example (\S+) from="([^"]+)" to="([^"]+)" -->\n)(.*?)(<!-- /example -->)', re.S)
+
+
+def rendered(folder: Path) -> str:
+    """The folder's repro.md as `report` makes it now."""
+    records, _ = aggregate.read_judged(folder)
+    return repro_md.markdown(records, Path(str(records[0]["scenario"].get("path") or folder)))
+
+
+def excerpt(text: str, start: str, end: str) -> str:
+    lines = text.splitlines()
+    first = next(i for i, line in enumerate(lines) if line.startswith(start))
+    last = next(i for i, line in enumerate(lines) if i >= first and line.startswith(end))
+    return "\n".join(lines[first:last + 1]) + "\n"
+
+
+def made_again(readme: str) -> str:
+    """The README with every example block made from its folder."""
+    return BLOCK.sub(lambda m: m.group(1) + excerpt(rendered(ROOT / m.group(2)), m.group(3), m.group(4)) + m.group(6),
+                     readme)
+
+
+def main() -> int:
+    path = ROOT / "README.md"
+    readme = path.read_text(encoding="utf-8")
+    fresh = made_again(readme)
+    if "--write" in sys.argv[1:]:
+        path.write_text(fresh, encoding="utf-8")
+        return 0
+    stale = [m.group(2) for m, n in zip(BLOCK.finditer(readme), BLOCK.finditer(fresh), strict=True) if m.group(0) != n.group(0)]
+    for folder in stale:
+        print(f"README.md's example from {folder} differs from what it renders now: python tools/readme_examples.py --write")
+    return 1 if stale else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
