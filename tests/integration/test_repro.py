@@ -50,6 +50,14 @@ def test_torch_snippet(cpu_image, tmp_path: Path) -> None:
     assert (run_dir / "report.html").is_file()
 
 
+def test_a_report_that_builds_tensors_with_numpy_runs_in_the_torch_image(cpu_image, tmp_path: Path) -> None:
+    """torch.from_numpy needs numpy: the torch images carry it, so such a report is measured, not unsupported."""
+    cpu_image("torch")
+    result, run_dir = _repro("torch_from_numpy.py", ["torch"], tmp_path)
+    assert result.returncode == 0, result.stderr[-3000:]
+    assert "torch_from_numpy.py:9: del x, y" in _labels(run_dir, "torch", "torch_from_numpy")
+
+
 @pytest.mark.parametrize("env", ["tf1.8", "tf2.7", "tf-current"])
 def test_tf1_session_snippet(env: str, cpu_image, tmp_path: Path) -> None:
     cpu_image(env)

@@ -102,3 +102,11 @@ def test_a_mistyped_framework_is_said_as_one(text: str, meant: str) -> None:
         adhoc.environment(text, "cpu", ("torch",))
     assert f"did you mean {meant.split('==')[0]}? (--with '{meant}')" in caught.value.message
     assert "pin that release too" not in caught.value.message
+
+
+def test_torch_environments_carry_numpy_as_users_have_it_unless_pinned(index: str) -> None:
+    """torch >= 2.3 does not require numpy, users have it: every torch environment made from a pin
+    gets it (a numpy 1.x below 2.3), except where the user pinned numpy themselves."""
+    assert "numpy" in adhoc.environment("torch==2.5.1", "cpu", index_url=index).variants["cpu"].packages
+    pinned = adhoc.environment("torch==2.5.1,numpy==1.26.4", "cpu", index_url=index).variants["cpu"].packages
+    assert "numpy==1.26.4" in pinned and "numpy" not in pinned
