@@ -47,16 +47,47 @@ def descendants(root: int) -> set[int]:
     return found
 
 
+def _rss(pid: int) -> int | None:
+    try:
+        with open(f"/proc/{pid}/statm", "rb") as handle:
+            return int(handle.read().split()[1]) * PAGE_SIZE
+    except (OSError, IndexError, ValueError):
+        return None
+
+
+def _uss(pid: int) -> int | None:
+    """What only ``pid`` maps (its private pages, clean and dirty): what it adds to the host's memory
+    beside the processes it shares pages with; its RSS where smaps_rollup cannot be read."""
+    try:
+        with open(f"/proc/{pid}/smaps_rollup", "rb") as handle:
+            rollup = handle.read()
+    except OSError:
+        return _rss(pid)
+    private = [int(line.split()[1]) * 1024 for line in rollup.splitlines() if line.startswith(b"Private_")]
+    return sum(private) if private else _rss(pid)
+
+
+def _parent(pid: int) -> int | None:
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as handle:
+            stat = handle.read()
+        return int(stat[stat.rfind(b")") + 2 :].split()[1])
+    except (OSError, IndexError, ValueError):
+        return None
+
+
 def rss_bytes(pids: Iterable[int]) -> int | None:
-    """Summed resident set size of ``pids``; None when none of them could be read."""
+    """Host memory of a tree of processes, each page counted once: the resident set of each process
+    whose parent is not among ``pids`` (the script's own), and only the private pages (USS) of the
+    processes below it, whose other pages are the parent's, shared since the fork (two forked
+    compile workers of a 1 GiB process add their own pages, not 2 GiB more). One process: its RSS,
+    as ever. None when none of them could be read."""
+    found = set(pids)
     total, seen = 0, False
-    for pid in pids:
-        try:
-            with open(f"/proc/{pid}/statm", "rb") as handle:
-                total += int(handle.read().split()[1]) * PAGE_SIZE
-            seen = True
-        except (OSError, IndexError, ValueError):
-            continue
+    for pid in found:
+        value = _uss(pid) if _parent(pid) in found else _rss(pid)
+        if value is not None:
+            total, seen = total + value, True
     return total if seen else None
 
 
