@@ -2,8 +2,9 @@
 several-fold between neighbouring releases (0.63 GiB in one, 6.23 GiB in the next) has turned.
 
 Such a turn is a candidate until repeats of both sides say it stands clear of their spread: every
-run of one side left less than every run of the other. A sweep repeats its candidates when asked
-(``--repeat N``) and keeps each side's amounts, so a re-render judges them again.
+run of one side left less than every run of the other. A sweep repeats its candidates before it
+answers (``--repeat N``, 3 by default; the largest few) and keeps each side's amounts, so a re-render
+judges them again.
 """
 from __future__ import annotations
 
@@ -14,13 +15,19 @@ from harness.judgement import tolerances
 from harness.reporting import glance
 
 FACTOR = 2.0  # what is left must differ at least this many times over to be a candidate
+# ... and by more than half the meter's noise floor: below its smallest judged change too, since only
+# repeats that stand clear of each other make a candidate a turn (15 MiB against 58 MiB left, steady)
+CANDIDATE_FROM = 0.5
 
 
 def amount(cell: dict[str, Any] | None) -> tuple[int, str] | None:
     """(bytes left at the decisive cleanup step, its meter) of a cell that measured one."""
     if not cell or cell.get("status") != "ok":
         return None
-    step = glance.decisive_step(cell.get("steps") or [])
+    steps = cell.get("steps") or []
+    # no measured step: the last one too small to judge alone still says what was left (repeats decide)
+    step = glance.decisive_step(steps) or next(
+        (s for s in reversed(steps) if s.get("verdict") == "no-signal" and s.get("left") is not None), None)
     if step is None or step.get("left") is None or step.get("meter") not in tolerances.METER_RULES:
         return None
     return max(0, int(step["left"])), str(step["meter"])
@@ -31,8 +38,8 @@ def key(scenario: str, release: str) -> str:
 
 
 def candidates(matrix: dict[str, Any], columns: list[tuple[str, str]]) -> list[dict[str, Any]]:
-    """Neighbouring measured releases of a row with the same words but amounts FACTOR apart, both
-    past the meter's smallest judged change."""
+    """Neighbouring measured releases of a row with the same words but amounts FACTOR apart and more
+    than half the meter's noise floor apart (repeats decide whether they are a turn)."""
     found = []
     for scenario in matrix["scenarios"]:
         row: dict[str, Any] = matrix["cells"].get(scenario, {})
@@ -44,12 +51,17 @@ def candidates(matrix: dict[str, Any], columns: list[tuple[str, str]]) -> list[d
             words = str(row[env]["glance"]["word"])
             if last is not None and last["words"] == words and last["meter"] == now[1]:
                 low, high = sorted((int(last["left"]), now[0]))
-                if high - low > tolerances.METER_RULES[now[1]].min_signal and high >= FACTOR * max(low, 1):
+                if high - low > CANDIDATE_FROM * tolerances.METER_RULES[now[1]].abs_tol and high >= FACTOR * max(low, 1):
                     found.append({"scenario": scenario, "before_release": last["release"], "release": release,
                                   "before_env": last["env"], "env": env, "before": last["left"], "after": now[0],
                                   "meter": now[1], "words": words})
             last = {"release": release, "env": env, "left": now[0], "meter": now[1], "words": words}
     return found
+
+
+def ratio(cand: dict[str, Any]) -> float:
+    """How many times over what is left changed between a candidate's two sides."""
+    return float(max(cand["before"], cand["after"]) / max(min(cand["before"], cand["after"]), 1))
 
 
 def judge(found: list[dict[str, Any]], repeats: dict[str, list[int]]) -> list[dict[str, Any]]:
@@ -81,14 +93,14 @@ def lines(judged: list[dict[str, Any]]) -> list[str]:
     """sweep.md's lines for the amounts: confirmed, not clear of the spread, or not repeated yet."""
     out = []
     for c in judged:
-        ratio = max(c["before"], c["after"]) / max(min(c["before"], c["after"]), 1)
         head = (f"- `{c['scenario']}` kept its words ({c['words']}) but what is left went from "
                 f"{human_bytes(c['before'])} in {c['before_release']} to {human_bytes(c['after'])} in {c['release']} "
-                f"({ratio:.1f}x)")
+                + (f"({ratio(c):.1f}x)" if min(c["before"], c["after"]) else "(one side nothing)"))
         spread = (f"{human_bytes(c['spread_before'][0])}..{human_bytes(c['spread_before'][1])} against "
                   f"{human_bytes(c['spread_after'][0])}..{human_bytes(c['spread_after'][1])}")
         if c["confirmed"] is None:
-            out.append(head + ": one run each side so far; `--repeat 3` confirms or drops it")
+            out.append(head + ": one run each side (asked with --repeat 1, or beyond the candidates a sweep repeats by "
+                       "itself); a sweep of these two releases with `--repeat 3` confirms or drops it")
         elif c["confirmed"]:
             out.append(head + f": a turn, {c['runs']} runs of each side clear of each other ({spread})")
         else:

@@ -164,4 +164,19 @@ def markdown(summary: dict[str, Any]) -> str:
                                                                     if summary.get("amounts") else ""))
     if summary.get("runtime"):
         lines += [""] + _runtime_row(summary["runtime"], summary["releases"])
-    return "\n".join(lines) + "\n"
+    while lines and not lines[-1]:
+        lines.pop()
+    return "\n".join([*lines, "", answer_line(summary)]) + "\n"
+
+
+def answer_line(summary: dict[str, Any]) -> str:
+    """sweep.md's last line: what the sweep found, in one line (a turn confirmed by its repeats counts;
+    a candidate it could not confirm is said as one)."""
+    found = summary["changes"]
+    span = f"{summary['releases'][0]} .. {summary['releases'][-1]}" if summary.get("releases") else "these releases"
+    open_ = [c for c in summary.get("amounts") or [] if c.get("confirmed") is None]
+    said = (f"{len(found)} turn{'s' if len(found) != 1 else ''}: " + "; ".join(
+        f"`{c['scenario']}` in {c['release']}" for c in found) if found else f"no answer changed across {span}")
+    if open_:
+        said += f"; {len(open_)} change of what is left not confirmed (one run each side)"
+    return f"Answer: {said}."

@@ -66,6 +66,15 @@ class Measure:
 
 
 def _floor(record: CellRecord, meter: str) -> int:
+    """What a release's amount is measured from: on the GPU, the process before any CUDA call; in host
+    memory, the checkpoint the judge takes as the floor (after the framework's import), so each
+    release's own import footprint (TF's grew ~100 MiB at 2.12) is not read as the script's memory."""
+    if meter == "rss":
+        label = (record.get("verdicts") or {}).get("floor")
+        at = [cp for cp in record.get("checkpoints") or [] if cp["label"] == label]
+        value = meter_value(at[0].get("readings"), meter) if at else None
+        if value is not None:
+            return value
     pre = record.get("pre_gpu")
     value = meter_value(pre.get("readings"), meter) if pre else None
     if value is not None:

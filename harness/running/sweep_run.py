@@ -29,6 +29,7 @@ from harness.running.request import MatrixOptions
 from harness.store import results
 
 EVERY = ("minor", "patch")
+REPEATED_AT_MOST = 4  # candidates a sweep repeats by itself (largest ratio first); the others stay candidates
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -41,7 +42,7 @@ class SweepOptions:
     script: Path | None = None  # else the catalogue's scenarios (matrix.scenarios filters them)
     matrix: MatrixOptions = field(default_factory=MatrixOptions)
     releases: tuple[str, ...] = ()  # these (a resumed sweep's), not the index's between low and high
-    repeat: int = 1  # runs of each side of a turn made of amounts (the first run included)
+    repeat: int = 3  # runs of each side of a turn made of amounts (the first run included): candidates confirmed
 
 
 @dataclass
@@ -111,7 +112,8 @@ def _repeat(options: SweepOptions, run_dir: Path, matrix: dict[str, Any], column
     run folders under repeats/); what each run left is kept, the first run's included."""
     pin_of = {release: pin for release, pin in columns}
     kept: dict[str, list[int]] = {}
-    for cand in amounts.candidates(matrix, columns):
+    found = sorted(amounts.candidates(matrix, columns), key=amounts.ratio, reverse=True)
+    for cand in found[:REPEATED_AT_MOST]:  # the largest: a sweep whose every row moves is not repeated whole
         for release, env in ((cand["before_release"], cand["before_env"]), (cand["release"], cand["env"])):
             side = amounts.key(cand["scenario"], release)
             first = amounts.amount(matrix["cells"][cand["scenario"]][env])

@@ -249,7 +249,7 @@ def _amounts_index(tmp_path: Path) -> tuple[Path, Path]:
 
 def test_an_amount_that_changes_threefold_is_an_answer_once_repeats_confirm_it(tmp_path: Path) -> None:
     """Both releases 'partly held by the process', 96 MiB against 320 MiB: a candidate after one run each,
-    a turn once repeated runs of both sides stand clear of each other."""
+    a turn once repeated runs of both sides stand clear of each other: what a sweep does by itself."""
     if venvs.find_python("3.11") is None:
         pytest.skip("the plan picks Python 3.11 for a py3 wheel, and there is none here")
     wheels, index = _amounts_index(tmp_path)
@@ -267,16 +267,16 @@ def test_an_amount_that_changes_threefold_is_an_answer_once_repeats_confirm_it(t
         (run_dir,) = [p for p in results.iterdir() if p.is_dir()]
         return {"summary": json.loads((run_dir / "sweep.json").read_text()), "md": (run_dir / "sweep.md").read_text()}
 
-    once = sweep(tmp_path / "once")
+    once = sweep(tmp_path / "once", "--repeat", "1")
     (candidate,) = once["summary"]["amounts"]
     assert candidate["words"].startswith("partly held") and candidate["confirmed"] is None
     assert 2.8 < candidate["after"] / candidate["before"] < 3.8  # 320 MiB against 96 MiB
-    assert once["summary"]["changes"] == [] and "one run each side so far" in once["md"]
-    twice = sweep(tmp_path / "twice", "--repeat", "2")
+    assert once["summary"]["changes"] == [] and "one run each side (asked with --repeat 1" in once["md"]
+    twice = sweep(tmp_path / "twice")  # by default the sweep confirms its candidate before it answers
     (turn,) = twice["summary"]["amounts"]
-    assert turn["confirmed"] is True and turn["runs"] == 2
+    assert turn["confirmed"] is True and turn["runs"] == 3
     assert [c["kind"] for c in twice["summary"]["changes"]] == ["amount"]
-    assert "a turn, 2 runs of each side clear of each other" in twice["md"]
+    assert "a turn, 3 runs of each side clear of each other" in twice["md"]
 
 
 def test_a_resumed_sweep_builds_the_column_that_failed_and_keeps_the_repeats_it_has(docker_client: Any,

@@ -45,3 +45,27 @@ def test_a_turn_across_releases_without_a_comparable_answer_names_them() -> None
     summary = {"package": "pkg", "from": "1.0.0", "to": "1.3.0", "every": "minor", "releases": [], "skipped": {},
                "changes": [turn]}
     assert "changed between 1.0.0 and 1.3.0 (no comparable answer in 1.1.0, 1.2.0)" in sweeps.markdown(summary)
+
+
+def test_a_small_steady_difference_below_the_smallest_judged_change_is_a_candidate_and_repeats_decide() -> None:
+    """A tf.function called 100,000 times: 58 MiB of host memory left on one release, 15 MiB on the
+    next, both 'no signal' (under the 128 MiB RSS judges): a candidate, a turn once three runs of
+    each side stand clear of each other, and nothing when they overlap."""
+    from harness.reporting import amounts
+
+    MiB = 1 << 20
+
+    def cell(left: int) -> dict[str, Any]:
+        return {"status": "ok", "steps": [{"label": "end", "verdict": "no-signal", "left": left, "meter": "rss"}],
+                "glance": {"back": "all", "word": "no signal", "text": "no signal"}}
+
+    columns = [("2.11.0", "tf==2.11.0"), ("2.12.0", "tf==2.12.0")]
+    matrix = {"scenarios": ["s"], "cells": {"s": {"tf==2.11.0": cell(58 * MiB), "tf==2.12.0": cell(15 * MiB)}}}
+    (found,) = amounts.candidates(matrix, columns)
+    assert (found["before"], found["after"]) == (58 * MiB, 15 * MiB)
+    clear = {"s|2.11.0": [57 * MiB, 58 * MiB, 60 * MiB], "s|2.12.0": [14 * MiB, 15 * MiB, 16 * MiB]}
+    assert amounts.judge([found], clear)[0]["confirmed"] is True
+    overlap = {"s|2.11.0": [20 * MiB, 58 * MiB, 60 * MiB], "s|2.12.0": [14 * MiB, 15 * MiB, 30 * MiB]}
+    assert amounts.judge([found], overlap)[0]["confirmed"] is False
+    noise = {"s": {"tf==2.11.0": cell(30 * MiB), "tf==2.12.0": cell(12 * MiB)}}  # 18 MiB apart: inside RSS's noise
+    assert amounts.candidates({"scenarios": ["s"], "cells": noise}, columns) == []
