@@ -6,8 +6,9 @@ fails it; ``tools/mypy_record_keys.py`` extends that to ``.get``) with no copy i
 class and no change in what is written: a record read and written again is byte-identical.
 pydantic v2 validates that same definition where a record crosses a trust boundary (the store
 reads files written by older tools, hand-copied or truncated, and refuses a malformed one in one
-line instead of failing deep inside a renderer), in Rust, fast enough for the atlas's ~1,000
-records, and generates the JSON Schema the package ships (``record.schema.json``). Keys this model
+line instead of failing deep inside a renderer; those the runner writes are typed already), in
+Rust, fast enough for the atlas's ~1,000 records, and generates the JSON Schema the package ships
+(``record.schema.json``). Keys this model
 does not name are allowed (``extra="allow"``) and kept, so a record from a newer or older tool
 loses nothing by being read.
 
@@ -15,18 +16,17 @@ This module holds data only: no judging (judgement/), no files (store/).
 """
 from __future__ import annotations
 
+import functools
 from collections.abc import Mapping
 from enum import Enum
 from typing import Any, Literal
 
-from pydantic import ConfigDict, TypeAdapter, with_config
 from typing_extensions import Required, TypedDict
 
 SCHEMA_VERSION = 1  # of the record on disk; store/upgrade.py brings older ones to it
 Meter = Literal["rss", "nvml_device", "nvml_process"]
 METERS: tuple[Meter, ...] = ("rss", "nvml_device", "nvml_process")
 TIMELINE_COLUMNS = ["t", "rss", "nvml_device", "nvml_process"]  # a timeline sample, in this order
-_OPEN = ConfigDict(extra="allow")  # keys a part does not name are kept as they came
 
 
 class Status(str, Enum):
@@ -70,7 +70,6 @@ class ErrorKind(str, Enum):
 RUN_AGAIN = (ErrorKind.ENGINE_LOST, ErrorKind.ENVIRONMENT_FAILED, ErrorKind.START_FAILED)  # --resume retries these
 
 
-@with_config(_OPEN)
 class Readings(TypedDict, total=False):
     """Bytes per meter at one instant; ``None`` where the meter could not read (never 0)."""
 
@@ -80,14 +79,12 @@ class Readings(TypedDict, total=False):
     nvml_reserved: int | None  # the device's own reserved memory (NVML v2), not anyone's allocation
 
 
-@with_config(_OPEN)
 class Settle(TypedDict, total=False):
     settled: bool | None
     settle_s: float | None
     fast: bool | None  # the first reading already agreed with the next
 
 
-@with_config(_OPEN)
 class Checkpoint(TypedDict, total=False):
     label: Required[str]
     seq: int | None
@@ -103,7 +100,6 @@ class Checkpoint(TypedDict, total=False):
     holders: dict[str, Any] | None  # the objects that hold the framework's memory, largest first (agent/holders.py)
 
 
-@with_config(_OPEN)
 class Scenario(TypedDict, total=False):
     name: Required[str]
     path: str | None
@@ -122,7 +118,6 @@ class Scenario(TypedDict, total=False):
     notes: list[str]  # what the scenario's author wants a reader of its result to know
 
 
-@with_config(_OPEN)
 class Environment(TypedDict, total=False):
     name: Required[str]
     backend: str | None
@@ -145,7 +140,6 @@ class Environment(TypedDict, total=False):
     index_url: str | None
 
 
-@with_config(_OPEN)
 class Gpu(TypedDict, total=False):
     name: str | None
     uuid: str | None
@@ -153,7 +147,6 @@ class Gpu(TypedDict, total=False):
     mig_mode: bool | None
 
 
-@with_config(_OPEN)
 class Host(TypedDict, total=False):
     driver: str | None
     gpu: Gpu | None
@@ -165,7 +158,6 @@ class Host(TypedDict, total=False):
     gpu_indices: list[int]  # every GPU the cell was given (repro: the script's GPUs)
 
 
-@with_config(_OPEN)
 class ErrorInfo(TypedDict, total=False):
     type: Required[str]
     message: str | None
@@ -174,21 +166,18 @@ class ErrorInfo(TypedDict, total=False):
     resume: str | None  # the command that runs the lost cells again
 
 
-@with_config(_OPEN)
 class AfterExit(TypedDict, total=False):
     readings: Readings
     processes_left: list[int]  # PIDs of the cell still alive as it ended
     settle: Settle | None
 
 
-@with_config(_OPEN)
 class Timeline(TypedDict, total=False):
     columns: list[str]
     samples: list[list[int | float | None]]
     rate_hz: float | None
 
 
-@with_config(_OPEN)
 class CellRecord(TypedDict, total=False):
     """One cell: a scenario (or a user's script) in one environment, measured or not."""
 
@@ -230,15 +219,37 @@ class CellRecord(TypedDict, total=False):
     verdicts: dict[str, Any] | None  # the judgement made when the cell ended (its ``rules_version``); re-judged on read
 
 
-RECORD = TypeAdapter(CellRecord)
+PARTS = (Readings, Settle, Checkpoint, Scenario, Environment, Gpu, Host, ErrorInfo, AfterExit, Timeline, CellRecord)
+for _part in PARTS:  # keys a part does not name are kept as they came (pydantic's with_config, without importing it)
+    setattr(_part, "__pydantic_config__", {"extra": "allow"})  # noqa: B010
+
+
+@functools.cache
+def adapter() -> Any:
+    """pydantic's validator of the record (and its JSON Schema), built on first use: a run that
+    reads no record from disk never imports pydantic (0.1 s of every command's start)."""
+    from pydantic import TypeAdapter
+
+    return TypeAdapter(CellRecord)
 
 
 def parse(raw: Any) -> CellRecord:
     """``raw`` checked against the model (a pydantic ValidationError where it is not a record) and
     given back as it came: the validated copy (enums for strings) is not what the store keeps."""
-    RECORD.validate_python(raw)
+    adapter().validate_python(raw)
     record: CellRecord = raw
     return record
+
+
+def problem(exc: Exception) -> str:
+    """Why a file is not a record, in one line: pydantic's first complaint with where it is, else the error."""
+    from pydantic import ValidationError
+
+    if isinstance(exc, ValidationError):
+        first = exc.errors()[0]
+        where = ".".join(str(p) for p in first["loc"])
+        return f"not a valid record: {where}: {first['msg']} ({exc.error_count()} problem(s))"
+    return str(exc)
 
 
 def error_kind(error: ErrorInfo | None) -> ErrorKind | None:

@@ -9,13 +9,13 @@ import json
 from pathlib import Path
 from typing import Any
 
-from harness.model.record import RECORD, SCHEMA_VERSION
+from harness.model.record import SCHEMA_VERSION, adapter
 
 SHIPPED = Path(__file__).with_name("record.schema.json")
 
 
 def record_schema() -> dict[str, Any]:
-    schema: dict[str, Any] = RECORD.json_schema(mode="validation")
+    schema: dict[str, Any] = adapter().json_schema(mode="validation")
     schema["$id"] = f"urn:gpu-cleanup-matrix:record:v{SCHEMA_VERSION}"
     return schema
 

@@ -134,12 +134,23 @@ def run_matrix(options: MatrixOptions, nvml: Nvml, emit: Event) -> MatrixRun:
     finally:
         note = f"Variant `{variant}` ({why}); {ready.note}"
         try:
-            run.matrix = aggregate.write_reports(run.run_dir, planned, note=note)
+            run.matrix = aggregate.write_reports(run.run_dir, planned, note=note, judged=_in_memory(run, options))
         except OSError as exc:
             if sys.exc_info()[1] is None:  # else the error already on its way says it
                 raise results.unwritable(run.run_dir, exc) from exc
         run.wall_s = round(time.monotonic() - started, 2)
     return run
+
+
+def _in_memory(run: MatrixRun, options: MatrixOptions) -> aggregate.Judged | None:
+    """This run's records as written, in the order reading them back gives (judged when they ended, by
+    today's rules): its reports need no second read. A resumed run's earlier parts are read instead,
+    and so is a run cut before its records came back."""
+    if options.resume or not run.records:
+        return None
+    def where(record: CellRecord) -> str:
+        return str(results.kept_path(results.cell_path(run.run_dir, record["env"]["name"], record["scenario"]["name"])))
+    return sorted(run.records, key=where), []
 
 
 def _host(nvml: Nvml) -> dict[str, Any]:

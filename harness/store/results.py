@@ -22,11 +22,9 @@ import uuid
 from pathlib import Path
 from typing import Any
 
-from pydantic import ValidationError
-
 from harness.common.errors import ResultsUnwritable
 from harness.common.units import human_bytes
-from harness.model.record import SCHEMA_VERSION, CellRecord, parse
+from harness.model.record import SCHEMA_VERSION, CellRecord, parse, problem
 from harness.store.upgrade import upgraded
 
 MIN_FREE_BYTES = 64 * 1024 * 1024  # a run's records, logs (capped per cell) and reports fit easily
@@ -98,13 +96,11 @@ def log_path(run_dir: Path, env: str, scenario: str) -> Path:
 
 
 def write_record(run_dir: Path, record: CellRecord) -> Path:
-    """The cell's record, written where it is kept (gzipped when it is kept gzipped). One the model
-    refuses (a harness fault) is still written, never lost with the run it would stop: reading it
-    names its first problem in one line (``read_records``), and the other cells go on."""
-    try:
-        parse(record)
-    except ValueError as exc:  # pydantic's ValidationError
-        record = {**record, "record_problem": str(exc).splitlines()[:3]}  # type: ignore[typeddict-unknown-key]
+    """The cell's record, written where it is kept (gzipped when it is kept gzipped), as it is: the
+    runner's records are typed (mypy), and a malformed one is still written, never lost with the run
+    it would stop: reading it names its first problem in one line (``read_records``), and the other
+    cells go on. Not validated here: that would import pydantic into every run for a check the
+    reader makes anyway."""
     path = kept_path(cell_path(run_dir, record["env"]["name"], record["scenario"]["name"]))
     if path.name.endswith(".gz"):
         write_gzipped(path, record)
@@ -156,10 +152,6 @@ def read_records(run_dir: Path) -> tuple[list[CellRecord], list[tuple[Path, str]
             if not isinstance(data, dict) or "scenario" not in data:
                 raise ValueError("not a cell record")
             records.append(parse(upgraded(data)))
-        except ValidationError as exc:
-            first = exc.errors()[0]
-            where = ".".join(str(p) for p in first["loc"])
-            broken.append((path, f"not a valid record: {where}: {first['msg']} ({exc.error_count()} problem(s))"))
-        except (OSError, EOFError, ValueError) as exc:  # a truncated gzip ends in EOFError
-            broken.append((path, str(exc)))
+        except (OSError, EOFError, ValueError) as exc:  # a truncated gzip ends in EOFError; pydantic's is a ValueError
+            broken.append((path, problem(exc)))
     return records, broken
