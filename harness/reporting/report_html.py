@@ -57,8 +57,17 @@ def cell_detail(record: CellRecord) -> dict[str, Any]:
         "floor": _floor(record, judged),
         "holders": [{"label": cp["label"], "said": holders.said_at(cp)}
                     for cp in record.get("checkpoints") or [] if cp.get("holders")],
+        "per_gpu": per_gpu_rows(record),
         "duration_s": record.get("duration_s"),
     }
+
+
+def per_gpu_rows(record: CellRecord) -> list[dict[str, Any]]:
+    """Each GPU's readings at each checkpoint of a script given several GPUs (the timeline sums them):
+    {t, gpu, device, process, label}; empty for a cell on one GPU."""
+    return [{"t": cp.get("t"), "gpu": gpu, "device": values.get("nvml_device"), "process": values.get("nvml_process"),
+             "label": cp["label"]}
+            for cp in record.get("checkpoints") or [] for gpu, values in sorted((cp.get("per_gpu") or {}).items())]
 
 
 def _floor(record: CellRecord, judged: dict[str, Any]) -> dict[str, Any] | None:

@@ -138,3 +138,15 @@ def test_a_repro_report_reads_on_a_phone(chromium: str, tmp_path: Path) -> None:
     _, phone = _probe(chromium, run / "report.html", tmp_path, 390, "")
     assert phone["page"] <= phone["window"]  # the environment table wraps or scrolls inside itself
     assert 0 < phone["chart"] <= phone["window"] and phone["font"] >= 8  # drawn at the phone's width: axes readable
+
+
+def test_a_script_on_two_gpus_gets_a_line_per_gpu(chromium: str, tmp_path: Path) -> None:
+    """`on_cuda1.py` under repro on two H100s (docker backend): the timeline sums the GPUs, and a
+    second chart draws each GPU's device and process readings at every checkpoint."""
+    run = _reference("h100x2-580.159.04-docker/runs/20261126T112727Z-0c79f3", tmp_path)
+    dom, _ = _probe(chromium, run / "report.html", tmp_path, 1400, "")
+    assert "Per GPU, at each checkpoint" in dom
+    drawn = re.search(r'<div id="per-gpu"[^>]* data-drawn="(\d+)"', dom)
+    assert drawn and int(drawn.group(1)) >= 4, dom[-3000:]
+    for series in ("GPU 0, device", "GPU 1, device", "GPU 1, this cell's processes"):
+        assert series in dom

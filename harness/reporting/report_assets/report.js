@@ -134,6 +134,28 @@ window.onerror = function (msg) { document.body.dataset.errors = (document.body.
       .then(function () { holder.dataset.drawn = String(colors.length); })
       .catch(function (e) { document.body.dataset.errors = (document.body.dataset.errors || "") + e + ";"; });
   }
+  function drawPerGpu(d, t0, holder) {  // a script given several GPUs: each GPU's own line, at the checkpoints (Vega)
+    var rows = [], ymax = 1; (d.per_gpu || []).forEach(function (r) { [["device", "device"], ["process", "this cell's processes"]].forEach(function (k) {
+      if (r[k[0]] === null || r[k[0]] === undefined) return; rows.push({t: r.t - t0, s: "GPU " + r.gpu + ", " + k[1], v: r[k[0]]});
+      if (r[k[0]] > ymax) ymax = r[k[0]]; }); });
+    if (!rows.length) { holder.dataset.drawn = "0"; return; }
+    var W = Math.max(280, Math.min(820, (document.documentElement.clientWidth || 820) - 110)), H = 140;
+    var unit = ymax >= 1073741824 ? 1073741824 : 1048576, uname = unit === 1048576 ? "MiB" : "GiB";
+    var spec = {width: W, height: H, padding: 5, autosize: "pad",
+      data: [{name: "rows", values: rows.map(function (r) { return {t: r.t, s: r.s, v: r.v / unit}; })}],
+      scales: [{name: "x", type: "linear", domain: {data: "rows", field: "t"}, range: "width", zero: false},
+               {name: "y", type: "linear", domain: [0, ymax / unit], nice: true, zero: true, range: "height"},
+               {name: "color", type: "ordinal", domain: {data: "rows", field: "s"}, range: "category"}],
+      axes: [{orient: "bottom", scale: "x", title: "seconds from the cell's start"}, {orient: "left", scale: "y", title: uname, grid: true}],
+      legends: [{stroke: "color", orient: "bottom", direction: "vertical"}],
+      marks: [{type: "group", from: {facet: {name: "series", data: "rows", groupby: "s"}}, marks: [{type: "line", from: {data: "series"},
+        encode: {enter: {x: {scale: "x", field: "t"}, y: {scale: "y", field: "v"}, stroke: {scale: "color", field: "s"}, strokeWidth: {value: 1.5}}}},
+        {type: "symbol", from: {data: "series"}, encode: {enter: {x: {scale: "x", field: "t"}, y: {scale: "y", field: "v"},
+          fill: {scale: "color", field: "s"}, size: {value: 20}}}}]}]};
+    window.vegaEmbed(holder, spec, {renderer: "svg", actions: false, mode: "vega"})
+      .then(function () { holder.dataset.drawn = String(rows.length); })
+      .catch(function (e) { document.body.dataset.errors = (document.body.dataset.errors || "") + e + ";"; });
+  }
   function kv(obj) { var tb = el("table", {"class": "kv"}); for (var k in obj) { if (obj[k] === null || obj[k] === undefined || obj[k] === "") continue;
       var tr = el("tr"); tr.appendChild(el("td", {}, k)); tr.appendChild(el("td", {}, typeof obj[k] === "object" ? JSON.stringify(obj[k]) : String(obj[k])));
       tb.appendChild(tr); } return tb; }
@@ -148,6 +170,8 @@ window.onerror = function (msg) { document.body.dataset.errors = (document.body.
     if (d.floor) legend.appendChild(el("span", {"class": "band"}, (d.floor.meter === "rss" ? "- - host memory before any framework call"
       : "- - pre-GPU floor (" + d.floor.meter + ")") + "; green band: where a step counts as released"));
     box.appendChild(legend); box.appendChild(holder); drawChart(d, data, holder);
+    if ((d.per_gpu || []).length) { box.appendChild(el("h2", {}, "Per GPU, at each checkpoint"));
+      var perGpu = el("div", {"id": "per-gpu"}); box.appendChild(perGpu); drawPerGpu(d, data ? data.t0 : 0, perGpu); }
     var marks = el("ol", {"class": "cps"}), t00 = d.timeline.samples.length ? d.timeline.samples[0][0] : ((d.checkpoints || [])[0] || {}).t;
     (d.checkpoints || []).forEach(function (c) { marks.appendChild(el("li", {}, c.label + " (" + (c.t - t00).toFixed(2) + " s)")); });
     box.appendChild(marks);
