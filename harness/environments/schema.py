@@ -7,7 +7,11 @@ keep no positions, so each problem's line is found from its key path in the text
 """
 from __future__ import annotations
 
+import hashlib
+import json
+import os
 import re
+from pathlib import Path
 from typing import Any
 
 from harness import frameworks
@@ -42,8 +46,21 @@ _HEADER = re.compile(r"^\s*\[\s*([^\]\[]+?)\s*\]")
 _ASSIGN = re.compile(r"^\s*([A-Za-z0-9_\-.\"' ]+?)\s*=")
 
 
+def _checked_marker(text: str) -> Path:
+    """Where a file found valid against today's schema is remembered (its text and the schema's,
+    hashed), so the next command does not import jsonschema to check it again (0.05-0.1 s of every
+    start-up)."""
+    digest = hashlib.sha256((json.dumps(schema(), sort_keys=True) + "\0" + text).encode()).hexdigest()
+    base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
+    return Path(base) / "gpu-cleanup-matrix" / "valid-environments" / digest[:32]
+
+
 def problems(data: dict[str, Any], text: str) -> list[str]:
-    """Every way ``data`` (parsed from ``text``) breaks the schema: ``line N: where: what``."""
+    """Every way ``data`` (parsed from ``text``) breaks the schema: ``line N: where: what``; a text
+    already found valid (``_checked_marker``) is not checked again."""
+    marker = _checked_marker(text)
+    if marker.is_file():
+        return []
     from jsonschema import Draft202012Validator  # here, not at import: every command's start-up counts
 
     found = []
@@ -51,6 +68,12 @@ def problems(data: dict[str, Any], text: str) -> list[str]:
         path = [str(p) for p in error.absolute_path]
         key, what = _described(error)
         found.append((line_of(text, path + ([key] if key else [])), f"{'.'.join(path) or 'top level'}: {what}"))
+    if not found:
+        try:
+            marker.parent.mkdir(parents=True, exist_ok=True)
+            marker.touch()
+        except OSError:
+            pass  # a read-only home: checked every time, as before
     return [f"line {line}: {what}" for line, what in sorted(found)]
 
 

@@ -83,3 +83,21 @@ def test_definition_hash_follows_the_pins() -> None:
 ])
 def test_families_from_what_an_image_imports(frameworks: dict, families: tuple) -> None:
     assert registry.families_of(frameworks) == families
+
+
+def test_a_file_found_valid_is_not_checked_again_and_a_broken_one_always_is(tmp_path: Path,
+                                                                             monkeypatch: pytest.MonkeyPatch) -> None:
+    """The schema check imports jsonschema (0.05-0.1 s of every command's start): a text found valid
+    is remembered under the cache folder, keyed by its text and the schema's; a broken one never is."""
+    import tomllib
+
+    from harness.environments import schema
+
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
+    good = (config.data_root() / "matrix" / "environments.toml").read_text(encoding="utf-8")
+    assert schema.problems(tomllib.loads(good), good) == []
+    (marker,) = (tmp_path / "gpu-cleanup-matrix" / "valid-environments").iterdir()
+    assert schema.problems({"environments": {"x": {}}}, good) == []  # the same text: remembered, not re-read
+    broken = good.replace('family = ["torch"]', 'family = "torch"', 1)
+    assert schema.problems(tomllib.loads(broken), broken) and schema.problems(tomllib.loads(broken), broken)
+    assert list(marker.parent.iterdir()) == [marker]
