@@ -8,7 +8,7 @@ from typing import Any
 from harness.common.commands import command
 from harness.common.errors import HarnessError
 from harness.common.units import human_bytes
-from harness.environments import cdi, config, images
+from harness.environments import cdi, config, images, pkgindex
 from harness.measurement import gpu_access
 from harness.measurement.nvml import Nvml
 
@@ -43,9 +43,15 @@ def run_checks(nvml: Nvml) -> list[Check]:
     except HarnessError as exc:
         checks.append(Check("Docker engine", False, exc.message.split(";")[0],
                             "start Docker (`sudo systemctl start docker`), or use --backend process"))
+    checks.append(reach_check("package index", pkgindex.DEFAULT_INDEX + "/pip/",
+                              "environments made from a pin (--with, sweep, bisect) need it: --index-url a mirror, "
+                              "or --wheelhouse DIR --offline"))
     if client is not None:
-        checks.append(gpu_mode_check(client.info(), nvml.available))
+        info = client.info()
+        checks.append(gpu_mode_check(info, nvml.available))
+        checks.append(disk_check("disk for images", str(info.get("DockerRootDir") or "/var/lib/docker")))
         variant = "gpu" if nvml.available else "cpu"
+        checks += base_checks(client, envs, variant)
         for env in envs:
             if env.kind != "build" or variant not in env.variants:
                 continue
@@ -54,6 +60,63 @@ def run_checks(nvml: Nvml) -> list[Check]:
             checks.append(Check(f"image {tag}", current, "built and current" if current else "missing or out of date",
                                 "" if current else f"{command('images')} ({command('matrix')} builds it too)"))
     return checks
+
+
+REGISTRY = "https://registry-1.docker.io/v2/"  # Docker Hub's registry API: any answer (401 too) is an answer
+IMAGES_NEED = 10 << 30  # the cpu images take about 7 GB, the gpu ones more
+
+
+def reachable(url: str, timeout: float = 5.0) -> str | None:
+    """None when ``url`` answers at all (an HTTP error is an answer), else why not, in a few words."""
+    import urllib.error
+    import urllib.request
+
+    try:
+        urllib.request.urlopen(urllib.request.Request(url, method="HEAD"), timeout=timeout).close()
+    except urllib.error.HTTPError as answer:  # an answer all the same (401: a registry wants a token)
+        answer.close()
+        return None
+    except (urllib.error.URLError, OSError) as exc:
+        return str(getattr(exc, "reason", exc))[:120]
+    return None
+
+
+def reach_check(name: str, url: str, fix: str) -> Check:
+    why = reachable(url)
+    return Check(name, why is None, f"{url} answers" if why is None else f"{url} does not answer ({why})",
+                 "" if why is None else fix)
+
+
+def disk_check(name: str, where: str, need: int = IMAGES_NEED) -> Check:
+    import shutil
+
+    try:
+        free = shutil.disk_usage(where).free
+    except OSError:
+        return Check(name, None, f"{where}: cannot be read from here")
+    fix = f"free at least {human_bytes(need)} there (`docker system prune`), or use --backend venv"
+    return Check(name, free >= need, f"{human_bytes(free)} free in {where}", "" if free >= need else fix)
+
+
+def base_checks(client: Any, envs: Iterable[config.EnvDef], variant: str) -> list[Check]:
+    """The base images the environments build on: on this host, or a registry that can give them.
+    Without either, the matrix runs those environments in virtualenvs of the same pins instead."""
+    import docker.errors
+
+    missing = []
+    for base in sorted({env.variants[variant].base for env in envs if env.kind == "build" and variant in env.variants}):
+        try:
+            client.images.get(base)
+        except docker.errors.ImageNotFound:
+            missing.append(base)
+    if not missing:
+        return [Check("base images", True, "every environment's base is on this host")]
+    why = reachable(REGISTRY)
+    if why is None:
+        return [Check("base images", True, f"{len(missing)} not on this host, pulled when first built (the registry answers)")]
+    return [Check("base images", False, f"{', '.join(missing)} not on this host, and the registry does not answer ({why})",
+                  "the matrix runs those environments in virtualenvs of the same pins instead; to have the images, "
+                  "`docker load` the bases from a machine that has them")]
 
 
 def gpu_mode_check(info: dict[str, Any], nvml_available: bool, **host: Any) -> Check:

@@ -58,3 +58,18 @@ def test_asked_for_docker_the_missing_base_is_the_answer_in_one_line(environment
     assert code == 4, said[-3000:]
     assert "its base image gpu-cleanup-matrix-test/no-such-base:absent is not on this host and cannot be pulled" in said
     assert "virtualenv" not in said.lower().replace("--venv-dir", "")
+
+
+def test_doctor_names_a_base_that_is_neither_here_nor_pullable(docker_client: object) -> None:
+    """doctor says, before any run, which bases are missing and whether a registry can give them."""
+    from harness.environments import doctor
+    from harness.environments.config import EnvDef, VariantDef
+
+    env = EnvDef(name="nobase", family=("torch",), python_version=PYTHON, dockerfile="images/torch",
+                 variants={"cpu": VariantDef(base="gpu-cleanup-matrix-test/no-such-base:absent", packages=("torch==2.13.0",))})
+    (check,) = doctor.base_checks(docker_client, [env], "cpu")
+    if doctor.reachable(doctor.REGISTRY) is None:
+        assert check.ok and "pulled when first built" in check.detail
+    else:
+        assert check.ok is False and "gpu-cleanup-matrix-test/no-such-base:absent not on this host" in check.detail
+        assert "virtualenvs of the same pins" in check.fix
