@@ -128,3 +128,26 @@ def test_the_changes_page_and_a_cell_page_read_at_desktop_and_phone_width(site: 
         assert not errors, errors
         probe = json.loads(unquote(result.stdout.split('data-probe="', 1)[1].split('"', 1)[0].replace("&quot;", '"')))
         assert probe["page"] <= probe["window"] and probe["rows"] >= 2, (page.name, probe)
+
+
+FILTER_PROBE = """<script>setTimeout(function () { var box = document.getElementById("filter");
+  box.value = "torch H100 empty_cache"; box.dispatchEvent(new Event("input"));
+  var shown = function (el) { return el.offsetParent !== null; }, pick = function (sel) {
+    return [].filter.call(document.querySelectorAll(sel), shown); };
+  document.body.dataset.probe = JSON.stringify({
+    sections: pick("section.fw").map(function (s) { return s.querySelector("h2").textContent; }),
+    rows: pick("tr.row").map(function (r) { return r.querySelector("th").textContent; }),
+    cols: pick("th.col").map(function (h) { return h.textContent; })}); }, 300);
+</script></body>"""
+
+
+def test_the_filter_keeps_what_matches_every_word(site: Path, chromium: str, tmp_path: Path) -> None:
+    """'torch H100 empty_cache': torch's GPU table only, its H100 columns, the rows about empty_cache."""
+    page = site / "index.html"
+    probed = page.with_name("probed-filter.html")
+    probed.write_text(page.read_text(encoding="utf-8").replace("</body>", FILTER_PROBE), encoding="utf-8")
+    result = _browse(chromium, probed.as_uri(), tmp_path / "profile-filter", 1400)
+    probe = json.loads(unquote(result.stdout.split('data-probe="', 1)[1].split('"', 1)[0].replace("&quot;", '"')))
+    assert probe["sections"] == ["torch · GPU"], probe["sections"]
+    assert probe["rows"] and all("empty_cache" in row for row in probe["rows"])
+    assert probe["cols"] and all("H100" in col for col in probe["cols"])

@@ -1,17 +1,20 @@
-// The atlas grid's filter: a word matches a column's header (release, GPU, CPU), a framework or a
-// row's technique; rows and columns that match none are hidden, table by table.
+// The atlas grid's filter: every word must be found, each in the table's title (framework, GPU or
+// CPU), a column's header (release, hardware) or a row's technique (its name and the claims it
+// tests): "torch H100 empty_cache" keeps torch's H100 columns of the rows about empty_cache.
+// Rows and columns with no cell left are hidden, table by table.
 (function () { var box = document.getElementById("filter"); if (!box) return;
-  function has(el, words) { var t = el.textContent.toLowerCase(); return words.some(function (w) { return t.indexOf(w) >= 0; }); }
+  function text(el) { return el ? el.textContent.toLowerCase() : ""; }
   box.oninput = function () { var q = box.value.toLowerCase().split(/\s+/).filter(Boolean);
     [].forEach.call(document.querySelectorAll("section.fw"), function (sec) {
-      var heads = [].slice.call(sec.querySelectorAll("th.col")), named = q.length && has(sec.querySelector("h2"), q);
-      var keep = heads.map(function (h) { return !q.length || named || has(h, q); });
-      var anyCol = q.length && !named && keep.some(function (k) { return k; });
-      var shown = 0;
+      var title = text(sec.querySelector("h2")), heads = [].slice.call(sec.querySelectorAll("th.col")).map(text);
+      var rows = [].slice.call(sec.querySelectorAll("tr.row")), colShown = heads.map(function () { return !q.length; });
+      var rowShown = rows.map(function (tr) { var name = text(tr.querySelector("th")), any = !q.length;
+        heads.forEach(function (head, i) {
+          var hit = q.every(function (w) { return title.indexOf(w) >= 0 || head.indexOf(w) >= 0 || name.indexOf(w) >= 0; });
+          if (hit) { any = true; colShown[i] = true; } });
+        return any; });
+      rows.forEach(function (tr, r) { tr.style.display = rowShown[r] ? "" : "none"; });
       [].forEach.call(sec.querySelectorAll("tr"), function (tr) {
-        var isRow = tr.classList.contains("row");
-        var rowHit = !isRow || !q.length || named || anyCol || has(tr.querySelector("th"), q);
-        tr.style.display = rowHit ? "" : "none"; if (isRow && rowHit) shown++;
-        heads.forEach(function (h, i) { var c = tr.children[i + 1]; if (c) c.style.display = (!anyCol || keep[i]) ? "" : "none"; }); });
-      sec.style.display = shown ? "" : "none"; }); };
+        heads.forEach(function (_, i) { var c = tr.children[i + 1]; if (c) c.style.display = colShown[i] ? "" : "none"; }); });
+      sec.style.display = rowShown.some(function (s) { return s; }) ? "" : "none"; }); };
 })();
