@@ -6,7 +6,7 @@ among the objects the garbage collector tracks (``gc.get_objects()``: no ``gc.co
 would change what the script holds), each counted once by its storage, and grouped by the nearest
 name that reaches it: a global or a local of the script's frames (``losses``, ``model``, ``opt``),
 walked through containers, attributes, a module's parameters, an optimizer's state, an exception's
-traceback and its frames; a tensor that keeps an autograd graph adds what its graph saved for
+traceback and its frames, the closure of a function the script defined; a tensor that keeps an autograd graph adds what its graph saved for
 backward (activations no Python tensor holds). What no name reaches is said as unaccounted (a framework cache, a
 closure, a reference cycle awaiting collection). Time is bounded (``BUDGET_S``); the record says
 when the budget was hit. Nothing found is kept: only names, counts and bytes leave this module.
@@ -32,8 +32,26 @@ SKIPPED = (str, bytes, int, float, bool, type(None), type, types.ModuleType, typ
 MODULE_DICTS = ("_parameters", "_buffers", "_modules")  # where a torch module keeps what its attributes name
 
 
-def _children(obj, torch):
+def _closure(function, main):
+    """(path suffix, value) of the variables a function of the script keeps in its closure (a
+    function the script defined, never the framework's own)."""
+    code = getattr(function, "__code__", None)
+    if code is None or code.co_filename != getattr(main, "__file__", None):
+        return
+    for name, cell in zip(code.co_freevars, function.__closure__ or ()):
+        try:
+            value = cell.cell_contents
+        except ValueError:  # an empty cell: the variable was never bound (or deleted)
+            continue
+        yield ".<closure %s>" % name, value
+
+
+def _children(obj, torch, main=None):
     """(path suffix, child) pairs a walk follows from ``obj``."""
+    if isinstance(obj, types.FunctionType):
+        for pair in _closure(obj, main):
+            yield pair
+        return
     if isinstance(obj, dict):
         for key, value in list(obj.items())[:10000]:
             yield "[%r]" % (key if isinstance(key, (str, int)) else type(key).__name__,), value
@@ -62,8 +80,8 @@ def _children(obj, torch):
             if isinstance(inner, dict):
                 for key, value in inner.items():
                     yield ".%s" % key, value
-        for name, value in attrs.items():
-            if not name.startswith("__") and name not in MODULE_DICTS:
+        for name, value in attrs.items():  # __wrapped__: what functools.wraps and jax.jit wrap
+            if (not name.startswith("__") or name == "__wrapped__") and name not in MODULE_DICTS:
                 yield ".%s" % name, value
 
 
@@ -78,7 +96,7 @@ def local_items(frame):
     return items
 
 
-def _walk(roots, arrays, torch, budget_end):
+def _walk(roots, arrays, torch, budget_end, main=None):
     """Each array's first path from a root (breadth first, so the shortest): id -> (root, path)."""
     owner = {}
     seen = set()
@@ -95,10 +113,10 @@ def _walk(roots, arrays, torch, budget_end):
             if key in arrays:
                 owner.setdefault(key, (root, path))
                 continue  # an array's own attributes (.grad) are counted as the array's
-            if isinstance(obj, SKIPPED):  # a module's namespace is the framework's, not the script's
-                continue
+            if isinstance(obj, SKIPPED) and not isinstance(obj, types.FunctionType):
+                continue  # a module's namespace is the framework's, not the script's; a function's closure is
             try:
-                following.extend((root, path + suffix, child) for suffix, child in _children(obj, torch))
+                following.extend((root, path + suffix, child) for suffix, child in _children(obj, torch, main))
             except Exception:
                 continue
         frontier = following
@@ -183,7 +201,7 @@ def find(frame, main):
         arrays = live_arrays.live_arrays(end)
         if not any(size for _, size, _, _ in arrays.values()):
             return None
-        owner = _walk(_roots(frame, main), arrays, torch, end)
+        owner = _walk(_roots(frame, main), arrays, torch, end, main)
     except live_arrays.Budget:
         result["budget_hit"] = True
         owner = {}

@@ -19,6 +19,7 @@ OPTIMIZERS = re.compile(r"^(Adam\w*|SGD|RMSprop|Adagrad|Adadelta|Adafactor|Lion|
                         r"\w*Optimizer\w*)$")
 FRAME = re.compile(r"__traceback__ \(frame of (\w+)\(\)\)")
 LOCAL = re.compile(r"^(\w+)\(\) local (\w+)$")
+CLOSURE = re.compile(r"\.<closure (\w+)>")
 SAID_FROM = 1 << 20  # less than this, unaccounted, is a framework's bookkeeping: not said
 
 
@@ -36,6 +37,10 @@ def sentence(holder: dict[str, Any], noun: str = "tensor") -> str:
     shapes = f" [{holder['shapes']}]" if holder.get("shapes") else ""
     frame = next((m.group(1) for p in paths if (m := FRAME.search(p))), None)
     local = LOCAL.match(owner)
+    captured = next((m.group(1) for p in paths if (m := CLOSURE.search(p))), None)
+    if captured and kind in ("function", ""):
+        return (f"`{owner}` keeps `{captured}` in its closure: {_arrays(holder, noun)}{shapes}; `del {owner}` (or pass "
+                f"`{captured}` as an argument instead of closing over it).")
     if frame:
         return (f"the traceback in `{owner}` keeps the frame of `{frame}()` and its locals: {_arrays(holder, noun)}{shapes}; "
                 f"`del {owner}` (or keep `str({owner})` instead of the exception).")
