@@ -98,6 +98,7 @@ def test_a_cells_evidence_is_one_click_away(site: Path, chromium: str, tmp_path:
     result = _browse(chromium, (site / unquote(target.path)).as_uri() + "#" + target.fragment, tmp_path / "p", 1400)
     assert 'data-ready="1"' in result.stdout and "data-errors" not in result.stdout
     assert re.search(r'<div id="timeline" class="vega-embed"[^>]* data-drawn="[1-9]', result.stdout)  # its timeline, drawn
+    assert re.search(r'<td class="cell [^"]* selected"', result.stdout)  # and its grid cell marked as the one shown
     technique = re.search(r'<th class="tech"><a href="(t/[^"]+)"', landing)
     assert technique and "remade by" in (site / technique.group(1)).read_text(encoding="utf-8")
 

@@ -190,7 +190,10 @@ window.onerror = function (msg) { document.body.dataset.errors = (document.body.
     if (d.error && d.error.traceback) { box.appendChild(el("h2", {}, "Traceback")); box.appendChild(el("pre", {}, d.error.traceback)); }
     box.appendChild(el("h2", {}, "stderr (tail)")); box.appendChild(el("pre", {}, d.stderr_tail || "(empty)")); }
   function route() { var m = /cell=([^&]+)/.exec(location.hash), keys = Object.keys(DATA.details);
-    if (m) show(decodeURIComponent(m[1])); else if (keys.length === 1) show(keys[0]); }  // a one-cell report opens on its cell
+    if (m) { var key = decodeURIComponent(m[1]); show(key);  // a link to a cell lands on its timeline, its grid cell marked
+      [].forEach.call(document.querySelectorAll("td.cell"), function (td) { td.classList.toggle("selected", td.dataset.key === key); });
+      var box = document.getElementById("detail"); if (box && box.scrollIntoView) box.scrollIntoView(); }
+    else if (keys.length === 1) show(keys[0]); }  // a one-cell report opens on its cell
   window.addEventListener("hashchange", route); route();
   document.body.dataset.ready = "1";
 })();
