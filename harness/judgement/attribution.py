@@ -14,7 +14,7 @@ from __future__ import annotations
 from typing import Any
 
 from harness.common.units import human_bytes
-from harness.model.record import CellRecord, Checkpoint
+from harness.model.record import CellRecord, Checkpoint, process_of
 
 
 def launched(record: CellRecord) -> bool:
@@ -31,7 +31,7 @@ def judged_pid(record: CellRecord) -> int | None:
 def ranks_by_pid(record: CellRecord) -> dict[int, int]:
     """PID -> rank, as a launcher's ranks said at their checkpoints."""
     return {pid: rank for cp in record.get("checkpoints") or []
-            if (pid := cp.get("pid")) is not None and (rank := cp.get("rank")) is not None}
+            if (pid := process_of(cp)) is not None and (rank := cp.get("rank")) is not None}
 
 
 def other_processes(cp: Checkpoint, script_pid: int | None) -> tuple[int, list[dict[str, Any]]]:

@@ -1,4 +1,5 @@
-"""Findings that only several GPUs make: a process holding memory on a GPU that is not its own.
+"""Findings that only several GPUs make: a process holding memory on a GPU that is not its own, and
+what a rank still holds after ``destroy_process_group()``.
 
 The classic one: every rank touches CUDA before ``torch.cuda.set_device`` (or loads a checkpoint
 without ``map_location``), and each makes a context on GPU 0 too, a few hundred MiB per rank that
@@ -7,12 +8,13 @@ each checkpoint, so it is found for ranks of a launcher and for spawned workers 
 """
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 
 from harness.common.units import human_bytes
 from harness.judgement import attribution
 from harness.judgement.ranks import held_by_gpu, home_gpus
-from harness.model.record import CellRecord
+from harness.model.record import CellRecord, process_of
 
 STRAY_MIN_BYTES = 64 * 2**20  # a CUDA context is hundreds of MiB; less is noise in NVML's per-process view
 
@@ -48,4 +50,54 @@ def stray_memory(record: CellRecord) -> list[StrayMemory]:
         for gpu, (held, where) in sorted(by_gpu.items()):
             if gpu != own[pid] and gpu in theirs and held >= STRAY_MIN_BYTES:
                 found.append(StrayMemory(pid, ranks.get(pid), own[pid], gpu, held, where))
+    return found
+
+
+DESTROY = re.compile(r"(?:^|: )\S+:\d+: .*destroy_process_group\(")  # the cleanup line, as repro labels it
+
+
+@dataclass(frozen=True)
+class AfterDestroy:
+    pid: int
+    rank: int | None
+    gpu: int
+    held: int  # the process's bytes on its GPU right after destroy_process_group()
+    pool: int | None  # what the framework's allocator still reserves there (its live bytes among it)
+    live: int | None
+    at: str
+
+    def sentence(self) -> str:
+        who = f"rank {self.rank} (PID {self.pid})" if self.rank is not None else f"PID {self.pid}"
+        if self.pool is None:
+            return (f"After `{self.at}`, {who} still holds {human_bytes(self.held)} on GPU {self.gpu}: what the CUDA "
+                    "context, NCCL and the libraries keep, given back only when the process exits.")
+        rest = max(0, self.held - self.pool)
+        pool = (f"{human_bytes(self.pool)} in torch's pool ({human_bytes(self.live)} of it live: `del` what holds it, "
+                "then `torch.cuda.empty_cache()`)" if self.live else
+                f"{human_bytes(self.pool)} in torch's pool (none of it live: `torch.cuda.empty_cache()` returns it)")
+        return (f"After `{self.at}`, {who} still holds {human_bytes(self.held)} on GPU {self.gpu}: {pool}, and "
+                f"{human_bytes(rest)} that the CUDA context, NCCL's communicators and the libraries keep until the process "
+                "exits (destroy_process_group() does not give them back).")
+
+
+def after_destroy(record: CellRecord) -> list[AfterDestroy]:
+    """What each process still holds on its own GPU at its ``destroy_process_group()`` line: the
+    pool the framework keeps and what the runtime and NCCL keep past it."""
+    ranks = attribution.ranks_by_pid(record)
+    own = home_gpus(held_by_gpu(record))
+    found = []
+    for cp in record.get("checkpoints") or []:
+        if not DESTROY.search(cp["label"]):
+            continue
+        pid = process_of(cp) or record.get("script_pid")
+        gpu = own.get(pid) if pid is not None else None
+        if pid is None or gpu is None:
+            continue
+        held = sum(int(p.get("bytes") or 0) for p in cp.get("gpu_processes") or [] if p.get("pid") == pid and p.get("gpu") == gpu)
+        if held < STRAY_MIN_BYTES:
+            continue
+        views = [v for v in (cp.get("view") or {}).values() if v.get("reserved") is not None]
+        pool = sum(int(v["reserved"]) for v in views) if views else None
+        live = sum(int(v.get("in_use") or 0) for v in views) if views else None
+        found.append(AfterDestroy(pid, ranks.get(pid), gpu, held, pool, live, cp["label"]))
     return found

@@ -13,7 +13,7 @@ from __future__ import annotations
 import re
 
 from harness.judgement import attribution
-from harness.model.record import TIMELINE_COLUMNS, CellRecord, Checkpoint, Readings, Timeline, meter_value
+from harness.model.record import TIMELINE_COLUMNS, CellRecord, Checkpoint, Readings, Timeline, meter_value, process_of
 
 RANK_PREFIX = re.compile(r"^rank (\d+): ")
 
@@ -58,7 +58,7 @@ def rank_views(record: CellRecord) -> list[tuple[str, CellRecord]]:
     views = []
     for pid, rank in sorted(attribution.ranks_by_pid(record).items(), key=lambda item: item[1]):
         gpu = homes.get(pid)
-        mine = [_own(cp, pid, gpu) for cp in record.get("checkpoints") or [] if cp.get("pid") == pid]
+        mine = [_own(cp, pid, gpu) for cp in record.get("checkpoints") or [] if process_of(cp) == pid]
         # Its timeline: its own checkpoints (the sampled one adds up the whole job).
         timeline: Timeline = {"columns": TIMELINE_COLUMNS,
                               "samples": [[cp.get("t"), *(meter_value(cp.get("readings"), m) for m in TIMELINE_COLUMNS[1:])]

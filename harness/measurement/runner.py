@@ -189,6 +189,10 @@ def _converse(
             for key in ("rank", "pid"):  # a launcher's rank: which process took it
                 if event.data.get(key) is not None:
                     checkpoint[key] = event.data[key]
+            if event.data.get("pid") is not None:  # in a container its PID is not the host's, which NVML gives
+                host = procs.host_pid(tracker.current(), int(event.data["pid"]))
+                if host is not None:
+                    checkpoint["host_pid"] = host
             if event.data.get("baseline"):
                 record["pre_gpu"] = checkpoint  # the agent's reading before any scenario code
             else:

@@ -97,6 +97,7 @@ class Checkpoint(TypedDict, total=False):
     per_gpu: dict[str, dict[str, int | None]] | None  # GPU index -> its device and process readings
     rank: int | None  # the launcher's rank of the process that took it
     pid: int | None  # that process, as it saw itself
+    host_pid: int | None  # the same process as the host sees it (a container has its own PID namespace)
     holders: dict[str, Any] | None  # the objects that hold the framework's memory, largest first (agent/holders.py)
 
 
@@ -270,6 +271,12 @@ def meter_value(readings: Readings | None, meter: str) -> int | None:
     values: Mapping[str, Any] = readings or {}
     value = values.get(meter)
     return int(value) if value is not None else None
+
+
+def process_of(checkpoint: Checkpoint) -> int | None:
+    """The host PID of the process that took ``checkpoint`` (NVML's PIDs are the host's), or its own
+    PID in a record from before host PIDs were kept."""
+    return checkpoint.get("host_pid") or checkpoint.get("pid")
 
 
 def error_type(record: CellRecord) -> str | None:

@@ -252,9 +252,9 @@ def markdown(records: list[CellRecord], script: Path) -> str:
                      human_bytes(r.get("nvml_device")),
                      human_bytes(r.get("rss")), fw or "-", verdict]
             lines.append("| " + " | ".join(_row(cells, gpu, others)) + " |")
-        strays = multigpu.stray_memory(record)
-        if strays:
-            lines += ["", *(f"- {stray.sentence()}" for stray in strays)]
+        findings = [*multigpu.stray_memory(record), *multigpu.after_destroy(record)]
+        if findings:
+            lines += ["", *(f"- {finding.sentence()}" for finding in findings)]
         lines += holder_lines(record)
         looped = loop_lines(record)
         if looped:

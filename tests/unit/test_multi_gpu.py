@@ -11,6 +11,8 @@ from harness.measurement.nvml import GpuFacts, Nvml
 from harness.measurement.scenario import Scenario
 from harness.running.slots import script_gpus, script_slots
 
+REFERENCE = Path(__file__).resolve().parents[2] / "matrix" / "reference"
+
 MiB = 2**20
 
 
@@ -162,3 +164,23 @@ def test_what_torch_still_holds_after_nccl_gives_back_is_left_not_runtime() -> N
     assert after["verdict"] == "partial" and after["live"] > 128 * 2**20 and after["left"] == 132 * 2**20
     said = answer.of_cell(aggregate.cell_summary(record))
     assert said.back == "part" and said.label.startswith("rank ")
+
+
+def test_what_each_rank_keeps_after_destroy_process_group_is_said_with_the_fix() -> None:
+    """The recorded DDP job of two H200s (torchrun, NCCL): at each rank's destroy_process_group()
+    line, its process still holds 1.20 GiB on its GPU: torch's pool (132 MiB, 129 MiB live) and what
+    the CUDA context and NCCL keep until exit, each rank on its own GPU."""
+    from harness.judgement import multigpu
+    from harness.store import results
+
+    record = results.load_record(REFERENCE / "h200x2-580.159.04-launchers" / "runs" / "20261126T065203Z-32ae8c"
+                                 / "host-python3" / "repro__ddp_torchrun.json.gz")
+    found = sorted(multigpu.after_destroy(record), key=lambda f: f.rank or 0)
+    assert [(f.rank, f.gpu) for f in found] == [(0, 0), (1, 1)]
+    assert all(f.held == 1291845632 and f.pool == 138412032 for f in found)
+    said = found[1].sentence()
+    assert said.startswith("After `rank 1: ddp_torchrun.py:23: dist.destroy_process_group()`, rank 1 (PID 742) still "
+                           "holds 1.20 GiB on GPU 1: 132.00 MiB in torch's pool (129.02 MiB of it live")
+    assert "1.07 GiB that the CUDA context, NCCL's communicators and the libraries keep until the process exits" in said
+    assert multigpu.after_destroy({**record, "checkpoints": [c for c in record["checkpoints"]
+                                                            if "destroy" not in c["label"]]}) == []
