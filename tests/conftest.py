@@ -3,7 +3,8 @@
 The tests build and use images under their own name (TEST_IMAGE_PREFIX), never the user's
 gpu-cleanup-matrix/* images, and remove those the session built as it ends (unless
 HARNESS_KEEP_TEST_IMAGES=1: a developer running them again keeps the builds); images already
-there when it began (CI's set-up builds them first) stay.
+there when it began (CI's set-up builds them first) stay, and a session that ran no Docker test
+(the unit tests) removes nothing: what appeared meanwhile is a session beside it at work.
 """
 from __future__ import annotations
 
@@ -41,6 +42,8 @@ def pytest_sessionfinish(session: pytest.Session) -> None:
     """The images this session built under the test prefix go: nothing of the tests stays."""
     if os.environ["HARNESS_IMAGE_PREFIX"] != TEST_IMAGE_PREFIX or os.environ.get("HARNESS_KEEP_TEST_IMAGES") == "1":
         return
+    if not any("integration/" in item.nodeid for item in getattr(session, "items", [])):
+        return  # it built nothing: the images new since it began are another session's at work beside it
     client, now = _test_images()
     for tag in sorted(now - _before):
         try:
