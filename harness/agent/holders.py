@@ -9,7 +9,8 @@ walked through containers, attributes, a module's parameters, an optimizer's sta
 traceback and its frames, the closure of a function the script defined; a tensor that keeps an autograd graph adds what its graph saved for
 backward (activations no Python tensor holds). What no name reaches is said as unaccounted (a framework cache, a
 closure, a reference cycle awaiting collection). Time is bounded (``BUDGET_S``); the record says
-when the budget was hit. Nothing found is kept: only names, counts and bytes leave this module.
+when the budget was hit. Nothing found is kept: only names, counts and bytes leave this module, and,
+for each holder, the script's line that first binds its name (made_at.py, from the script's source).
 
 Frameworks: torch (CUDA tensors where CUDA started, else CPU tensors: host memory), CuPy (its
 arrays, by the allocation they view), JAX (jax.live_arrays(), its own list). TensorFlow: not yet.
@@ -19,6 +20,7 @@ import time
 import types
 
 import live_arrays  # beside this file
+import made_at
 
 BUDGET_S = 0.5  # per checkpoint: the walk stops there and says so
 MAX_DEPTH = 6  # from a name to an array: model.layers[3].weight is 4
@@ -236,6 +238,9 @@ def find(frame, main):
     for group in held:
         group["shapes"] = _describe(group.pop("_tensors"))
         group["kind"] = _kind(main, group["owner"])
+        site = made_at.made_at(main, group["owner"])
+        if site:
+            group["made_at"] = site
     result.update(holders=[g for g in held if g["bytes"] >= MIN_BYTES][:TOP],
                   total=sum(size for _, size, _, _ in arrays.values()) + graphs, unaccounted=unaccounted,
                   seconds=round(time.time() - began, 3),

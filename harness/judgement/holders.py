@@ -30,8 +30,16 @@ def _arrays(holder: dict[str, Any], noun: str = "tensor") -> str:
 
 
 def sentence(holder: dict[str, Any], noun: str = "tensor") -> str:
-    """One holder, said with what it is and the fix a bug thread would give (``noun``: what the
-    framework calls its arrays)."""
+    """One holder, said with what it is, the fix a bug thread would give (``noun``: what the framework
+    calls its arrays) and, where the agent found it, the script's line that made it."""
+    said = _sentence(holder, noun)
+    site = holder.get("made_at")
+    if site and len(site) == 2 and site[1]:
+        said += f" Made at line {site[0]}: `{site[1]}`."
+    return said
+
+
+def _sentence(holder: dict[str, Any], noun: str) -> str:
     owner, kind, paths = holder["owner"], holder.get("kind") or "", holder.get("paths") or []
     named = f"`{owner}`" + (f" ({kind})" if kind else "")
     shapes = f" [{holder['shapes']}]" if holder.get("shapes") else ""

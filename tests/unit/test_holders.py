@@ -312,3 +312,34 @@ def test_a_closure_of_the_scripts_own_function_is_named_and_a_libraries_is_not(f
     assert "callback" not in by_owner and found["unaccounted"] >= 5 * MIB
     said = words.sentence(by_owner["step"])
     assert said.startswith("`step` keeps `weights` in its closure: 1 tensor (12.00 MiB)") and "`del step`" in said
+
+
+SCRIPT = """import torch
+
+losses = []
+def train():
+    for step in range(3):
+        loss = model(x)
+        losses.append(loss)
+opt = torch.optim.Adam(params)  # the optimizer
+"""
+
+
+def test_a_holder_is_said_with_the_script_line_that_made_it(fake_torch: types.ModuleType, tmp_path: Path) -> None:
+    """The line that first binds the holder's name, read from the script's own source (nothing of it
+    runs): a global at module level, a local in its function; a name the script never binds, none."""
+    import made_at
+
+    script = tmp_path / "train.py"
+    script.write_text(SCRIPT)
+    main = types.ModuleType("__main__")
+    main.__file__ = str(script)
+    main.losses = [Tensor(2, graph=True) for _ in range(3)]
+    gc.collect()
+    found = holders.find(None, main)
+    (losses,) = [h for h in found["holders"] if h["owner"] == "losses"]
+    assert losses["made_at"] == [3, "losses = []"]
+    assert made_at.made_at(main, "opt") == [8, "opt = torch.optim.Adam(params)  # the optimizer"]
+    assert made_at.made_at(main, "train() local loss") == [6, "loss = model(x)"]
+    assert made_at.made_at(main, "nothing") is None
+    assert words.sentence(losses).endswith("Made at line 3: `losses = []`.")
