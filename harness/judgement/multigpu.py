@@ -13,7 +13,8 @@ from dataclasses import dataclass
 
 from harness.common.units import human_bytes
 from harness.judgement import attribution
-from harness.judgement.ranks import held_by_gpu, home_gpus
+from harness.judgement.floors import in_use, view_sum
+from harness.judgement.ranks import held_by_gpu, held_on, home_gpus
 from harness.model.record import CellRecord, process_of
 
 STRAY_MIN_BYTES = 64 * 2**20  # a CUDA context is hundreds of MiB; less is noise in NVML's per-process view
@@ -93,11 +94,7 @@ def after_destroy(record: CellRecord) -> list[AfterDestroy]:
         gpu = own.get(pid) if pid is not None else None
         if pid is None or gpu is None:
             continue
-        held = sum(int(p.get("bytes") or 0) for p in cp.get("gpu_processes") or [] if p.get("pid") == pid and p.get("gpu") == gpu)
-        if held < STRAY_MIN_BYTES:
-            continue
-        views = [v for v in (cp.get("view") or {}).values() if v.get("reserved") is not None]
-        pool = sum(int(v["reserved"]) for v in views) if views else None
-        live = sum(int(v.get("in_use") or 0) for v in views) if views else None
-        found.append(AfterDestroy(pid, ranks.get(pid), gpu, held, pool, live, cp["label"]))
+        held = held_on(cp, pid, gpu)
+        if held >= STRAY_MIN_BYTES:
+            found.append(AfterDestroy(pid, ranks.get(pid), gpu, held, view_sum(cp, "reserved"), in_use(cp), cp["label"]))
     return found

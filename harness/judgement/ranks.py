@@ -37,12 +37,17 @@ def home_gpus(held: dict[int, dict[int, tuple[int, str]]]) -> dict[int, int]:
     return {pid: max(by_gpu, key=lambda g: by_gpu[g][0]) for pid, by_gpu in held.items()}
 
 
+def held_on(cp: Checkpoint, pid: int, gpu: int | None) -> int:
+    """What process ``pid`` holds on GPU ``gpu`` at ``cp`` (per-process NVML)."""
+    return sum(int(p.get("bytes") or 0) for p in cp.get("gpu_processes") or [] if p.get("pid") == pid and p.get("gpu") == gpu)
+
+
 def _own(cp: Checkpoint, pid: int, gpu: int | None) -> Checkpoint:
     """A checkpoint as the rank alone on its GPU would have read it."""
     mine = [p for p in cp.get("gpu_processes") or [] if p.get("pid") == pid and p.get("gpu") == gpu]
     readings: Readings = {**(cp.get("readings") or {})}
     if readings.get("nvml_process") is not None:
-        readings["nvml_process"] = sum(int(p.get("bytes") or 0) for p in mine)
+        readings["nvml_process"] = held_on(cp, pid, gpu)
     readings["nvml_device"] = ((cp.get("per_gpu") or {}).get(str(gpu)) or {}).get("nvml_device")
     readings.pop("nvml_reserved", None)
     return {**cp, "label": RANK_PREFIX.sub("", cp["label"]), "readings": readings, "gpu_processes": mine}

@@ -245,6 +245,11 @@ def lane_of(column: str) -> tuple[str, str]:
     return column.split(" ", 1)[0], column.partition(" · ")[2]
 
 
+def release_of(column: str) -> str:
+    """A column's release ('torch 2.15.0 · H100' -> '2.15.0')."""
+    return column.split(" ", 1)[1].split(" · ")[0]
+
+
 def turn_points(row: dict[str, list[Cell]], cols: list[str]) -> list[tuple[str, str]]:
     """(column, the column it turned from) wherever a technique's answer differs from the nearest
     release before it on the same framework and hardware where that part was judged, by a sweep's

@@ -14,7 +14,18 @@ from typing import Any
 
 from harness.judgement.claims import Claim
 from harness.reporting import templates
-from harness.reporting.atlas import Cell, ClaimOutcome, answer_of, column_sort_key, columns, grid_id, measured, turns
+from harness.reporting.atlas import (
+    Cell,
+    ClaimOutcome,
+    answer_of,
+    column_sort_key,
+    columns,
+    grid_id,
+    lane_of,
+    measured,
+    release_of,
+    turns,
+)
 
 STYLE = (templates.ASSETS / "atlas.css").read_text(encoding="utf-8")
 FILTER = (templates.ASSETS / "atlas.js").read_text(encoding="utf-8")
@@ -67,7 +78,7 @@ def _table(framework: str, techniques: list[str], grid: dict[str, dict[str, list
         rows.append({"technique": technique, "slug": slug(technique),
                      "claims": said.get(technique, []),  # every claim on the technique, not one of them
                      "cells": [grid_cell(grid[technique][c], c, c in turned) if c in grid[technique] else None for c in cols]})
-    heads = [{"slug": slug(col), "release": col.split(" ", 1)[1].split(" · ")[0], "hardware": col.split(" · ")[1]}
+    heads = [{"slug": slug(col), "release": release_of(col), "hardware": lane_of(col)[1]}
              for col in cols]
     return {"framework": framework, "columns": heads, "rows": rows}
 
@@ -82,8 +93,8 @@ def landing(grid: dict[str, dict[str, list[Cell]]], cols: list[str], claims: lis
     for framework in dict.fromkeys(framework_of[t] for t in sorted(grid, key=lambda t: cols.index(next(iter(grid[t]))))):
         mine = sorted((t for t in grid if framework_of[t] == framework), key=lambda t: (t.startswith("repro/"), t))
         used = [c for c in cols if any(c in grid[t] for t in mine)]
-        for kind, here in (("GPU", [c for c in used if not c.endswith(" · CPU")]),
-                           ("CPU: host memory only", [c for c in used if c.endswith(" · CPU")])):
+        for kind, here in (("GPU", [c for c in used if lane_of(c)[1] != "CPU"]),
+                           ("CPU: host memory only", [c for c in used if lane_of(c)[1] == "CPU"])):
             rows = [t for t in mine if any(c in grid[t] for c in here)]
             if rows:  # GPU and CPU apart: a CPU reading answers another question (no GPU memory to give back)
                 tables.append(_table(f"{framework} · {kind}", rows, grid, here, said))

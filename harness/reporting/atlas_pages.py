@@ -16,7 +16,7 @@ from harness.common.units import human_bytes
 from harness.judgement import verdicts
 from harness.judgement.claims import Claim
 from harness.reporting import templates
-from harness.reporting.atlas import Cell, answer_of, consensus, grid_id, lane_of, measured, turn_points
+from harness.reporting.atlas import Cell, answer_of, consensus, grid_id, lane_of, measured, release_of, turn_points
 from harness.reporting.atlas_html import STYLE, evidence_link
 
 SCENARIOS = Path(__file__).resolve().parents[1] / "scenarios"
@@ -36,10 +36,6 @@ class Change:
     between: tuple[str, ...]  # releases of that lane in between with no measured cell (the turn is there too)
 
 
-def _release(column: str) -> str:
-    return column.split(" ", 1)[1].split(" · ")[0]
-
-
 def changes(grid: dict[str, dict[str, list[Cell]]], cols: list[str]) -> list[Change]:
     """Every turn of every technique (atlas.turn_points: a sweep's rules), with the answers on both
     sides, the distinct runs behind each, and the lane's releases in between that answered nothing."""
@@ -48,7 +44,7 @@ def changes(grid: dict[str, dict[str, list[Cell]]], cols: list[str]) -> list[Cha
         row = grid[technique]
         for col, before_col in turn_points(row, cols):
             lane = lane_of(col)
-            between = tuple(_release(c) for c in cols[cols.index(before_col) + 1:cols.index(col)] if lane_of(c) == lane)
+            between = tuple(release_of(c) for c in cols[cols.index(before_col) + 1:cols.index(col)] if lane_of(c) == lane)
             before, after = consensus(row[before_col]), consensus(row[col])
             assert before is not None and after is not None  # turn_points compares measured cells only
             found.append(Change(technique, lane[0], lane[1], before, len(measured(row[before_col])), after,

@@ -148,8 +148,8 @@ def _in_memory(run: MatrixRun, options: MatrixOptions) -> aggregate.Judged | Non
     and so is a run cut before its records came back."""
     if options.resume or not run.records:
         return None
-    def where(record: CellRecord) -> str:
-        return str(results.kept_path(results.cell_path(run.run_dir, record["env"]["name"], record["scenario"]["name"])))
+    def where(record: CellRecord) -> str:  # a fresh run's records are plain .json: no file to look for
+        return str(results.cell_path(run.run_dir, record["env"]["name"], record["scenario"]["name"]))
     return sorted(run.records, key=where), []
 
 
