@@ -29,12 +29,27 @@ class StrayMemory:
     bytes: int
     at: str  # the checkpoint where it held the most there
 
+    command: str | None = None
+
     def sentence(self) -> str:
-        who = f"Rank {self.rank} (PID {self.pid})" if self.rank is not None else f"PID {self.pid}"
-        return (f"{who} holds {human_bytes(self.bytes)} on GPU {self.other_gpu} besides its own GPU "
-                f"{self.own_gpu} (at `{self.at}`): a CUDA context made there before the process chose its device "
+        name = who(self.pid, self.rank, self.command)
+        return (f"{name[0].upper()}{name[1:]} holds {human_bytes(self.bytes)} on GPU {self.other_gpu} besides its own GPU "
+                f"{self.own_gpu} ({self.at}): a CUDA context made there before the process chose its device "
                 f"(CUDA used before `torch.cuda.set_device`, or `torch.load` without `map_location`); nothing gives it "
                 f"back before the process exits. Call `torch.cuda.set_device(local_rank)` before any CUDA work.")
+
+
+def who(pid: int, rank: int | None, command: str | None = None) -> str:
+    """A process as a sentence names it: its rank where it said one, a spawned worker as such."""
+    if rank is not None:
+        return f"rank {rank} (PID {pid})"
+    if command and "multiprocessing" in command and ("spawn_main" in command or "--multiprocessing-fork" in command):
+        return f"the spawned worker PID {pid}"
+    return f"PID {pid}"
+
+
+def _commands(record: CellRecord) -> dict[int, str]:
+    return {span["pid"]: span.get("command") or "" for span in (record.get("timeline") or {}).get("processes") or []}
 
 
 def stray_memory(record: CellRecord) -> list[StrayMemory]:
@@ -50,7 +65,7 @@ def stray_memory(record: CellRecord) -> list[StrayMemory]:
         theirs = {g for other, g in own.items() if other != pid}
         for gpu, (held, where) in sorted(by_gpu.items()):
             if gpu != own[pid] and gpu in theirs and held >= STRAY_MIN_BYTES:
-                found.append(StrayMemory(pid, ranks.get(pid), own[pid], gpu, held, where))
+                found.append(StrayMemory(pid, ranks.get(pid), own[pid], gpu, held, where, _commands(record).get(pid)))
     return found
 
 
@@ -68,15 +83,15 @@ class AfterDestroy:
     at: str
 
     def sentence(self) -> str:
-        who = f"rank {self.rank} (PID {self.pid})" if self.rank is not None else f"PID {self.pid}"
+        name = who(self.pid, self.rank)
         if self.pool is None:
-            return (f"After `{self.at}`, {who} still holds {human_bytes(self.held)} on GPU {self.gpu}: what the CUDA "
+            return (f"After `{self.at}`, {name} still holds {human_bytes(self.held)} on GPU {self.gpu}: what the CUDA "
                     "context, NCCL and the libraries keep, given back only when the process exits.")
         rest = max(0, self.held - self.pool)
         pool = (f"{human_bytes(self.pool)} in torch's pool ({human_bytes(self.live)} of it live: `del` what holds it, "
                 "then `torch.cuda.empty_cache()`)" if self.live else
                 f"{human_bytes(self.pool)} in torch's pool (none of it live: `torch.cuda.empty_cache()` returns it)")
-        return (f"After `{self.at}`, {who} still holds {human_bytes(self.held)} on GPU {self.gpu}: {pool}, and "
+        return (f"After `{self.at}`, {name} still holds {human_bytes(self.held)} on GPU {self.gpu}: {pool}, and "
                 f"{human_bytes(rest)} that the CUDA context, NCCL's communicators and the libraries keep until the process "
                 "exits (destroy_process_group() does not give them back).")
 
@@ -97,4 +112,52 @@ def after_destroy(record: CellRecord) -> list[AfterDestroy]:
         held = held_on(cp, pid, gpu)
         if held >= STRAY_MIN_BYTES:
             found.append(AfterDestroy(pid, ranks.get(pid), gpu, held, view_sum(cp, "reserved"), in_use(cp), cp["label"]))
+    return found
+
+
+OUTLIVED_MIN_S = 2.0  # ranks end a few hundred ms apart when all is well
+
+
+@dataclass(frozen=True)
+class Outlived:
+    """A process of a job ended while a peer (a process of the same parent) still held its GPU."""
+
+    ended: str  # who ended, as a sentence names it
+    ended_at: float  # seconds into the run
+    holder: str
+    gpu: int
+    held: int  # what the peer held there when last seen
+    for_s: float
+    killed: bool  # the peer was still there when the cell ended and the harness stopped it
+
+    def sentence(self) -> str:
+        until = ("and was still there when the cell ended (the harness stopped it): a rank blocked in a collective "
+                 "whose peer has gone waits for NCCL's timeout, holding its GPU all the while" if self.killed else
+                 "until it ended: the job's memory is back only when its last process ends")
+        return (f"{self.ended[0].upper()}{self.ended[1:]} ended {self.ended_at:.1f} s into the run while {self.holder} "
+                f"still held {human_bytes(self.held)} on GPU {self.gpu}, for {self.for_s:.1f} s more, {until}.")
+
+
+def outlived(record: CellRecord) -> list[Outlived]:
+    """Each process that held GPU memory past the end of a peer (one that held GPU memory too), by
+    more than ``OUTLIVED_MIN_S``: named against the first of its peers to end. From the timeline's
+    per-process sightings, so ranks of any launcher and spawned workers alike."""
+    timeline = record.get("timeline") or {}
+    start = next((float(s[0]) for s in timeline.get("samples") or [] if s and s[0] is not None), None)
+    holders = [s for s in timeline.get("processes") or []
+               if s.get("last_t") is not None and any(g["peak"] >= STRAY_MIN_BYTES for g in (s.get("gpus") or {}).values())]
+    if start is None or len(holders) < 2:
+        return []
+    ranks, killed = attribution.ranks_by_pid(record), {k.get("pid") for k in record.get("killed") or []}
+    found = []
+    for peer in holders:
+        home, seen = max((peer.get("gpus") or {}).items(), key=lambda item: item[1]["peak"])
+        ended = [s for s in holders if s is not peer and s.get("ppid") == peer.get("ppid")
+                 and seen["last_t"] - float(s["last_t"]) >= OUTLIVED_MIN_S]
+        if not ended or seen["last"] < STRAY_MIN_BYTES:
+            continue
+        first = min(ended, key=lambda s: float(s["last_t"]))
+        found.append(Outlived(who(first["pid"], ranks.get(first["pid"]), first.get("command")),
+                              float(first["last_t"]) - start, who(peer["pid"], ranks.get(peer["pid"]), peer.get("command")),
+                              int(home), seen["last"], seen["last_t"] - float(first["last_t"]), peer["pid"] in killed))
     return found

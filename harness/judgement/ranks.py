@@ -19,8 +19,9 @@ RANK_PREFIX = re.compile(r"^rank (\d+): ")
 
 
 def held_by_gpu(record: CellRecord) -> dict[int, dict[int, tuple[int, str]]]:
-    """PID -> GPU -> (the most it held there at a checkpoint, that checkpoint's label), for the
-    cell's processes on per-process NVML."""
+    """PID -> GPU -> (the most it held there, when: "at `checkpoint`", or "at its peak, N s into the
+    run" where the timeline saw more between checkpoints), for the cell's processes on per-process
+    NVML. The timeline's part covers processes that reach no checkpoint (``mp.spawn``'s workers)."""
     most: dict[int, dict[int, tuple[int, str]]] = {}
     for cp in record.get("checkpoints") or []:
         for p in cp.get("gpu_processes") or []:
@@ -28,7 +29,16 @@ def held_by_gpu(record: CellRecord) -> dict[int, dict[int, tuple[int, str]]]:
                 continue
             seen = most.setdefault(int(p["pid"]), {})
             if int(p["bytes"]) > seen.get(int(p["gpu"]), (0, ""))[0]:
-                seen[int(p["gpu"])] = (int(p["bytes"]), cp["label"])
+                seen[int(p["gpu"])] = (int(p["bytes"]), f"at `{cp['label']}`")
+    timeline = record.get("timeline") or {}
+    start = next((float(s[0]) for s in timeline.get("samples") or [] if s and s[0] is not None), None)
+    several = len((record.get("host") or {}).get("gpu_indices") or []) > 1
+    for span in timeline.get("processes") or [] if several else []:
+        for gpu, peak in (span.get("gpus") or {}).items():
+            seen = most.setdefault(span["pid"], {})
+            if peak["peak"] > seen.get(int(gpu), (0, ""))[0]:
+                into = f", {peak['peak_t'] - start:.1f} s into the run" if start is not None else ""
+                seen[int(gpu)] = (peak["peak"], f"at its peak{into}")
     return most
 
 

@@ -24,7 +24,8 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 
 from harness.measurement import procs
-from harness.measurement.nvml import Nvml
+from harness.measurement.nvml import Nvml, Running, used_by
+from harness.measurement.process_spans import ProcessSpans
 from harness.model.record import Readings, Settle, meter_value
 
 METERS = ("rss", "nvml_device", "nvml_process", "nvml_reserved")
@@ -78,11 +79,17 @@ class Meters:
     def gpus(self) -> tuple[int, ...]:
         return self.gpu_indices or (self.gpu_index,)
 
-    def read(self, pids: set[int]) -> Readings:
+    def running(self) -> dict[int, Running | None]:
+        """NVML's process listing of each of the cell's GPUs."""
+        return {i: self.nvml.running(i) for i in self.gpus}
+
+    def read(self, pids: set[int], running: dict[int, Running | None] | None = None) -> Readings:
+        """Every meter now; ``running``: the GPUs' process listings where the caller has just read them."""
+        listed = running if running is not None else self.running()
         return {
             "rss": procs.rss_bytes(pids),
             "nvml_device": _total(self.nvml.device_used(i) for i in self.gpus),
-            "nvml_process": _total(self.nvml.process_used(i, pids) for i in self.gpus),
+            "nvml_process": _total(used_by(listed[i], pids) for i in self.gpus),
             "nvml_reserved": _total(self.nvml.device_reserved(i) for i in self.gpus),
         }
 
@@ -132,13 +139,15 @@ def _flat(window: list[Readings]) -> bool:
 class TimelineSampler:
     """A background thread sampling every meter at ~100 Hz, so peaks between checkpoints show.
 
-    Samples are [t (epoch s), rss, nvml_device, nvml_process].
+    Samples are [t (epoch s), rss, nvml_device, nvml_process]; ``spans`` keeps each process's own
+    peak and last sighting per GPU from the same NVML listings.
     """
 
     meters: Meters
     tracker: PidTracker
     interval: float = TIMELINE_INTERVAL_S
     samples: list[list[float | int | None]] = field(default_factory=list)
+    spans: ProcessSpans = field(default_factory=ProcessSpans)
     _stop: threading.Event = field(default_factory=threading.Event)
     _thread: threading.Thread | None = None
 
@@ -155,8 +164,11 @@ class TimelineSampler:
     def _loop(self) -> None:
         next_at = time.monotonic()
         while not self._stop.is_set():
-            r = self.meters.read(self.tracker.current())
-            self.samples.append([round(time.time(), 4), r["rss"], r["nvml_device"], r["nvml_process"]])
+            pids, running = self.tracker.current(), self.meters.running()
+            r = self.meters.read(pids, running)
+            t = round(time.time(), 4)
+            self.samples.append([t, r["rss"], r["nvml_device"], r["nvml_process"]])
+            self.spans.add(t, pids, running)
             next_at += self.interval
             delay = next_at - time.monotonic()
             if delay > 0:

@@ -10,6 +10,8 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
+Running = list[tuple[int, int | None]]  # NVML's compute processes on one GPU: (host PID, bytes or None)
+
 
 @dataclass
 class GpuFacts:
@@ -94,7 +96,7 @@ class Nvml:
         except Exception:
             return None
 
-    def _running(self, index: int) -> list[tuple[int, int | None]] | None:
+    def running(self, index: int) -> Running | None:
         """NVML's compute processes on GPU ``index``: (host PID, memory or None where N/A); None when the query fails."""
         if not self.available:
             return None
@@ -106,7 +108,7 @@ class Nvml:
 
     def processes(self, index: int) -> dict[int, int] | None:
         """Every compute process on GPU ``index`` and its memory (host PIDs), or None when NVML cannot say."""
-        running = self._running(index)
+        running = self.running(index)
         if running is None or any(used is None for _, used in running):
             return None
         found: dict[int, int] = {}
@@ -120,12 +122,7 @@ class Nvml:
         0 when NVML lists none of them (they hold no context there yet); None when NVML
         cannot say (query failed, or per-process memory is N/A, as on MIG and some drivers).
         """
-        running = self._running(index)
-        if running is None:
-            return None
-        wanted = set(pids)
-        mine = [used for pid, used in running if pid in wanted]
-        return None if any(used is None for used in mine) else sum(int(used or 0) for used in mine)
+        return used_by(self.running(index), pids)
 
     def close(self) -> None:
         if self.available:
@@ -134,6 +131,16 @@ class Nvml:
             except Exception:
                 pass
             self.available = False
+
+
+def used_by(running: Running | None, pids: Iterable[int]) -> int | None:
+    """Summed memory of ``pids`` in one GPU's listing (``Nvml.running``): 0 when none is listed, None
+    when the listing failed or their memory is N/A."""
+    if running is None:
+        return None
+    wanted = set(pids)
+    mine = [used for pid, used in running if pid in wanted]
+    return None if any(used is None for used in mine) else sum(int(used or 0) for used in mine)
 
 
 def _text(value: str | bytes) -> str:

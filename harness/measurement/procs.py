@@ -67,7 +67,8 @@ def _uss(pid: int) -> int | None:
     return sum(private) if private else _rss(pid)
 
 
-def _parent(pid: int) -> int | None:
+def parent(pid: int) -> int | None:
+    """``pid``'s parent, or None once it has ended."""
     try:
         with open(f"/proc/{pid}/stat", "rb") as handle:
             stat = handle.read()
@@ -85,7 +86,7 @@ def rss_bytes(pids: Iterable[int]) -> int | None:
     found = set(pids)
     total, seen = 0, False
     for pid in found:
-        value = _uss(pid) if _parent(pid) in found else _rss(pid)
+        value = _uss(pid) if parent(pid) in found else _rss(pid)
         if value is not None:
             total, seen = total + value, True
     return total if seen else None

@@ -135,8 +135,8 @@ def run_cell(
             how = f"killed by signal {-code}" if code is not None and code < 0 else f"exit code {code}"
             record["error"] = {"type": "Crashed", "message": f"the process ended without reporting ({how})"}
         record["after_exit"] = _after_exit(meters, tracker)
-        record["timeline"] = {"columns": TIMELINE_COLUMNS,
-                              "samples": sampler.samples, "rate_hz": sampler.rate_hz()}
+        record["timeline"] = {"columns": TIMELINE_COLUMNS, "samples": sampler.samples, "rate_hz": sampler.rate_hz(),
+                              "processes": sampler.spans.as_record()}
         record["stderr_tail"] = cell.stderr_tail()
         record["stray_stdout"] = channel.stray_lines[-50:]
     record["duration_s"] = round(time.monotonic() - started, 3)

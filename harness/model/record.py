@@ -8,9 +8,8 @@ pydantic v2 validates that same definition where a record crosses a trust bounda
 reads files written by older tools, hand-copied or truncated, and refuses a malformed one in one
 line instead of failing deep inside a renderer; those the runner writes are typed already), in
 Rust, fast enough for the atlas's ~1,000 records, and generates the JSON Schema the package ships
-(``record.schema.json``). Keys this model
-does not name are allowed (``extra="allow"``) and kept, so a record from a newer or older tool
-loses nothing by being read.
+(``record.schema.json``). Keys this model does not name are allowed (``extra="allow"``) and
+kept, so a record from a newer or older tool loses nothing by being read.
 
 This module holds data only: no judging (judgement/), no files (store/).
 """
@@ -173,10 +172,27 @@ class AfterExit(TypedDict, total=False):
     settle: Settle | None
 
 
+class GpuSpan(TypedDict):  # a process on one GPU: the most it held (at peak_t, epoch s); last: at its last sight
+    peak: int
+    peak_t: float
+    last: int
+    last_t: float
+
+
+class ProcessSpan(TypedDict, total=False):  # one of the cell's processes as the timeline saw it
+    pid: Required[int]  # host PID, as NVML gives it
+    ppid: int | None
+    command: str
+    first_t: float  # first and last sample that saw it alive (epoch s)
+    last_t: float
+    gpus: dict[str, GpuSpan]  # GPU index -> what it held there
+
+
 class Timeline(TypedDict, total=False):
     columns: list[str]
     samples: list[list[int | float | None]]
     rate_hz: float | None
+    processes: list[ProcessSpan]
 
 
 class CellRecord(TypedDict, total=False):
@@ -238,8 +254,7 @@ def parse(raw: Any) -> CellRecord:
     """``raw`` checked against the model (a pydantic ValidationError where it is not a record) and
     given back as it came: the validated copy (enums for strings) is not what the store keeps."""
     adapter().validate_python(raw)
-    record: CellRecord = raw
-    return record
+    return raw  # type: ignore[no-any-return]
 
 
 def problem(exc: Exception) -> str:

@@ -10,9 +10,10 @@ from harness.common.units import human_bytes
 from harness.judgement import answer
 from harness.judgement.tolerances import TOLERANCES
 from harness.judgement.verdicts import RULES_VERSION
-from harness.model.record import CellRecord
+from harness.model.record import CellRecord, Readings
 from harness.reporting import glance, matrix_md
 from harness.reporting.glance import NO_GPU
+from harness.reporting.repro_notes import folded_iterations
 
 STYLES = {
     "released": "green", "returned": "green", "ok": "green",
@@ -28,27 +29,35 @@ def styled(word: str | None) -> Text:
 
 
 def checkpoint_table(record: CellRecord) -> Table:
-    """One row per checkpoint: every meter, the framework's view, the verdict of cleanup steps."""
+    """One row per checkpoint (a long loop folded, as in repro.md): every meter, the framework's view,
+    the verdict of cleanup steps; no GPU columns where no GPU was read."""
     scenario, env = record["scenario"], record["env"]
+    gpu = bool((record.get("host") or {}).get("nvml_available"))
     table = Table(title=f"{scenario['name']} @ {env['name']} ({env.get('backend')})", title_justify="left")
-    for column in ("checkpoint", "rss", "nvml device", "nvml process", "framework in_use / reserved", "verdict"):
+    columns = ("checkpoint", "rss", *(("nvml device", "nvml process") if gpu else ()), "framework in_use / reserved", "verdict")
+    for column in columns:
         table.add_column(column, justify="left" if column in ("checkpoint", "verdict") else "right")
     judged = {step["label"]: step for step in (record.get("verdicts") or {}).get("steps", [])}
-    for cp in record.get("checkpoints", []):
-        r = cp["readings"]
+    folded = folded_iterations(record)
+
+    def row(label: str | Text, r: Readings, fw: str, verdict: Text) -> None:
+        nvml = (human_bytes(r.get("nvml_device")), human_bytes(r.get("nvml_process"))) if gpu else ()
+        table.add_row(label, human_bytes(r.get("rss")), *nvml, fw, verdict)
+
+    for index, cp in enumerate(record.get("checkpoints", [])):
+        if index in folded:
+            if folded[index]:
+                table.add_row(Text("... " + folded[index].split(" of `")[0], style="dim"), *[""] * (len(columns) - 1))
+            continue
         views = cp.get("view") or {}
         fw = "; ".join(f"{name}: {human_bytes(v.get('in_use'))} / {human_bytes(v.get('reserved'))}" for name, v in views.items())
         step = judged.get(cp["label"])
         label = cp["label"] + ("" if (cp.get("settle") or {}).get("settled", True) else " (unsettled)")
-        table.add_row(label, human_bytes(r.get("rss")), human_bytes(r.get("nvml_device")),
-                      human_bytes(r.get("nvml_process")), fw or "-",
-                      styled(step["verdict"]) if step else Text(""))
+        row(label, cp["readings"], fw or "-", styled(step["verdict"]) if step else Text(""))
     after = record.get("after_exit")
     if after:
-        r = after["readings"]
         exit_verdict = (record.get("verdicts") or {}).get("exit") or {}
-        table.add_row("after exit", human_bytes(r.get("rss")), human_bytes(r.get("nvml_device")),
-                      human_bytes(r.get("nvml_process")), "-", styled(exit_verdict.get("verdict")))
+        row("after exit", after["readings"], "-", styled(exit_verdict.get("verdict")))
     return table
 
 

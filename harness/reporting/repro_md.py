@@ -252,8 +252,8 @@ def markdown(records: list[CellRecord], script: Path) -> str:
                      human_bytes(r.get("nvml_device")),
                      human_bytes(r.get("rss")), fw or "-", verdict]
             lines.append("| " + " | ".join(_row(cells, gpu, others)) + " |")
-        findings: list[multigpu.StrayMemory | multigpu.AfterDestroy] = [*multigpu.stray_memory(record),
-                                                                           *multigpu.after_destroy(record)]
+        findings: list[multigpu.StrayMemory | multigpu.AfterDestroy | multigpu.Outlived] = [
+            *multigpu.stray_memory(record), *multigpu.after_destroy(record), *multigpu.outlived(record)]
         if findings:
             lines += ["", *(f"- {finding.sentence()}" for finding in findings)]
         lines += holder_lines(record)

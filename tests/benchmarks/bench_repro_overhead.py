@@ -63,6 +63,11 @@ def main() -> None:
     print(f"harness repro: median {r:.2f} s of {args.runs} ({', '.join(f'{x:.2f}' for x in repro)})")
     print(f"the cell alone (agent start to cell done): median {cell:.2f} s, {(cell - b) / b:+.1%} vs bare")
     print(f"repro costs {r - b:+.2f} s ({(r - b) / b:+.0%})")
+    # Each repro beside the bare run just before it: a drift of the machine (clocks, caches) cancels.
+    pairs = sorted(y - x for x, y in zip(bare, repro, strict=True))
+    quartiles = statistics.quantiles(pairs, n=4) if len(pairs) > 1 else [pairs[0]] * 3
+    print(f"paired (each repro minus the bare run before it): median {statistics.median(pairs):+.2f} s, "
+          f"quartiles {quartiles[0]:+.2f} .. {quartiles[2]:+.2f} s")
     print("where a repro's time goes (median s): " + ", ".join(
         f"{name} {statistics.median(p[name] for p in phases):.2f}" for name in phases[0] if name != "cell"))
 

@@ -30,6 +30,9 @@ class PlantedNvml(Nvml):
     def device_reserved(self, index: int) -> int | None:
         return 0
 
+    def running(self, index: int) -> list[tuple[int, int | None]] | None:
+        return list(self._pids[index].items())
+
     def processes(self, index: int) -> dict[int, int] | None:
         return dict(self._pids[index])
 

@@ -110,6 +110,16 @@ def test_a_100_round_loop_fits_a_screen_in_repro_md(tmp_path: Path) -> None:
     assert sum("more measured iterations" in row for row in rows) == 2
     assert "`rounds.py:6: del x#1`" in text and "`rounds.py:6: del x#100`" in text
     assert len(text.splitlines()) <= 40
+    # The terminal's table folds the same rows, and shows no GPU column where no GPU was read.
+    from rich.console import Console
+
+    from harness.reporting import render
+
+    console = Console(width=160, record=True)
+    console.print(render.checkpoint_table(record))
+    shown = console.export_text()
+    assert shown.count("more measured iterations") == 2 and "del x#100" in shown and "nvml" not in shown
+    assert len(shown.splitlines()) <= 20, shown
 
 
 def test_a_loop_without_a_cleanup_line_is_measured_per_iteration(tmp_path: Path) -> None:
