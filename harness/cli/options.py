@@ -17,7 +17,7 @@ from typing import Any
 
 from harness import frameworks
 from harness.environments.pkgindex import DEFAULT_INDEX
-from harness.running import bisection
+from harness.running import criteria
 
 CELLS = ("matrix", "repro", "bisect", "sweep")  # the commands that run cells through run_matrix
 BUILDS = ("matrix", "images", "repro", "bisect", "sweep")  # the commands that may build environment images
@@ -67,8 +67,8 @@ def _indices(text: str) -> list[int]:
 
 
 GPU_MODES = ["gpus", "cdi", "devices", "none"]
-_CRITERIA = "; ".join(f"{k}: {v}" for k, v in bisection.CRITERIA.items())
-_THRESHOLDS = ", ".join(f"{k} {v:g}" for k, v in bisection.DEFAULT_THRESHOLD_MIB.items())
+_CRITERIA = "; ".join(f"{k}: {v}" for k, v in criteria.CRITERIA.items())
+_THRESHOLDS = ", ".join(f"{k} {v:g}" for k, v in criteria.DEFAULT_THRESHOLD_MIB.items())
 
 OPTIONS: list[Option] = [
     # positionals
@@ -134,7 +134,7 @@ OPTIONS: list[Option] = [
     Option(("--good",), "a release where the behaviour is fine", ("bisect",), {"required": True}),
     Option(("--bad",), "a release where it is not", ("bisect",), {"required": True}),
     Option(("--criterion",), f"{_CRITERIA} (default: left)", ("bisect",),
-           {"choices": list(bisection.CRITERIA), "default": "left"}),
+           {"choices": list(criteria.CRITERIA), "default": "left"}),
     Option(("--threshold",), f"bad when the value exceeds the good release's by more than this many MiB (default: {_THRESHOLDS})",
            ("bisect",), {"type": float, "default": None, "metavar": "MIB"}),
     Option(("--label",), "--criterion label: part of the checkpoint label to read", ("bisect",), {"default": None}),

@@ -18,8 +18,6 @@ import json
 import shlex
 import shutil
 import tempfile
-import urllib.error
-import urllib.request
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -50,6 +48,9 @@ class BuildOptions:
 @functools.cache  # one answer per run: every environment on the same index asks
 def index_reachable(url: str, timeout: float = 5.0) -> bool:
     """Whether a package index answers from here (then it answers from a build container too)."""
+    import urllib.error  # here: urllib.request costs every command's start-up ~15 ms
+    import urllib.request
+
     try:
         with urllib.request.urlopen(url.rstrip("/") + "/", timeout=timeout):
             return True

@@ -23,15 +23,9 @@ from harness.common.errors import UsageError
 from harness.common.units import human_bytes
 from harness.judgement import loops, verdicts
 from harness.model.record import TIMELINE_COLUMNS, CellRecord, meter_value
+from harness.running.criteria import CRITERIA, DEFAULT_THRESHOLD_MIB  # noqa: F401  (bisection's names)
 
 MIB = 1024 * 1024
-CRITERIA = {
-    "left": "memory left after the last cleanup checkpoint",
-    "growth": "growth per loop iteration (the steepest looped checkpoint)",
-    "peak": "the most held at any moment (checkpoints and the 100 Hz timeline)",
-    "label": "the reading at the checkpoint whose label contains --label",
-}
-DEFAULT_THRESHOLD_MIB = {"left": 64.0, "growth": 8.0, "peak": 64.0, "label": 64.0}
 EDGES = ("start", "end")  # a repro's own checkpoints around the script: not cleanups
 
 

@@ -49,12 +49,17 @@ def main() -> None:
         results = Path(tmp) / "results"
         # One of each first, not counted (file caches, the GPU's clocks), then alternately, so a
         # drift of the machine falls on both sides alike.
+        # Which goes first alternates (a run right after another may find the GPU still tearing the
+        # last one's context down).
         for turn in range(args.runs + 1):
-            b = timed([python, str(script)])
+            first_bare = turn % 2 == 0
+            b = timed([python, str(script)]) if first_bare else 0.0
             r = timed([python, "-m", "harness", "repro", str(script), "--interpreter", python, "--results", str(results)])
+            b = b if first_bare else timed([python, str(script)])
             if turn:
                 bare.append(b)
                 repro.append(r)
+        startup = statistics.median(timed([python, "-c", "pass"]) for _ in range(5))
         records = sorted(results.glob("*/*/repro__five_seconds.json"))[1:]  # run ids sort by start time
         phases = [_phases(path, wall) for path, wall in zip(records, repro, strict=True)]
     b, r = statistics.median(bare), statistics.median(repro)
@@ -68,8 +73,14 @@ def main() -> None:
     quartiles = statistics.quantiles(pairs, n=4) if len(pairs) > 1 else [pairs[0]] * 3
     print(f"paired (each repro minus the bare run before it): median {statistics.median(pairs):+.2f} s, "
           f"quartiles {quartiles[0]:+.2f} .. {quartiles[2]:+.2f} s")
+    # What the harness adds around the script's own life (its lines and its exit, as bare has them):
+    # free of the script's own spread from run to run.
+    direct = [p["wall"] - p["script"] - p["exit"] - startup for p in phases]
+    print(f"the harness around the script (repro wall minus the script's own lines and exit, minus a bare "
+          f"Python's start-up {startup:.2f} s): median {statistics.median(direct):+.2f} s "
+          f"({', '.join(f'{x:+.2f}' for x in direct)})")
     print("where a repro's time goes (median s): " + ", ".join(
-        f"{name} {statistics.median(p[name] for p in phases):.2f}" for name in phases[0] if name != "cell"))
+        f"{name} {statistics.median(p[name] for p in phases):.2f}" for name in phases[0] if name not in ("cell", "wall", "exit")))
 
 
 def _phases(path: Path, wall: float) -> dict[str, float]:
@@ -81,7 +92,7 @@ def _phases(path: Path, wall: float) -> dict[str, float]:
     began = dt.datetime.fromisoformat(record["started_at"]).timestamp()
     cps = record["checkpoints"]
     pre, start, end = record["pre_gpu"]["t"], cps[0]["t"], cps[-1]["t"]
-    return {"cell": record["duration_s"],
+    return {"cell": record["duration_s"], "wall": wall, "exit": record.get("exit_s") or 0.0,
             "cli outside the cell (start-up, render)": wall - record["duration_s"], "agent start to pre_gpu": pre - began,
             "pre_gpu to start (imports, CUDA init)": start - pre, "script": end - start,
             "end to cell done (exit, teardown)": began + record["duration_s"] - end}

@@ -117,3 +117,24 @@ def test_spans_keep_processes_with_gpu_memory_first() -> None:
     spans.add(T0, {os.getpid()}, {0: [(os.getpid(), 5 * MiB), (1, 9 * MiB)]})  # PID 1 is not the cell's
     (only,) = spans.as_record()
     assert only["pid"] == os.getpid() and only["gpus"]["0"]["peak"] == 5 * MiB
+
+
+def test_recorded_on_two_h100s_the_spawned_workers_findings_are_said() -> None:
+    """The records of the two-H100 run (matrix/reference/h100x2-580.159.04-spawned)."""
+    import gzip
+    import json
+
+    runs = Path(__file__).resolve().parents[2] / "matrix" / "reference" / "h100x2-580.159.04-spawned" / "runs"
+
+    def record(name: str) -> CellRecord:
+        (path,) = runs.glob(f"*/host-python3/repro__{name}.json.gz")
+        loaded: CellRecord = json.loads(gzip.open(path).read())
+        return loaded
+
+    (stray,) = multigpu.stray_memory(record("context_on_gpu0"))
+    assert (stray.own_gpu, stray.other_gpu, stray.bytes >> 20) == (1, 0, 520)
+    assert stray.sentence().startswith("The spawned worker PID")
+    (outlived,) = multigpu.outlived(record("rank_outlives"))
+    assert (outlived.gpu, round(outlived.for_s)) == (1, 5) and not outlived.killed
+    for name in ("ddp_spawn", "data_parallel", "on_cuda1"):
+        assert multigpu.stray_memory(record(name)) == multigpu.outlived(record(name)) == []
