@@ -9,7 +9,8 @@ from setuptools import setup
 from setuptools.command.build_py import build_py
 
 HERE = Path(__file__).resolve().parent
-RESOURCES = {"matrix/environments.toml": "matrix/environments.toml", "matrix/claims.toml": "matrix/claims.toml"}
+RESOURCES = {"matrix/environments.toml": "matrix/environments.toml", "matrix/claims.toml": "matrix/claims.toml",
+             "matrix/upstream.toml": "matrix/upstream.toml"}
 
 
 class BuildPyWithResources(build_py):

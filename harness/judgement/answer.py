@@ -12,7 +12,7 @@ told apart by their words. A step nobody could measure (no signal) is grey, neve
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, replace
 from enum import Enum
 from typing import Any
 
@@ -80,6 +80,7 @@ class Answer:
     meter: str | None = None
     amounts: Amounts | None = None
     loop: dict[str, Any] | None = None
+    gpus: tuple[str, ...] = ()  # what several GPUs showed (judgement/multigpu.py), each a phrase
 
     @property
     def colour(self) -> Colour:
@@ -90,7 +91,8 @@ class Answer:
         """The answer in one phrase: the word, the amounts where something is left, how its loop grew."""
         phrase = self.amounts.phrase(SAID.get(self.word.split(";")[0])) if self.amounts and self.left else ""
         return (self.word + (f": {phrase}" if phrase else (f", {human_bytes(self.left)} left" if self.left else ""))
-                + (f"; in the loop: {self.loop['text']}" if self.loop else ""))
+                + (f"; in the loop: {self.loop['text']}" if self.loop else "")
+                + "".join(f"; {finding}" for finding in self.gpus))
 
     def as_dict(self) -> dict[str, Any]:
         """As matrix.json keeps it (``glance``): the fields, the colour and the phrase every output shows."""
@@ -98,6 +100,10 @@ class Answer:
         out["amounts"] = {k: v for k, v in (out["amounts"] or {}).items() if v} or None
         if out["loop"] is None:
             del out["loop"]  # matrix.json: a cell without a loop has no ``loop``
+        if not out["gpus"]:
+            del out["gpus"]
+        else:
+            out["gpus"] = list(out["gpus"])
         out.update(colour=self.colour.value, text=self.text)
         return out
 
@@ -134,12 +140,13 @@ def decisive_step(steps: list[dict[str, Any]]) -> dict[str, Any] | None:
 def of_cell(cell: dict[str, Any]) -> Answer:
     """A judged cell's answer (aggregate.cell_summary's dict); a growing loop is never shown as fine."""
     found = _answer(cell)
+    if cell.get("multigpu"):  # said beside the cleanup's answer, which it does not change
+        found = replace(found, gpus=tuple(cell["multigpu"]))
     loop = cell.get("loop") if cell.get("status") == "ok" else None
     if not loop:
         return found
     back = "part" if loop.get("growing") and found.back in ("all", "n/a") else found.back
-    return Answer(back=back, word=found.word, label=found.label, left=found.left, meter=found.meter, amounts=found.amounts,
-                  loop={k: loop[k] for k in ("site", "slope", "noise", "growing", "state", "text")})
+    return replace(found, back=back, loop={k: loop[k] for k in ("site", "slope", "noise", "growing", "state", "text")})
 
 
 def _answer(cell: dict[str, Any]) -> Answer:

@@ -31,12 +31,25 @@ class StrayMemory:
 
     command: str | None = None
 
+    def who_text(self) -> str:
+        return who(self.pid, self.rank, self.command)
+
     def sentence(self) -> str:
-        name = who(self.pid, self.rank, self.command)
+        name = self.who_text()
         return (f"{name[0].upper()}{name[1:]} holds {human_bytes(self.bytes)} on GPU {self.other_gpu} besides its own GPU "
                 f"{self.own_gpu} ({self.at}): a CUDA context made there before the process chose its device "
                 f"(CUDA used before `torch.cuda.set_device`, or `torch.load` without `map_location`); nothing gives it "
                 f"back before the process exits. Call `torch.cuda.set_device(local_rank)` before any CUDA work.")
+
+
+def short_findings(record: CellRecord) -> list[str]:
+    """Each multi-GPU finding of a cell as a phrase for its one-line answer (the sentences say the fix)."""
+    return ([f"{f.who_text()} held {human_bytes(f.bytes)} on GPU {f.other_gpu}, not its own (a stray CUDA context)"
+             for f in stray_memory(record)]
+            + [f"{who(f.pid, f.rank)} kept {human_bytes(f.held)} on GPU {f.gpu} after destroy_process_group()"
+               for f in after_destroy(record)]
+            + [f"{f.holder} held {human_bytes(f.held)} on GPU {f.gpu} {f.for_s:.1f} s after its peer ended"
+               for f in outlived(record)])
 
 
 def who(pid: int, rank: int | None, command: str | None = None) -> str:

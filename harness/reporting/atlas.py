@@ -54,6 +54,7 @@ class Cell:
     params: str = ""  # the scenario's parameters as it ran (JSON)
     checkpoints: tuple[dict[str, Any], ...] = ()  # each checkpoint's label, raw readings and the framework's in-use bytes
     compared: tuple[Any, ...] = ()  # what a turn compares, as a sweep does (sweeps.compared); () : the colour alone
+    slope: int | None = None  # a loop's growth per iteration (bytes), by the meter that answered; None: no loop
 
     @property
     def parts(self) -> dict[int, Any]:
@@ -142,12 +143,14 @@ def cells_of(run: Run, summaries: list[dict[str, Any]]) -> Iterator[Cell]:
         answer = glance.of_cell(summary)
         framework, release = _framework(record, versions.get(str((record.get("env") or {}).get("name")), {}))
         host, env, facts = record.get("host") or {}, record.get("env") or {}, record.get("facts") or {}
-        gpu = str((host.get("gpu") or {}).get("name") or "")
+        gpu = str((host.get("gpu") or {}).get("name") or "").replace("NVIDIA ", "")
+        given = len(host.get("gpu_indices") or [])
+        gpu = f"{given}x {gpu}" if gpu and given > 1 else gpu  # a script given several GPUs: a column of its own
         scenario = record["scenario"]
         yield Cell(run=run.name, env=str(env.get("name")), report_key=f"{scenario['name']}|{column(record)}",
                    technique=str(scenario["name"]), family=str((scenario.get("families") or ["repro"])[0])
                    if not str(scenario["name"]).startswith("repro/") else "repro",
-                   framework=framework, release=release, hardware=gpu.replace("NVIDIA ", "") or "CPU",
+                   framework=framework, release=release, hardware=gpu or "CPU",
                    driver=str(host.get("driver") or ""), backend=str(env.get("backend") or ""),
                    image=str(env.get("image") or ""),
                    definition_hash=str((env.get("image_labels") or {}).get("harness.definition-hash") or ""),
@@ -159,6 +162,7 @@ def cells_of(run: Run, summaries: list[dict[str, Any]]) -> Iterator[Cell]:
                                                                         scenario["name"])).relative_to(run.path)),
                    params=json.dumps(scenario.get("params") or {}, sort_keys=True),
                    compared=sweeps.compared(summary) or (None, None),
+                   slope=(summary.get("loop") or {}).get("slope"),
                    checkpoints=tuple({"label": cp["label"], "readings": cp.get("readings") or {}, "in_use": in_use(cp)}
                                      for cp in record.get("checkpoints") or []))
 
@@ -175,7 +179,7 @@ def collect(runs: list[Run], claims: list[seed_claims.Claim]) -> tuple[list[Cell
     return cells, outcomes
 
 
-def _version_key(release: str) -> tuple[int, Any]:
+def version_key(release: str) -> tuple[int, Any]:
     try:
         return (0, Version(release))
     except InvalidVersion:
@@ -186,7 +190,7 @@ def column_sort_key(column: str) -> tuple[Any, ...]:
     """A column's name ('torch 2.15.0 · H100 80GB HBM3') sorted as the grid sorts it."""
     head, _, hardware = column.partition(" · ")
     framework, _, release = head.partition(" ")
-    return (framework, _version_key(release), hardware == "CPU", hardware)
+    return (framework, version_key(release), hardware == "CPU", hardware)
 
 
 def columns(cells: list[Cell]) -> list[str]:
@@ -194,7 +198,7 @@ def columns(cells: list[Cell]) -> list[str]:
     first = {c.column: c for c in cells}
     order = {name: i for i, name in enumerate((*frameworks.names(), "python"))}
     return sorted(first, key=lambda col: (order.get(first[col].framework, 99), first[col].framework,
-                                          _version_key(first[col].release), first[col].hardware == "CPU", first[col].hardware))
+                                          version_key(first[col].release), first[col].hardware == "CPU", first[col].hardware))
 
 
 def grid_id(technique: str, column: str) -> str:

@@ -12,6 +12,8 @@ import re
 from collections import Counter
 from typing import Any
 
+from markupsafe import Markup
+
 from harness.judgement.claims import Claim
 from harness.reporting import templates
 from harness.reporting.atlas import (
@@ -126,11 +128,13 @@ def _order(cells: list[Cell], key: str) -> Any:
     return lambda c: (rank[c.column], c.run)
 
 
-def evidence(title: str, cells: list[Cell], key: str, tests: Claim | None = None) -> str:
+def evidence(title: str, cells: list[Cell], key: str, tests: Claim | None = None,
+             charts: list[tuple[str, str]] | None = None) -> str:
     """A technique's (key: column) or a release's (key: technique) every measured cell, runs side by
-    side; ``tests``: the claim a technique's page says it tests."""
+    side; ``tests``: the claim a technique's page says it tests; ``charts``: (caption, SVG) across releases."""
     answers = Counter(c.back for c in cells)
-    return _render("atlas_evidence.html", title, depth=1, tests=tests,
+    shown = [(caption, Markup(svg)) for caption, svg in charts or []]  # SVG made by atlas_chart, its text escaped there
+    return _render("atlas_evidence.html", title, depth=1, tests=tests, charts=shown,
                    heads=(key, "answer", "steps", *FACTS, "evidence", "remade by", "cell page"),
                    agree=", ".join(f"{n} {b}" for b, n in answers.most_common()),
                    rows=_evidence_rows(sorted(cells, key=_order(cells, key)), key, 1))

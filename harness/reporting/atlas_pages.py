@@ -15,7 +15,7 @@ from harness import frameworks
 from harness.common.units import human_bytes
 from harness.judgement import verdicts
 from harness.judgement.claims import Claim
-from harness.reporting import templates
+from harness.reporting import templates, upstream
 from harness.reporting.atlas import Cell, answer_of, consensus, grid_id, lane_of, measured, release_of, turn_points
 from harness.reporting.atlas_html import STYLE, evidence_link
 
@@ -34,21 +34,31 @@ class Change:
     after: Cell
     after_runs: int
     between: tuple[str, ...]  # releases of that lane in between with no measured cell (the turn is there too)
+    elsewhere: tuple[str, ...] = ()  # releases in between measured on other hardware only, never on this one
+    upstream: tuple[upstream.Report, ...] = ()  # reports upstream that put a change here
 
 
-def changes(grid: dict[str, dict[str, list[Cell]]], cols: list[str]) -> list[Change]:
+def changes(grid: dict[str, dict[str, list[Cell]]], cols: list[str],
+            reports: list[upstream.Report] | None = None) -> list[Change]:
     """Every turn of every technique (atlas.turn_points: a sweep's rules), with the answers on both
-    sides, the distinct runs behind each, and the lane's releases in between that answered nothing."""
+    sides, the distinct runs behind each, the lane's releases in between that answered nothing, the
+    framework's releases in between measured only on other hardware, and the upstream reports that
+    put a change there."""
     found = []
     for technique in sorted(grid):
         row = grid[technique]
         for col, before_col in turn_points(row, cols):
             lane = lane_of(col)
-            between = tuple(release_of(c) for c in cols[cols.index(before_col) + 1:cols.index(col)] if lane_of(c) == lane)
+            inside = cols[cols.index(before_col) + 1:cols.index(col)]
+            between = tuple(release_of(c) for c in inside if lane_of(c) == lane)
+            here = {release_of(c) for c in cols if lane_of(c) == lane}
+            elsewhere = tuple(dict.fromkeys(release_of(c) for c in inside if lane_of(c)[0] == lane[0]
+                                            and release_of(c) not in here))
             before, after = consensus(row[before_col]), consensus(row[col])
             assert before is not None and after is not None  # turn_points compares measured cells only
+            linked = tuple(r for r in reports or [] if r.explains(technique, before.release, after.release))
             found.append(Change(technique, lane[0], lane[1], before, len(measured(row[before_col])), after,
-                                len(measured(row[col])), between))
+                                len(measured(row[col])), between, elsewhere, linked))
     return found
 
 
@@ -105,6 +115,7 @@ def changes_page(found: list[Change]) -> str:
         "technique": c.technique, "lane": f"{c.framework} · {c.hardware}", "id": grid_id(c.technique, c.after.column),
         "before": c.before.release, "before_word": c.before.word, "before_runs": c.before_runs,
         "before_back": c.before.back.replace("/", ""), "after": c.after.release, "after_word": c.after.word,
-        "after_runs": c.after_runs, "after_back": c.after.back.replace("/", ""), "between": ", ".join(c.between)}
+        "after_runs": c.after_runs, "after_back": c.after.back.replace("/", ""), "between": ", ".join(c.between),
+        "elsewhere": ", ".join(c.elsewhere), "upstream": c.upstream}
         for c in found]
     return templates.render("atlas_changes.html", title="What changed when", depth=0, style=STYLE, rows=rows)

@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from harness.judgement import claims as seed_claims
-from harness.reporting import aggregate, atlas, atlas_data, atlas_html, atlas_pages, report_html, templates
+from harness.reporting import aggregate, atlas, atlas_chart, atlas_data, atlas_html, atlas_pages, report_html, templates, upstream
 
 
 def build(root: Path, out: Path, progress: Callable[[str], None] = lambda _: None) -> dict[str, int]:
@@ -31,7 +31,8 @@ def build(root: Path, out: Path, progress: Callable[[str], None] = lambda _: Non
     (out / "atlas.csv").write_text(atlas_data.as_csv(rows, atlas_data.GRID_SCHEMA), encoding="utf-8")
     (out / "index.html").write_text(atlas_html.landing(grid, cols, claims, cells), encoding="utf-8")
     (out / "claims.html").write_text(atlas_html.claims_page(claims, outcomes), encoding="utf-8")
-    (out / "changes.html").write_text(atlas_pages.changes_page(atlas_pages.changes(grid, cols)), encoding="utf-8")
+    found = atlas_pages.changes(grid, cols, upstream.load())
+    (out / "changes.html").write_text(atlas_pages.changes_page(found), encoding="utf-8")
     commit = atlas_pages.commit_of(root)
     said = {c.scenario: c for c in claims}
     every_claim: dict[str, list[seed_claims.Claim]] = {}
@@ -44,7 +45,8 @@ def build(root: Path, out: Path, progress: Callable[[str], None] = lambda _: Non
     for technique, by_column in grid.items():
         every = [cell for found in by_column.values() for cell in found]
         (out / "t" / f"{atlas_html.slug(technique)}.html").write_text(
-            atlas_html.evidence(technique, every, "column", said.get(technique)), encoding="utf-8")
+            atlas_html.evidence(technique, every, "column", said.get(technique), atlas_chart.charts(by_column)),
+            encoding="utf-8")
     for column in cols:
         every = [cell for by_column in grid.values() for cell in by_column.get(column, [])]
         (out / "r" / f"{atlas_html.slug(column)}.html").write_text(atlas_html.evidence(column, every, "technique"),

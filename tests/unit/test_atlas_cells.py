@@ -132,3 +132,49 @@ def test_a_cell_page_cites_its_records_and_says_how_to_measure_it_again() -> Non
                  "python -m harness matrix --with torch==2.5.0 --scenario torch/del_gc_empty_cache --variant gpu",
                  "empty_cache_step(checkpoint)"):  # the scenario's own code
         assert said in page, said
+
+
+def test_a_turn_names_the_upstream_report_that_puts_a_change_there_and_releases_measured_elsewhere() -> None:
+    from dataclasses import replace
+
+    from harness.reporting import upstream
+    from harness.reporting.atlas_pages import changes, changes_page
+
+    flat = replace(_cell("a", "2.7.4", back="part", word="cached; in the loop: flat"), compared=(("part", "cached"), "flat"))
+    grows = replace(_cell("c", "2.14.1", back="part", word="cached; in the loop: grows"),
+                    compared=(("part", "cached"), "grows"))
+    cpu = replace(_cell("d", "2.12.1"), hardware="CPU")
+    row = {"torch 2.7.4 · H100": [flat], "torch 2.12.1 · CPU": [cpu], "torch 2.14.1 · H100": [grows]}
+    report = upstream.Report(technique="torch/del_gc_empty_cache", url="https://github.com/o/r/issues/1", title="t",
+                             says="grows from 2.11", good="2.9.2", bad="2.11.0")
+    elsewhere = upstream.Report(technique="torch/other", url="https://github.com/o/r/issues/2", title="t", says="s",
+                                bad="2.11.0")
+    (found,) = changes({"torch/del_gc_empty_cache": row}, list(row), [report, elsewhere])
+    assert found.upstream == (report,) and found.elsewhere == ("2.12.1",)
+    page = changes_page([found])
+    assert 'href="https://github.com/o/r/issues/1"' in page and "o/r#1" in page and "other hardware only): 2.12.1" in page
+    # The rule: the turn's releases must bracket the report's first bad release (after its last good one).
+    assert report.explains("torch/del_gc_empty_cache@variant", "2.10.0", "2.11.0")
+    assert not report.explains("torch/del_gc_empty_cache", "2.12.0", "2.14.1")  # the change came before
+    assert not report.explains("torch/del_gc_empty_cache", "2.7.4", "2.9.2")  # still good at 2.9.2
+    assert elsewhere.explains("torch/other", "2.10.0", "2.11.0") and not elsewhere.explains("torch/other", "2.4", "2.10")
+
+
+def test_a_technique_chart_draws_a_line_per_hardware_with_a_gap_where_a_release_was_not_measured() -> None:
+    from dataclasses import replace
+
+    from harness.reporting import atlas_chart
+
+    def measured(release: str, left: int, slope: int | None, hardware: str = "H100") -> Cell:
+        return replace(_cell(release, release, back="part", word=f"cached {left}"), hardware=hardware, slope=slope,
+                       steps=({"label": "del", "verdict": "cached", "left": left},))
+
+    row = {"torch 2.4.0 · H100": [measured("2.4.0", 2**30, 0)], "torch 2.5.0 · CPU": [measured("2.5.0", 5, 1, "CPU")],
+           "torch 2.6.0 · H100": [measured("2.6.0", 2**29, 2**20)], "torch 2.7.0 · H100": [measured("2.7.0", 2**29, 2**20)]}
+    found = atlas_chart.charts(row)
+    assert [caption.split(",")[0] for caption, _ in found] == [
+        "What the cleanup left at its deciding step", "How much each iteration of the scenario's loop added"]
+    svg = found[0][1]
+    assert svg.startswith("<svg") and svg.count("<circle") == 3 and ">2.5.0<" in svg  # a tick, no point: the gap
+    assert "1.00 GiB" in svg and "H100" in svg and "CPU" not in svg.split("</text>")[-2]  # the CPU cell is not on a GPU chart
+    assert atlas_chart.charts({"torch 2.4.0 · H100": [measured("2.4.0", 1, 0)]}) == []  # one release: no chart
