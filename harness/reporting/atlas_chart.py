@@ -46,9 +46,7 @@ def charts(by_column: dict[str, list[Cell]]) -> list[tuple[str, str]]:
         for axis, value, says in MEASURES:
             svg = chart(row, value, f"{axis}, {kind}", every)
             if svg:
-                found.append((f"{says}, {kind}, release by release: a line per hardware, each point coloured by "
-                              "its answer (green back, amber part, red none; hover for the answer); a gap is a release "
-                              "not measured there.", svg))
+                found.append((f"{says}, {kind}.", svg))
     return found
 
 

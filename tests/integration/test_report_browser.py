@@ -150,3 +150,12 @@ def test_a_script_on_two_gpus_gets_a_line_per_gpu(chromium: str, tmp_path: Path)
     assert drawn and int(drawn.group(1)) >= 4, dom[-3000:]
     for series in ("GPU 0, device", "GPU 1, device", "GPU 1, this cell's processes"):
         assert series in dom
+
+
+def test_the_frameworks_own_count_gets_its_own_axis_inside_a_premapped_pool(chromium: str, tmp_path: Path) -> None:
+    """TF 2.21 on an H100 maps ~77 GiB at the first touch; its own in-use count (2.25 GiB live) would be
+    a line at 0 on that scale: it is drawn against its own axis, on the right, and the legend says so."""
+    run = _reference("h100-580.159.04-tf", tmp_path)
+    dom, _ = _probe(chromium, run / "report.html", tmp_path, 1400, "#cell=tf2%2Ftf_function_training%7Chost-tf-2.21.0")
+    assert 'data-own-axis="1"' in dom, dom[-3000:]
+    assert "framework in_use (GiB)" in dom and "framework in_use (at checkpoints), right axis" in dom

@@ -85,16 +85,26 @@ window.onerror = function (msg) { document.body.dataset.errors = (document.body.
       rows.push({t: r[0] - t0, s: name, v: r[i + 1]}); present[name] = true; } }); });
     cps.forEach(function (c) { for (var f in c.view || {}) if (c.view[f].in_use !== null && c.view[f].in_use !== undefined) {
       fw.push({t: c.t - t0, v: c.view[f].in_use}); present.framework = true; } });
-    return {t0: t0, span: Math.max.apply(null, ts) - t0, rows: rows, fw: fw, present: present,
+    // Inside a pool mapped at the first touch, the framework's own count is a line at 0 on the device's
+    // scale: it gets its own axis (right, green) wherever it stays under a twentieth of the rest.
+    var fwmax = 0, rest = d.floor ? d.floor.hi : 1;
+    fw.forEach(function (r) { if (r.v > fwmax) fwmax = r.v; }); rows.forEach(function (r) { if (r.v > rest) rest = r.v; });
+    return {t0: t0, span: Math.max.apply(null, ts) - t0, rows: rows, fw: fw, present: present, fwmax: fwmax,
+            ownAxis: fwmax > 0 && fwmax * 20 < rest,
             marks: cps.map(function (c, i) { return {t: c.t - t0, n: i + 1}; })};
   }
   function drawChart(d, data, holder) {  // Vega (vega-embed.js), rendered to SVG: a whole-cell panel and a zoom on the checkpoints
     if (!data) { holder.textContent = "no timeline"; holder.dataset.drawn = "0"; return; }
     var W = Math.max(280, Math.min(820, (document.documentElement.clientWidth || 820) - 110)), H = 160, ymax = 1, floor = d.floor || null;  // drawn at the page's width: a phone reads its axes
-    data.rows.concat(data.fw).forEach(function (r) { if (r.v > ymax) ymax = r.v; });
+    var fwmax = data.fwmax, own = data.ownAxis;
+    data.rows.forEach(function (r) { if (r.v > ymax) ymax = r.v; });
     if (floor && floor.hi > ymax) ymax = floor.hi;
+    if (!own && fwmax > ymax) ymax = fwmax;
     var unit = ymax >= 1073741824 ? 1073741824 : 1048576, uname = unit === 1048576 ? "MiB" : "GiB";
-    function scaled(list) { return list.map(function (r) { return {t: r.t, s: r.s, v: r.v / unit}; }); }
+    var funit = own ? (fwmax >= 1073741824 ? 1073741824 : fwmax >= 1048576 ? 1048576 : 1024) : unit;
+    var fname = {1073741824: "GiB", 1048576: "MiB", 1024: "KiB"}[funit];
+    holder.dataset.ownAxis = own ? "1" : "0";
+    function scaled(list, by) { return list.map(function (r) { return {t: r.t, s: r.s, v: r.v / (by || unit)}; }); }
     var m = data.marks, z0 = m.length ? m[0].t : 0, z1 = m.length ? m[m.length - 1].t : data.span, pad = Math.max((z1 - z0) * 0.05, 0.05);
     z0 = Math.max(0, z0 - pad); z1 = Math.min(data.span, z1 + pad); if (z1 <= z0) z1 = z0 + 0.1;
     var labels = [], last = -1e9, group = null;  // numbers 28 px apart at least; closer ones as a range "3-7"
@@ -112,7 +122,7 @@ window.onerror = function (msg) { document.body.dataset.errors = (document.body.
         {type: "group", from: {facet: {name: "series", data: "rows", groupby: "s"}}, marks: [{type: "line", from: {data: "series"},
           encode: {enter: {x: {scale: "x", field: "t"}, y: {scale: "y", field: "v"}, stroke: {scale: "color", field: "s"},
             strokeWidth: {value: 1.5}}}}]},
-        {type: "symbol", from: {data: "fw"}, encode: {enter: {x: {scale: "x", field: "t"}, y: {scale: "y", field: "v"},
+        {type: "symbol", from: {data: "fw"}, encode: {enter: {x: {scale: "x", field: "t"}, y: {scale: own ? "yfw" : "y", field: "v"},
           fill: {value: "#2ca02c"}, size: {value: 30}}}},
         {type: "rule", from: {data: "marks"}, encode: {enter: {x: {scale: "x", field: "t"}, y: {value: 0}, y2: {value: H},
           stroke: {value: "#444"}, strokeDash: {value: [3, 3]}, strokeOpacity: {value: 0.6}}}}];
@@ -123,11 +133,14 @@ window.onerror = function (msg) { document.body.dataset.errors = (document.body.
         encode: {enter: {y: {value: top}, width: {value: W}, height: {value: H}}},
         scales: [{name: "x", type: "linear", domain: domain, range: [0, W], zero: false, nice: false}],
         axes: [{orient: "bottom", scale: "x", title: "seconds from the cell's start", tickCount: 8},
-               {orient: "left", scale: "y", title: uname, tickCount: 5, grid: true}], marks: outer}; }
+               {orient: "left", scale: "y", title: uname, tickCount: 5, grid: true}].concat(own ? [{orient: "right", scale: "yfw",
+               title: "framework in_use (" + fname + ")", tickCount: 5, titleColor: "#2ca02c", labelColor: "#2ca02c"}] : []),
+        marks: outer}; }
     var spec = {width: W, height: 2 * H + 90, padding: 5, autosize: "pad",
-      data: [{name: "rows", values: scaled(data.rows)}, {name: "fw", values: scaled(data.fw)}, {name: "marks", values: m},
+      data: [{name: "rows", values: scaled(data.rows)}, {name: "fw", values: scaled(data.fw, funit)}, {name: "marks", values: m},
              {name: "labels", values: labels}, {name: "band", values: band}],
       scales: [{name: "y", type: "linear", domain: [0, ymax / unit], nice: true, zero: true, range: [H, 0]},
+               {name: "yfw", type: "linear", domain: [0, Math.max(fwmax, 1) / funit], nice: true, zero: true, range: [H, 0]},
                {name: "color", type: "ordinal", domain: colors.map(function (p) { return p[0]; }), range: colors.map(function (p) { return p[1]; })}],
       marks: [panel("the whole cell", [0, Math.max(data.span, 0.1)], 0, false), panel("the checkpoints, zoomed", [z0, z1], H + 70, true)]};
     window.vegaEmbed(holder, spec, {renderer: "svg", actions: false, mode: "vega"})
@@ -166,7 +179,8 @@ window.onerror = function (msg) { document.body.dataset.errors = (document.body.
     box.appendChild(el("p", {"class": "summary"}, "status: " + d.status + (d.error ? " \u2014 " + d.error.type + ": " + d.error.message : "")));
     var data = timelineData(d), legend = el("div", {"class": "legend"}), holder = el("div", {"id": "timeline"});
     SERIES.forEach(function (p) { if (!data || !data.present[p[0]]) return;  // only what is drawn
-      var sp = el("span", {}, "\u25a0 " + p[2]); sp.style.color = p[1]; legend.appendChild(sp); });
+      var own = p[0] === "framework" && data.ownAxis;
+      var sp = el("span", {}, "\u25a0 " + p[2] + (own ? ", right axis" : "")); sp.style.color = p[1]; legend.appendChild(sp); });
     if (d.floor) legend.appendChild(el("span", {"class": "band"}, (d.floor.meter === "rss" ? "- - host memory before any framework call"
       : "- - pre-GPU floor (" + d.floor.meter + ")") + "; green band: where a step counts as released"));
     box.appendChild(legend); box.appendChild(holder); drawChart(d, data, holder);
