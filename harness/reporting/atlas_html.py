@@ -22,6 +22,7 @@ from harness.reporting.atlas import (
     answer_of,
     column_sort_key,
     columns,
+    consensus,
     grid_id,
     lane_of,
     measured,
@@ -49,18 +50,22 @@ def evidence_link(cell: Cell, depth: int) -> str:
     return f"{'../' * depth}runs/{cell.run}/report.html#cell={quote(cell.report_key, safe='')}"
 
 
-def grid_cell(cells: list[Cell], col: str, turned: bool) -> dict[str, str]:
+def grid_cell(cells: list[Cell], col: str, turned: bool, usual: str | None = None) -> dict[str, str]:
     """A grid cell: the colour and the word of one answer, the one most of its measured runs gave
     (ties: the first run's), so colour and word always come from the same run; measured runs that
     disagree stripe it. A copy of a run counts once; runs that did not measure (skipped, harness
     failures) are named in the title, never counted as runs or as disagreement."""
     shown, runs, back = answer_of(cells)
     split = len({c.back for c in runs}) > 1
-    return {"classes": f"c back-{back.replace('/', '')}" + (" turn" if turned else "") + (" split" if split else ""),
-            "title": " | ".join(f"{c.run} ({c.backend}): {c.word}" for c in cells),
+    other = usual is not None and bool(runs) and shown.params != usual  # ``usual``: the row's most common parameters
+    return {"classes": f"c back-{back.replace('/', '')}" + (" turn" if turned else "") + (" split" if split else "")
+            + (" params" if other else ""),
+            "title": " | ".join(f"{c.run} ({c.backend}): {c.word}" for c in cells)
+            + (f" | ran with other parameters than the row's: {shown.params} (the row's: {usual})" if other else ""),
             "target": evidence_link(shown, 0) if len(cells) == 1 else f"t/{slug(shown.technique)}.html#{slug(col)}",
             "word": _shortened(shown.word, 60),
-            "more": f" (+{len(runs) - 1} run{'s' if len(runs) > 2 else ''})" if len(runs) > 1 else ""}
+            "more": (f" (+{len(runs) - 1} run{'s' if len(runs) > 2 else ''})" if len(runs) > 1 else "")
+            + (" (other parameters)" if other else "")}
 
 
 def _shortened(text: str, limit: int) -> str:
@@ -77,9 +82,12 @@ def _table(framework: str, techniques: list[str], grid: dict[str, dict[str, list
     rows = []
     for technique in techniques:
         turned = turns(grid[technique], cols)
+        shown = [found for c in cols if c in grid[technique] and (found := consensus(grid[technique][c])) is not None]
+        usual = Counter(c.params for c in shown).most_common(1)[0][0] if shown else None
         rows.append({"technique": technique, "slug": slug(technique),
                      "claims": said.get(technique, []),  # every claim on the technique, not one of them
-                     "cells": [grid_cell(grid[technique][c], c, c in turned) if c in grid[technique] else None for c in cols]})
+                     "cells": [grid_cell(grid[technique][c], c, c in turned, usual) if c in grid[technique] else None
+                               for c in cols]})
     heads = [{"slug": slug(col), "release": release_of(col), "hardware": lane_of(col)[1]}
              for col in cols]
     return {"framework": framework, "columns": heads, "rows": rows}

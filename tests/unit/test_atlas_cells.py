@@ -178,3 +178,17 @@ def test_a_technique_chart_draws_a_line_per_hardware_with_a_gap_where_a_release_
     assert svg.startswith("<svg") and svg.count("<circle") == 3 and ">2.5.0<" in svg  # a tick, no point: the gap
     assert "1.00 GiB" in svg and "H100" in svg and "CPU" not in svg.split("</text>")[-2]  # the CPU cell is not on a GPU chart
     assert atlas_chart.charts({"torch 2.4.0 · H100": [measured("2.4.0", 1, 0)]}) == []  # one release: no chart
+
+
+def test_a_cell_that_ran_with_other_parameters_than_its_row_says_so() -> None:
+    from dataclasses import replace
+
+    from harness.reporting.atlas_html import _table
+
+    usual = [replace(_cell(r, r), params='{"gib": 2.0}') for r in ("2.4.0", "2.5.0")]
+    other = replace(_cell("2.6.0", "2.6.0"), params='{"gib": 0.25}')
+    row = {f"torch {c.release} · H100": [c] for c in [*usual, other]}
+    table = _table("torch · GPU", ["torch/del_gc_empty_cache"], {"torch/del_gc_empty_cache": row}, list(row), {})
+    cells = table["rows"][0]["cells"]
+    assert [("params" in c["classes"]) for c in cells] == [False, False, True]
+    assert cells[2]["more"] == " (other parameters)" and '{"gib": 0.25}' in cells[2]["title"]
