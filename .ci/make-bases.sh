@@ -1,14 +1,17 @@
 #!/usr/bin/env bash
-# Make local stand-ins for the public Python base images that the `cpu` variant builds on.
-# No registry is reachable on CI's machine, so each base is made from Debian's packages
-# (debootstrap -> docker import) under the very tag the Dockerfiles name. This is CI set-up,
-# not product: a user's machine pulls the real images. The machine's CA bundle goes in, and pip
-# is told to use it, because this workplace's TLS passes through a local CA.
+# Make local stand-ins for the public base images the environments build on. No registry is
+# reachable on CI's machine, so each base is made from Debian's packages (debootstrap -> docker
+# import) under the project's own prefix, never under a public name: STANDIN/python:3.11-slim-bookworm
+# for python:3.11-slim-bookworm, where STANDIN is HARNESS_BASE_MIRROR (.ci/run sets it), and the
+# builds find them through that same variable, as a user's would find a registry mirror. This is CI
+# set-up, not product: a user's machine pulls the real images. The machine's CA bundle goes in, and
+# pip is told to use it, because this workplace's TLS passes through a local CA.
 set -euo pipefail
 
 CA_BUNDLE=${CA_BUNDLE:-$(python3 -m pip config get global.cert 2>/dev/null || echo /etc/ssl/certs/ca-certificates.crt)}
 MIRROR=${DEBIAN_MIRROR:-http://deb.debian.org/debian}
 WORK=${BASES_WORK:-/var/tmp/harness-bases}
+STANDIN=${HARNESS_BASE_MIRROR:?set HARNESS_BASE_MIRROR to the prefix the stand-ins go under (.ci/run: gpu-cleanup-matrix-standin)}
 mkdir -p "$WORK"
 
 have() { docker image inspect "$1" >/dev/null 2>&1; }
@@ -33,15 +36,15 @@ make_base() {
   echo "base $tag: imported"
 }
 
-make_base python:3.11-slim-bookworm bookworm python3,python3-pip,python3-venv,ca-certificates /usr/bin/python3
-make_base python:3.9-slim-bullseye bullseye python3,python3-pip,python3-venv,ca-certificates /usr/bin/python3
+make_base "$STANDIN/python:3.11-slim-bookworm" bookworm python3,python3-pip,python3-venv,ca-certificates /usr/bin/python3
+make_base "$STANDIN/python:3.9-slim-bullseye" bullseye python3,python3-pip,python3-venv,ca-certificates /usr/bin/python3
 
 # Python 2.7: bullseye is the last Debian with python2.7; pip comes from its last py2 wheel.
-if ! have python:2.7-slim; then
+if ! have "$STANDIN/python:2.7-slim"; then
   make_base harness-ci/python2.7-bare bullseye python2.7,ca-certificates /usr/bin/python2.7
   pipdir=$(mktemp -d)
   python3 -m pip download -q --no-deps --only-binary=:all: -d "$pipdir" pip==20.3.4 "setuptools<45" wheel==0.37.1
-  docker build -q -t python:2.7-slim -f - "$pipdir" >/dev/null <<'DOCKERFILE'
+  docker build -q -t "$STANDIN/python:2.7-slim" -f - "$pipdir" >/dev/null <<'DOCKERFILE'
 FROM harness-ci/python2.7-bare
 COPY *.whl /tmp/wheels/
 RUN python /tmp/wheels/pip-20.3.4-py2.py3-none-any.whl/pip install --no-index /tmp/wheels/*.whl \
@@ -49,17 +52,17 @@ RUN python /tmp/wheels/pip-20.3.4-py2.py3-none-any.whl/pip install --no-index /t
  && printf '[global]\ncert = /etc/ssl/certs/ca-certificates.crt\ndisable-pip-version-check = 1\nprefer-binary = 1\n' >/etc/pip.conf
 DOCKERFILE
   rm -rf "$pipdir"
-  echo "base python:2.7-slim: made"
+  echo "base $STANDIN/python:2.7-slim: made"
 fi
 
 # Stand-ins for the gpu variant's bases, so that CI builds every gpu Dockerfile up to pip's
 # resolution of its pins (`nox -s images -- --variant gpu --check`): bare Debian systems without
-# Python under the CUDA bases' tags (install.sh takes Python from apt there, as on the real
-# Ubuntu-based CUDA images), and the Python 2.7 stand-in as TensorFlow's own 1.8.0-gpu image.
+# Python for the CUDA bases (install.sh takes Python from apt there, as on the real Ubuntu-based
+# CUDA images), and the Python 2.7 stand-in for TensorFlow's own 1.8.0-gpu image.
 make_base harness-ci/bare-bookworm bookworm ca-certificates ""
 make_base harness-ci/bare-bullseye bullseye ca-certificates ""
-docker tag harness-ci/bare-bookworm nvidia/cuda:12.8.1-base-ubuntu24.04
-docker tag harness-ci/bare-bookworm nvidia/cuda:13.0.0-base-ubuntu24.04
-docker tag harness-ci/bare-bullseye nvidia/cuda:11.2.2-cudnn8-runtime-ubuntu20.04
-docker tag python:2.7-slim tensorflow/tensorflow:1.8.0-gpu
+docker tag harness-ci/bare-bookworm "$STANDIN/nvidia/cuda:12.8.1-base-ubuntu24.04"
+docker tag harness-ci/bare-bookworm "$STANDIN/nvidia/cuda:13.0.0-base-ubuntu24.04"
+docker tag harness-ci/bare-bullseye "$STANDIN/nvidia/cuda:11.2.2-cudnn8-runtime-ubuntu20.04"
+docker tag "$STANDIN/python:2.7-slim" "$STANDIN/tensorflow/tensorflow:1.8.0-gpu"
 echo "gpu stand-ins: tagged"

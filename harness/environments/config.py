@@ -52,6 +52,18 @@ IMAGE_PREFIX = "gpu-cleanup-matrix"
 IMAGE_PREFIX_VARIABLE = "HARNESS_IMAGE_PREFIX"  # another namespace for the images (the tests build under their own)
 
 
+BASE_MIRROR_VARIABLE = "HARNESS_BASE_MIRROR"
+
+
+def mirrored(base: str) -> str:
+    """The image a build starts from for ``base``: under HARNESS_BASE_MIRROR's prefix where it is set
+    (a registry mirror, ``mirror.example.com/hub``, or local stand-ins a machine without a registry
+    made itself), else ``base`` as the definition names it. The definition, and its hash, keep the
+    public name: the mirror serves the same image."""
+    mirror = os.environ.get(BASE_MIRROR_VARIABLE, "").strip().rstrip("/")
+    return f"{mirror}/{base}" if mirror and base else base
+
+
 def image_prefix() -> str:
     """The repository prefix of this tool's images: HARNESS_IMAGE_PREFIX, else gpu-cleanup-matrix."""
     return os.environ.get(IMAGE_PREFIX_VARIABLE) or IMAGE_PREFIX
@@ -115,7 +127,7 @@ class EnvDef:
         v = self.variant(variant)
         imports = self.imports or modules_of(self.family)
         return {
-            "BASE": v.base,
+            "BASE": mirrored(v.base),
             "PIP_PACKAGES": " ".join(v.packages),
             "PIP_INDEX": v.index_url,
             "PIP_OPTIONS": " ".join(v.pip_options),

@@ -104,7 +104,8 @@ def base_checks(client: Any, envs: Iterable[config.EnvDef], variant: str) -> lis
     import docker.errors
 
     missing = []
-    for base in sorted({env.variants[variant].base for env in envs if env.kind == "build" and variant in env.variants}):
+    for base in sorted({config.mirrored(env.variants[variant].base) for env in envs
+                        if env.kind == "build" and variant in env.variants}):
         try:
             client.images.get(base)
         except docker.errors.ImageNotFound:
@@ -116,7 +117,8 @@ def base_checks(client: Any, envs: Iterable[config.EnvDef], variant: str) -> lis
         return [Check("base images", True, f"{len(missing)} not on this host, pulled when first built (the registry answers)")]
     return [Check("base images", False, f"{', '.join(missing)} not on this host, and the registry does not answer ({why})",
                   "the matrix runs those environments in virtualenvs of the same pins instead; to have the images, "
-                  "`docker load` the bases from a machine that has them")]
+                  "`docker load` the bases from a machine that has them, or name a registry mirror that has them in "
+                  f"{config.BASE_MIRROR_VARIABLE} (its prefix goes before every base's name)")]
 
 
 def gpu_mode_check(info: dict[str, Any], nvml_available: bool, **host: Any) -> Check:

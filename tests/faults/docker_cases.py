@@ -44,7 +44,7 @@ def lost_engine(tmp: Path) -> Outcome:
     missing = _docker_missing() or can_start_engines()
     if missing:
         return Outcome("-", f"not run: {missing}", "-", True, "")
-    engine = SecondEngine("python:3.11-slim-bookworm")
+    engine = SecondEngine(config.mirrored("python:3.11-slim-bookworm"))
     try:
         engine.open("harness-b:1", "harness-c:1")
         run = lose_engine_mid_run(engine, tmp)

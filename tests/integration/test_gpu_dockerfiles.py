@@ -1,9 +1,10 @@
 """Every gpu Dockerfile builds, up to pip's resolution of its pins, on a stand-in for its CUDA base.
 
 No GPU and no registry here: `.ci/make-bases.sh` puts bare Debian systems (no Python, as on the
-CUDA images) under the CUDA bases' tags, so install.sh takes its Python from apt as it would on
-the real Ubuntu bases, and pip resolves each environment's gpu pins against the index without
-installing them. A broken gpu Dockerfile or pin fails here, not on a user's GPU host.
+CUDA images) under the CUDA bases' names behind the project's own prefix (HARNESS_BASE_MIRROR),
+so install.sh takes its Python from apt as it would on the real Ubuntu bases, and pip resolves
+each environment's gpu pins against the index without installing them. A broken gpu Dockerfile
+or pin fails here, not on a user's GPU host.
 """
 from __future__ import annotations
 
@@ -29,11 +30,12 @@ def _gpu_envs() -> list[str]:
 def _base_present(client: Any, env: config.EnvDef) -> None:
     import docker.errors
 
-    base = env.variant("gpu").base
+    base = config.mirrored(env.variant("gpu").base)  # where the build will look for it
     try:
         client.images.get(base)
     except docker.errors.ImageNotFound:
-        message = f"no stand-in for {base}: run .ci/make-bases.sh (it tags one for every gpu base)"
+        message = (f"no {base}: run .ci/make-bases.sh with HARNESS_BASE_MIRROR set (it makes a stand-in for every "
+                   "gpu base under that prefix)")
         if os.environ.get("CI") == "true":
             pytest.fail(message)
         pytest.skip(message)

@@ -1,6 +1,7 @@
 """Environment definitions: the shipped file loads, mistakes are named, families are derived."""
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import pytest
@@ -101,3 +102,22 @@ def test_a_file_found_valid_is_not_checked_again_and_a_broken_one_always_is(tmp_
     broken = good.replace('family = ["torch"]', 'family = "torch"', 1)
     assert schema.problems(tomllib.loads(broken), broken) and schema.problems(tomllib.loads(broken), broken)
     assert list(marker.parent.iterdir()) == [marker]
+
+
+def test_a_base_mirror_prefixes_what_a_build_starts_from_never_the_definition(monkeypatch: pytest.MonkeyPatch) -> None:
+    """HARNESS_BASE_MIRROR: a registry mirror, or stand-ins a machine without a registry made under
+    its own prefix; the definition (and its hash) keeps the public name."""
+    torch = config.load_environments()["torch"]
+    plain, digest = torch.build_args("cpu")["BASE"], torch.definition_hash("cpu")
+    monkeypatch.setenv("HARNESS_BASE_MIRROR", "mirror.example.com/hub/")
+    assert torch.build_args("cpu")["BASE"] == f"mirror.example.com/hub/{plain}" == config.mirrored(plain)
+    assert torch.variant("cpu").base == plain and torch.definition_hash("cpu") == digest
+    monkeypatch.setenv("HARNESS_BASE_MIRROR", "")
+    assert config.mirrored(plain) == plain and config.mirrored("") == ""
+
+
+def test_stand_in_bases_are_made_under_the_projects_prefix_never_a_public_name() -> None:
+    script = (config.REPO / ".ci" / "make-bases.sh").read_text()
+    made = re.findall(r'^\s*(?:make_base|docker tag \S+)\s+("?\S+"?)', script, re.M)
+    made += re.findall(r"docker build -q -t (\"?\S+\"?)", script)
+    assert made and all(name.strip('"').startswith(("$STANDIN/", "harness-ci/")) for name in made), made
