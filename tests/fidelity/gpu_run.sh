@@ -13,7 +13,7 @@ nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader > 
 python3 -c "import sys, torch, transformers, accelerate; print('python', sys.version.split()[0], 'torch', torch.__version__,
 'cuda', torch.version.cuda, 'transformers', transformers.__version__, 'accelerate', accelerate.__version__)" > "$out/versions.txt" 2>&1
 scripts=("$@")
-[ ${#scripts[@]} -gt 0 ] || scripts=(tests/fidelity/scripts/*.py tests/fidelity/gpu/*.py tests/repro/torch_detached_child.py)
+[ ${#scripts[@]} -gt 0 ] || scripts=(tests/fidelity/scripts/*.py tests/fidelity/gpu/*.py harness/examples/[!_]*.py tests/repro/torch_detached_child.py)
 python3 tests/fidelity/compare.py --interpreter "$(command -v python3)" --results "$out/runs" --json "$out/outcomes.json" \
   --timeout 240 "${scripts[@]}" > "$out/table.md" 2> "$out/compare.log"
 echo "compare exit $?" >> "$out/compare.log"
