@@ -73,6 +73,43 @@ def judge(summary: dict[str, Any], matrix: dict[str, Any]) -> None:
     summary["runtime"] = runtime_costs(matrix, columns)
     summary["unfinished"] = unfinished(matrix, columns)
     summary["machine"] = matrix.get("machine")  # what was measured: a GPU's memory, or host memory only
+    summary["companions"] = companions(matrix, columns, summary["package"])
+
+
+def companions(matrix: dict[str, Any], columns: list[tuple[str, str]], package: str) -> dict[str, dict[str, str]]:
+    """Release -> what came with it in its environment (Keras, numpy, jaxlib...: the versions its
+    cells imported), so a turn can be told from a companion's."""
+    found = {}
+    for release, env in columns:
+        seen: dict[str, str] = {}
+        for by_env in (matrix.get("cells") or {}).values():
+            seen.update({k: str(v) for k, v in ((by_env.get(env) or {}).get("framework") or {}).items() if v})
+        seen.pop(package, None)
+        found[release] = dict(sorted(seen.items()))
+    return found
+
+
+def _companion_lines(summary: dict[str, Any]) -> list[str]:
+    """The companions in one line, each with its version per release where it changed."""
+    per_release = {release: (summary.get("companions") or {}).get(release) or {} for release, _ in _columns(summary)}
+    names = sorted({name for found in per_release.values() for name in found})
+    if not names:
+        return []
+    by_name = {name: [(release, found.get(name, "not imported")) for release, found in per_release.items()]
+               for name in names}
+    said = []
+    for name, seen in sorted(by_name.items()):
+        runs: list[list[str]] = []  # [version, first release, last release], releases in a row with one version
+        for release, version in seen:
+            if runs and runs[-1][0] == version:
+                runs[-1][2] = release
+            else:
+                runs.append([version, release, release])
+        if len(runs) == 1:
+            said.append(f"{name} {runs[0][0]} throughout")
+        else:
+            said.append(f"{name} " + ", ".join(f"{v} ({a}{'' if a == b else f' .. {b}'})" for v, a, b in runs))
+    return [f"Companions, as each release's environment resolved them: {'; '.join(said)}.", ""]
 
 
 NOT_RUN = ("skipped", "harness-error")
@@ -134,6 +171,7 @@ def markdown(summary: dict[str, Any]) -> str:
         lines += [f"Measured on: {summary['machine']}.", ""]
     if summary.get("fixed"):
         lines += [f"Held fixed in every column: {', '.join(f'`{p}`' for p in summary['fixed'])}.", ""]
+    lines += _companion_lines(summary)
     made = summary.get("prepare_s") or {}
     if made:
         each = ", ".join(f"{release} {made[pin]:.0f} s" for release, pin in _columns(summary) if pin in made)

@@ -62,6 +62,7 @@ def run_bisect(options: BisectOptions, nvml: Nvml, emit: Event) -> BisectRun:
     records: list[CellRecord] = []
     planned: list[tuple[str, str]] = []
     walls: dict[Version, float] = {}  # making the environment (build or virtualenv) and running the script
+    came: dict[Version, dict[str, str]] = {}  # what each release's environment imported besides the package
 
     def one(version: Version) -> tuple[CellRecord | None, str]:
         emit("version", {"version": str(version)})
@@ -72,6 +73,8 @@ def run_bisect(options: BisectOptions, nvml: Nvml, emit: Event) -> BisectRun:
         walls[version] = run.wall_s
         ran = [r for r in run.records if r["status"] != "skipped" and r["env"]["name"] not in run.failed]
         if ran:
+            found = (ran[0].get("facts") or {}).get("frameworks") or {}
+            came[version] = {k: str(v) for k, v in found.items() if v and k != options.package}
             return ran[0], ""
         return None, next(iter({**run.skipped, **run.failed}.values()), "did not run").splitlines()[0]
 
@@ -82,24 +85,26 @@ def run_bisect(options: BisectOptions, nvml: Nvml, emit: Event) -> BisectRun:
                       "label": options.criterion.label or None, "text": options.criterion.describe()},
         "runs": [{"version": str(s.version), "value": s.measure.value if s.measure else None,
                   "meter": s.measure.meter if s.measure else None, "where": s.measure.where if s.measure else s.note,
-                  "bad": s.bad, "status": s.status, "wall_s": walls.get(s.version)} for s in outcome.steps],
+                  "bad": s.bad, "status": s.status, "wall_s": walls.get(s.version),
+                  "with": came.get(s.version, {})} for s in outcome.steps],
         "first_bad": str(outcome.first_bad) if outcome.first_bad else None,
         "last_good": str(outcome.last_good) if outcome.last_good else None,
         "answer": outcome.answer,
     }
     results.write_json(run_dir / "bisect.json", summary)
-    (run_dir / "bisect.md").write_text(markdown(options, outcome, len(versions), walls), encoding="utf-8")
+    (run_dir / "bisect.md").write_text(markdown(options, outcome, len(versions), walls, came), encoding="utf-8")
     aggregate.write_reports(run_dir, planned, note=f"bisect of {options.package} {options.good}..{options.bad}: "
                                                    f"{outcome.answer}")
     return BisectRun(run_dir, outcome, records)
 
 
-def markdown(options: BisectOptions, outcome: bisection.Outcome, releases: int, walls: dict[Version, float]) -> str:
+def markdown(options: BisectOptions, outcome: bisection.Outcome, releases: int, walls: dict[Version, float],
+             came: dict[Version, dict[str, str]] | None = None) -> str:
     meters = {s.measure.meter for s in outcome.steps if s.measure}
     meter = {"nvml_process": "GPU memory of the script's processes (NVML)", "rss": "resident host memory (no GPU)"}
     lines = [f"### Bisect of `{options.script.name}` over {options.package} {options.good} .. {options.bad}", "",
              f"Criterion: {options.criterion.describe()}; measured on "
              f"{', '.join(meter.get(m, m) for m in sorted(meters)) or 'nothing'}, over the process start.", "",
-             bisection.table(outcome, options.criterion, walls), "",
+             bisection.table(outcome, options.criterion, walls, came), "",
              f"{len(outcome.steps)} of {releases} releases run. **{outcome.answer}**", ""]
     return "\n".join(lines)

@@ -190,14 +190,17 @@ def _shown(step: Step, criterion: Criterion) -> str:
     return human_bytes(step.measure.value) + (" per iteration" if criterion.name == "growth" else "")
 
 
-def table(outcome: Outcome, criterion: Criterion, walls: dict[Version, float] | None = None) -> str:
-    """Markdown: every release run, in version order, with its value, verdict and wall time
-    (making the environment included)."""
-    walls = walls or {}
-    lines = ["| release | value | verdict | where | status | wall |", "|---|---|---|---|---|---|"]
+def table(outcome: Outcome, criterion: Criterion, walls: dict[Version, float] | None = None,
+          companions: dict[Version, dict[str, str]] | None = None) -> str:
+    """Markdown: every release run, in version order, with its value, verdict, wall time (making the
+    environment included) and what came with it (Keras, numpy...: ``companions``)."""
+    walls, companions = walls or {}, companions or {}
+    lines = ["| release | value | verdict | where | status | wall | with |", "|---|---|---|---|---|---|---|"]
     for step in sorted(outcome.steps, key=lambda s: s.version):
         verdict = {True: "bad", False: "good", None: "not judged"}[step.bad]
         where = (step.measure.where if step.measure else step.note).replace("|", "\\|")
         wall = f"{walls[step.version]:.1f} s" if step.version in walls else ""
-        lines.append(f"| {step.version} | {_shown(step, criterion)} | {verdict} | `{where}` | {step.status} | {wall} |")
+        came = ", ".join(f"{name} {version}" for name, version in sorted(companions.get(step.version, {}).items()))
+        lines.append(f"| {step.version} | {_shown(step, criterion)} | {verdict} | `{where}` | {step.status} | {wall} | "
+                     f"{came or '-'} |")
     return "\n".join(lines)
