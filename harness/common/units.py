@@ -1,6 +1,9 @@
 """Byte counts in words, shared by the verdicts and every renderer."""
 from __future__ import annotations
 
+from collections.abc import Mapping
+from typing import Any
+
 
 def human_bytes(value: int | float | None) -> str:
     if value is None:
@@ -12,6 +15,15 @@ def human_bytes(value: int | float | None) -> str:
             return f"{sign}{value:.0f} {unit}" if unit == "B" else f"{sign}{value:.2f} {unit}"
         value /= 1024
     return f"{sign}{value:.2f} TiB"
+
+
+def host_memory(readings: Mapping[str, Any] | None) -> str:
+    """A reading's host memory, with its child processes' own pages said apart where it has any
+    ("1.02 GiB (314.00 MiB in child processes)"): a forked worker's memory is not the script's."""
+    readings = readings or {}
+    children = readings.get("rss_children")
+    apart = f" ({human_bytes(children)} in child processes)" if children else ""
+    return human_bytes(readings.get("rss")) + apart
 
 
 def clip(text: str, limit: int) -> str:

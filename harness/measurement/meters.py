@@ -86,12 +86,16 @@ class Meters:
     def read(self, pids: set[int], running: dict[int, Running | None] | None = None) -> Readings:
         """Every meter now; ``running``: the GPUs' process listings where the caller has just read them."""
         listed = running if running is not None else self.running()
-        return {
-            "rss": procs.rss_bytes(pids),
+        rss, children = procs.rss_split(pids)
+        readings: Readings = {
+            "rss": rss,
             "nvml_device": _total(self.nvml.device_used(i) for i in self.gpus),
             "nvml_process": _total(used_by(listed[i], pids) for i in self.gpus),
             "nvml_reserved": _total(self.nvml.device_reserved(i) for i in self.gpus),
         }
+        if children is not None:  # the script started processes: their own pages, shown apart
+            readings["rss_children"] = children
+        return readings
 
     def per_gpu(self, pids: set[int]) -> dict[str, dict[str, int | None]] | None:
         """Each GPU's device and per-process reading, where the script sees more than one."""

@@ -83,13 +83,21 @@ def rss_bytes(pids: Iterable[int]) -> int | None:
     processes below it, whose other pages are the parent's, shared since the fork (two forked
     compile workers of a 1 GiB process add their own pages, not 2 GiB more). One process: its RSS,
     as ever. None when none of them could be read."""
+    return rss_split(pids)[0]
+
+
+def rss_split(pids: Iterable[int]) -> tuple[int | None, int | None]:
+    """``rss_bytes`` and the part of it that is the child processes' own pages (None without a child)."""
     found = set(pids)
-    total, seen = 0, False
+    total, children, seen = 0, None, False
     for pid in found:
-        value = _uss(pid) if parent(pid) in found else _rss(pid)
+        child = parent(pid) in found
+        value = _uss(pid) if child else _rss(pid)
         if value is not None:
             total, seen = total + value, True
-    return total if seen else None
+            if child:
+                children = (children or 0) + value
+    return (total if seen else None), children
 
 
 def alive(pid: int) -> bool:

@@ -71,8 +71,8 @@ RUN_AGAIN = (ErrorKind.ENGINE_LOST, ErrorKind.ENVIRONMENT_FAILED, ErrorKind.STAR
 
 class Readings(TypedDict, total=False):
     """Bytes per meter at one instant; ``None`` where the meter could not read (never 0)."""
-
     rss: int | None
+    rss_children: int | None  # of rss: the script's child processes, their own pages (USS); absent without any
     nvml_device: int | None
     nvml_process: int | None
     nvml_reserved: int | None  # the device's own reserved memory (NVML v2), not anyone's allocation

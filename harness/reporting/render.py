@@ -6,7 +6,7 @@ from typing import Any
 from rich.table import Table
 from rich.text import Text
 
-from harness.common.units import human_bytes
+from harness.common.units import host_memory, human_bytes
 from harness.judgement import answer
 from harness.judgement.tolerances import TOLERANCES
 from harness.judgement.verdicts import RULES_VERSION
@@ -42,7 +42,7 @@ def checkpoint_table(record: CellRecord) -> Table:
 
     def row(label: str | Text, r: Readings, fw: str, verdict: Text) -> None:
         nvml = (human_bytes(r.get("nvml_device")), human_bytes(r.get("nvml_process"))) if gpu else ()
-        table.add_row(label, human_bytes(r.get("rss")), *nvml, fw, verdict)
+        table.add_row(label, host_memory(r), *nvml, fw, verdict)
 
     for index, cp in enumerate(record.get("checkpoints", [])):
         if index in folded:

@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from harness import __version__
-from harness.common.units import human_bytes
+from harness.common.units import host_memory, human_bytes
 from harness.judgement import answer, attribution, multigpu, tolerances, verdicts
 from harness.judgement.tolerances import TOLERANCES
 from harness.model.record import TIMELINE_COLUMNS, CellRecord, Checkpoint, ErrorInfo, meter_value
@@ -153,7 +153,7 @@ def _peak_row(peak: dict[str, Any], others: bool, gpu: bool, launched: bool = Fa
     together = " (the launcher and its ranks)" if launched else " (with its other processes)" if others else ""
     own = [f"{human_bytes(r.get('nvml_process'))}{together}"]
     return _row([f"*peak {where.replace('|', chr(92) + '|')}, at {peak['t_s']:.2f} s*", *own, *([""] if others else []),
-                 human_bytes(r.get("nvml_device")), human_bytes(r.get("rss")), "(timeline)", ""], gpu, others)
+                 human_bytes(r.get("nvml_device")), host_memory(r), "(timeline)", ""], gpu, others)
 
 
 def _row(cells: list[str], gpu: bool, others: bool) -> list[str]:
@@ -243,14 +243,16 @@ def markdown(records: list[CellRecord], script: Path) -> str:
             step = judged.get(cp["label"], {})
             verdict = step.get("verdict", "")
             if step.get("left") is not None and verdict not in ("skipped", ""):
-                verdict += f" ({human_bytes(step['left'])} left)"
+                children = r.get("rss_children") if step.get("meter") == "rss" else None
+                apart = f", the reading's {human_bytes(children)} in child processes among it" if children else ""
+                verdict += f" ({human_bytes(step['left'])} left{apart})"
             if step.get("detail") and verdict:
                 verdict += ": " + str(step["detail"]).replace("|", "\\|")
             label = cp["label"].replace("|", "\\|")
             cells = [f"`{label}`", human_bytes(attribution.own_reading(cp, pid)),
                      *([_processes_cell(cp, record) if launched else _others_cell(cp, pid)] if others else []),
                      human_bytes(r.get("nvml_device")),
-                     human_bytes(r.get("rss")), fw or "-", verdict]
+                     host_memory(r), fw or "-", verdict]
             lines.append("| " + " | ".join(_row(cells, gpu, others)) + " |")
         findings: list[multigpu.StrayMemory | multigpu.AfterDestroy | multigpu.Outlived] = [
             *multigpu.stray_memory(record), *multigpu.after_destroy(record), *multigpu.outlived(record)]

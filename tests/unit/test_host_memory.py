@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 import time
 
+from harness.common.units import host_memory, human_bytes
 from harness.measurement import procs
 
 MiB = 1 << 20
@@ -43,8 +44,14 @@ def test_forked_children_are_not_counted_twice_and_their_own_pages_are() -> None
         assert summed_rss > alone + 400 * MiB  # RSS of each would count the 200 MiB three times
         assert alone + 60 * MiB < counted < alone + 120 * MiB, (alone >> 20, counted >> 20)  # the 64 MiB child's own, once
         assert abs(alone - (procs._rss(os.getpid()) or 0)) < 8 * MiB  # one process: its RSS, as before
+        total, children = procs.rss_split(pids)  # shown apart: the children's own pages, inside the total
+        assert total is not None and children is not None and 60 * MiB < children < 120 * MiB <= total - children
+        assert procs.rss_split({os.getpid()})[1] is None  # no child: nothing to say apart
+        assert host_memory({"rss": total, "rss_children": children}).endswith(" in child processes)")
+        assert host_memory({"rss": alone}) == human_bytes(alone)
     finally:
         for pid in kids:
             os.kill(pid, 9)
             os.waitpid(pid, 0)
         del parent
+
