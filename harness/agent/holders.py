@@ -208,12 +208,17 @@ def find(frame, main):
         result["budget_hit"] = True
         owner = {}
     groups = {}
-    unowned = {}  # storage -> bytes of arrays no name reaches
-    for key, (tensor, size, storage, _) in arrays.items():
+    # An allocation counts once, for the first name that reaches any array viewing it (a jitted
+    # function's own Array over a global's buffer is the global's memory, not unaccounted memory).
+    sizes = {}
+    for _, size, storage, _ in arrays.values():
+        sizes[storage] = max(sizes.get(storage, 0), size)
+    credited = set()
+    for key, (tensor, _, storage, _) in arrays.items():
         if key not in owner:
-            if size:
-                unowned[storage] = size
             continue
+        size = 0 if storage in credited else sizes[storage]
+        credited.add(storage)
         root, path = owner[key]
         group = groups.setdefault(root, {"owner": root, "bytes": 0, "arrays": 0, "graph": 0, "paths": [], "kind": ""})
         group["bytes"] += size
@@ -222,7 +227,8 @@ def find(frame, main):
         if len(group["paths"]) < 3:
             group["paths"].append(path)
         group.setdefault("_tensors", []).append(tensor)
-    owned = set(storage for key, (_, _, storage, _) in arrays.items() if key in owner)
+    unowned = dict((storage, size) for storage, size in sizes.items() if storage not in credited and size)
+    owned = credited
     graphs = 0  # bytes graphs keep that no Python tensor wraps: seen by nothing above
     for group in groups.values():
         kept, fresh = 0, 0

@@ -63,13 +63,31 @@ def _scan(kinds, budget_end):
     return found
 
 
+def _jax_key(array):
+    """The device allocation a JAX array views. Two live arrays can view one: a jitted function that
+    reads a global array keeps its own Array over the global's buffer (its captured constant), and
+    jax.live_arrays() lists both."""
+    try:
+        return ("jax", int(array.unsafe_buffer_pointer()))
+    except Exception:
+        pass
+    try:  # sharded over several devices: its shards' buffers
+        return ("jax",) + tuple(sorted(int(s.data.unsafe_buffer_pointer()) for s in array.addressable_shards))
+    except Exception:
+        return ("jax", id(array))
+
+
 def _jax_arrays(jax, found):
-    """JAX keeps a list of its live arrays (jax.live_arrays()), each its own buffer: no scan needed.
-    Added to ``found``."""
+    """JAX keeps a list of its live arrays (jax.live_arrays()): no scan needed. Added to ``found``;
+    an allocation already seen counts 0 bytes."""
+    seen = set(key for _, _, key, _ in found.values())
     for array in jax.live_arrays():
         try:
-            if not array.is_deleted():
-                found[id(array)] = (array, int(array.nbytes), ("jax", id(array)), "jax")
+            if array.is_deleted():
+                continue
+            key = _jax_key(array)
+            found[id(array)] = (array, 0 if key in seen else int(array.nbytes), key, "jax")
+            seen.add(key)
         except Exception:
             continue
 

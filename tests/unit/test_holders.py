@@ -343,3 +343,31 @@ def test_a_holder_is_said_with_the_script_line_that_made_it(fake_torch: types.Mo
     assert made_at.made_at(main, "train() local loss") == [6, "loss = model(x)"]
     assert made_at.made_at(main, "nothing") is None
     assert words.sentence(losses).endswith("Made at line 3: `losses = []`.")
+
+
+def test_a_jitted_functions_own_array_over_a_globals_buffer_is_the_globals_memory(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Seen on an H100 (tools/lab/jax_jit_constant.py, JAX 0.11.2): after `lookup = jax.jit(...)` reads the
+    global `table`, jax.live_arrays() lists two 32 MiB arrays and the device holds 32 MiB: the jit keeps
+    its own Array over `table`'s buffer. It listed first, `table` named second: 32 MiB, once, to `table`,
+    nothing unaccounted."""
+    class Array:
+        dtype, shape, nbytes = "float32", (2048, 4096), 32 * MIB
+
+        def is_deleted(self) -> bool:
+            return False
+
+        def unsafe_buffer_pointer(self) -> int:
+            return 0x7F0000000000  # one buffer, both arrays
+
+    jax = types.ModuleType("jax")
+    captured, table = Array(), Array()
+    jax.live_arrays = lambda: [captured, table]  # type: ignore[attr-defined]
+    monkeypatch.setitem(sys.modules, "jax", jax)
+    monkeypatch.delitem(sys.modules, "torch", raising=False)
+    monkeypatch.delitem(sys.modules, "cupy", raising=False)
+    main = types.ModuleType("__main__")
+    main.table = table  # type: ignore[attr-defined]
+    found = holders.find(None, main)
+    (held,) = found["holders"]
+    assert held["owner"] == "table" and held["bytes"] == 32 * MIB
+    assert found["unaccounted"] == 0 and found["total"] == 32 * MIB
