@@ -9,20 +9,15 @@ from __future__ import annotations
 
 import functools
 import re
-import sys
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from harness import frameworks
+from harness.common import tomlfile
 from harness.common.errors import UsageError, suggest
 from harness.common.units import human_bytes
 from harness.environments.config import data_root, load_environments
-
-if sys.version_info >= (3, 11):
-    import tomllib
-else:  # Python 3.10
-    import tomli as tomllib
 
 MEASURED = {"released", "cached", "held", "partial", "returned", "not-returned"}
 GPU_METERS = {"nvml_process", "nvml_device"}
@@ -46,10 +41,7 @@ class Claim:
 def load_claims(path: Path | None = None) -> list[Claim]:
     """The seed articles' claims (matrix/claims.toml in the checkout, or the installed copy)."""
     path = path or data_root() / "matrix" / "claims.toml"
-    try:
-        data = tomllib.loads(path.read_text(encoding="utf-8"))
-    except (OSError, tomllib.TOMLDecodeError) as exc:
-        raise UsageError(f"cannot read claims {path}: {exc}") from exc
+    data = tomlfile.read(path, "claims")
     claims = []
     for table in data.get("claim", []):
         for key in table:

@@ -3,19 +3,14 @@ which turn of the atlas each explains: a reader of the changes page gets the thr
 change was reported, fixed or argued about, next to the releases where the atlas measured it."""
 from __future__ import annotations
 
-import sys
 from dataclasses import dataclass
 from pathlib import Path
 
 from packaging.version import InvalidVersion, Version
 
+from harness.common import tomlfile
 from harness.common.errors import UsageError
 from harness.environments.config import data_root
-
-if sys.version_info >= (3, 11):
-    import tomllib
-else:  # Python 3.10
-    import tomli as tomllib
 
 KEYS = {"technique", "url", "title", "says", "good", "bad"}
 
@@ -47,10 +42,7 @@ def load(path: Path | None = None) -> list[Report]:
     path = path or data_root() / "matrix" / "upstream.toml"
     if not path.is_file():
         return []
-    try:
-        data = tomllib.loads(path.read_text(encoding="utf-8"))
-    except (OSError, tomllib.TOMLDecodeError) as exc:
-        raise UsageError(f"cannot read upstream reports {path}: {exc}") from exc
+    data = tomlfile.read(path, "upstream reports")
     found = []
     for table in data.get("report", []):
         unknown = set(table) - KEYS
