@@ -31,10 +31,12 @@ def test_interrupting_the_harness_removes_its_container(sig: int, cpu_image, doc
         preexec_fn=default_sigint,
     )
     try:
-        deadline = time.monotonic() + 60
+        deadline = time.monotonic() + 180  # a 2-core machine busy with the suite's builds can take a while
         while not _labelled(docker_client):
             assert proc.poll() is None, proc.communicate()[1]
-            assert time.monotonic() < deadline, "no container started"
+            if time.monotonic() > deadline:
+                proc.kill()
+                pytest.fail(f"no container started in 180 s; the harness said: {proc.communicate()[1][-3000:]}")
             time.sleep(0.2)
         time.sleep(2)  # the scenario is now hanging inside its container
         proc.send_signal(sig)

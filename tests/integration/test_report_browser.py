@@ -105,7 +105,9 @@ def test_a_gpu_reference_report_answers_at_a_glance(chromium: str, tmp_path: Pat
     assert 'class="cell back-none" data-key="tf2/model_del|host-tf-2.7.4" data-verdict="cached"' in dom
     assert 'class="cell back-none" data-key="tf1/session_close|host-tf-2.7.4" data-verdict="held"' in dom
     assert ">GiB</text>" in dom and ">seconds from the cell" in dom  # both axes titled (two panels: whole, zoomed)
-    assert dom.count('class="mark-rule role-axis-tick"') == 4  # and ticked
+    # and ticked: time and bytes in each panel, and TF's own count (2.50 KiB live inside a ~77 GiB pool
+    # mapped at the first touch) on an axis of its own
+    assert dom.count('class="mark-rule role-axis-tick"') == 6 and 'data-own-axis="1"' in dom
     assert probe["labels"] >= 1 and probe["overlaps"] == 0
     _, phone = _probe(chromium, page, tmp_path, 390, "")
     assert phone["page"] <= phone["window"]  # the page itself never scrolls sideways: the table does

@@ -107,6 +107,7 @@ def test_a_file_found_valid_is_not_checked_again_and_a_broken_one_always_is(tmp_
 def test_a_base_mirror_prefixes_what_a_build_starts_from_never_the_definition(monkeypatch: pytest.MonkeyPatch) -> None:
     """HARNESS_BASE_MIRROR: a registry mirror, or stand-ins a machine without a registry made under
     its own prefix; the definition (and its hash) keeps the public name."""
+    monkeypatch.delenv("HARNESS_BASE_MIRROR", raising=False)  # CI sets it for its own stand-ins
     torch = config.load_environments()["torch"]
     plain, digest = torch.build_args("cpu")["BASE"], torch.definition_hash("cpu")
     monkeypatch.setenv("HARNESS_BASE_MIRROR", "mirror.example.com/hub/")

@@ -6,7 +6,8 @@ from pathlib import Path
 
 HARNESS = Path(__file__).resolve().parents[2] / "harness"
 # Lowest first: a layer may import itself and the layers before it, never the ones after.
-LAYERS = ["common", "model", "frameworks", "store", "judgement", "reporting", "measurement", "environments", "running", "cli"]
+LAYERS = ["common", "model", "frameworks", "store", "judgement", "reporting", "measurement", "environments", "running", "cli",
+          "examples"]  # examples: the README's scripts, shipped; nothing imports them
 DEFINITIONS = "harness.environments.config"  # environment definitions, read by every layer (claims need the pins)
 MOUNTED = {"agent", "scenarios"}  # run inside the environments, never imported by the host
 

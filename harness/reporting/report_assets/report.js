@@ -103,7 +103,6 @@ window.onerror = function (msg) { document.body.dataset.errors = (document.body.
     var unit = ymax >= 1073741824 ? 1073741824 : 1048576, uname = unit === 1048576 ? "MiB" : "GiB";
     var funit = own ? (fwmax >= 1073741824 ? 1073741824 : fwmax >= 1048576 ? 1048576 : 1024) : unit;
     var fname = {1073741824: "GiB", 1048576: "MiB", 1024: "KiB"}[funit];
-    holder.dataset.ownAxis = own ? "1" : "0";
     function scaled(list, by) { return list.map(function (r) { return {t: r.t, s: r.s, v: r.v / (by || unit)}; }); }
     var m = data.marks, z0 = m.length ? m[0].t : 0, z1 = m.length ? m[m.length - 1].t : data.span, pad = Math.max((z1 - z0) * 0.05, 0.05);
     z0 = Math.max(0, z0 - pad); z1 = Math.min(data.span, z1 + pad); if (z1 <= z0) z1 = z0 + 0.1;
@@ -144,7 +143,7 @@ window.onerror = function (msg) { document.body.dataset.errors = (document.body.
                {name: "color", type: "ordinal", domain: colors.map(function (p) { return p[0]; }), range: colors.map(function (p) { return p[1]; })}],
       marks: [panel("the whole cell", [0, Math.max(data.span, 0.1)], 0, false), panel("the checkpoints, zoomed", [z0, z1], H + 70, true)]};
     window.vegaEmbed(holder, spec, {renderer: "svg", actions: false, mode: "vega"})
-      .then(function () { holder.dataset.drawn = String(colors.length); })
+      .then(function () { holder.dataset.drawn = String(colors.length); holder.dataset.ownAxis = own ? "1" : "0"; })
       .catch(function (e) { document.body.dataset.errors = (document.body.dataset.errors || "") + e + ";"; });
   }
   function drawPerGpu(d, t0, holder) {  // a script given several GPUs: each GPU's own line, at the checkpoints (Vega)
