@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from harness import frameworks
-from harness.environments.pkgindex import DEFAULT_INDEX
+from harness.environments.config import DEFAULT_INDEX
 from harness.running import criteria
 
 CELLS = ("matrix", "repro", "bisect", "sweep")  # the commands that run cells through run_matrix

@@ -10,7 +10,7 @@ from typing import Any, cast
 from rich.console import Console
 
 from harness.common.errors import UsageError
-from harness.environments import config, pins, venvs
+from harness.environments import config
 from harness.environments.images import BuildOptions
 from harness.model.record import CellRecord, error_type
 from harness.reporting import render
@@ -32,13 +32,18 @@ def build_options(args: argparse.Namespace) -> BuildOptions:
 
 def command_line_envs(args: argparse.Namespace, families: list[str]) -> list[config.EnvDef]:
     """The environments named on the command line (--image, --interpreter)."""
+    from harness.environments.venvs import runnable  # here: not every command makes environments
+
     return config.distinct_names([config.adhoc_image(ref, families) for ref in args.image]
-                                 + [config.adhoc_interpreter(venvs.runnable(py), families) for py in args.interpreter])
+                                 + [config.adhoc_interpreter(runnable(py), families) for py in args.interpreter])
 
 
 def asked_for(args: argparse.Namespace) -> set[str]:
     """The environments --with asked to be made: one that cannot be made here (no wheel for this
     platform, no base for it) is a failure, not a skip. An --env whose Python is absent stays a skip."""
+    if not args.with_pins:
+        return set()
+    from harness.environments import pins  # here: packaging costs every command's start ~70 ms
 
     return {",".join(str(r) for r in pins.parse(text)) for text in args.with_pins}
 

@@ -52,6 +52,7 @@ IMAGE_PREFIX = "gpu-cleanup-matrix"
 IMAGE_PREFIX_VARIABLE = "HARNESS_IMAGE_PREFIX"  # another namespace for the images (the tests build under their own)
 
 
+DEFAULT_INDEX = "https://pypi.org/simple"  # where pins are looked up (pkgindex), unless --index-url says
 BASE_MIRROR_VARIABLE = "HARNESS_BASE_MIRROR"
 
 

@@ -27,7 +27,6 @@ from typing import Any
 from harness import frameworks
 from harness.common.errors import BaseUnavailable, BuildError
 from harness.environments.config import EnvDef, data_root
-from harness.environments.wheel_selection import wheels_for
 
 HASH_LABEL = "harness.definition-hash"
 IDENTITY_LABEL = "harness.build-identity"
@@ -82,6 +81,8 @@ def build_context(env: EnvDef, settings: dict[str, str], handed: list[Path], rep
 
 def handed_over(settings: dict[str, str], wheelhouse: Path | None) -> list[Path]:
     """The wheels of ``wheelhouse`` the build's pins can use (wheel_selection: not the others' gigabytes)."""
+    from harness.environments.wheel_selection import wheels_for  # here: packaging, only for a wheelhouse
+
     wanted = settings["PIP_PACKAGES"].split() + settings.get("STAGE_PACKAGES", "").split()
     return wheels_for(wanted, wheelhouse) if wheelhouse is not None else []
 

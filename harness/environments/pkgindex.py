@@ -23,9 +23,9 @@ from packaging.utils import InvalidWheelFilename, canonicalize_name, parse_wheel
 from packaging.version import InvalidVersion, Version
 
 from harness.common.errors import EnvironmentNotFound, UsageError
-from harness.environments import pins
+from harness.environments import config, pins
 
-DEFAULT_INDEX = "https://pypi.org/simple"
+DEFAULT_INDEX = config.DEFAULT_INDEX
 ACCEPT = "application/vnd.pypi.simple.v1+json, text/html;q=0.1"  # an index without JSON answers HTML (PEP 503)
 ANCHOR = re.compile(r"<a\s([^>]*)>([^<]+)</a>", re.IGNORECASE)
 # Pythons an environment can be made with (an image base or a virtualenv), newest first.

@@ -18,7 +18,7 @@ from typing import Any
 from harness import __version__
 from harness.common.errors import UsageError
 from harness.common.events import Event
-from harness.environments import adhoc, config
+from harness.environments import config
 from harness.measurement import gpu_access
 from harness.measurement.nvml import Nvml
 from harness.measurement.scenario import Scenario
@@ -61,7 +61,11 @@ def choose_variant(requested: str | None, nvml: Nvml) -> tuple[str, str]:
 def _environments(options: MatrixOptions, variant: str, items: list[Scenario]) -> list[config.EnvDef]:
     """The named environments, the --image/--interpreter ones, and one per --with pin."""
     fallback = tuple(dict.fromkeys(f for item in items for f in item.families))
-    pinned = [adhoc.environment(text, variant, fallback, options.index_url) for text in options.with_pins]
+    pinned = []
+    if options.with_pins:
+        from harness.environments import adhoc  # here: packaging (~70 ms) only where --with pins are made
+
+        pinned = [adhoc.environment(text, variant, fallback, options.index_url) for text in options.with_pins]
     extra = list(options.extra_envs) + pinned
     named = options.envs or []
     if extra and not named:

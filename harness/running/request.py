@@ -11,7 +11,7 @@ from dataclasses import dataclass, field, fields
 from pathlib import Path
 from typing import Any
 
-from harness.environments import config, images, pkgindex
+from harness.environments import config, images
 from harness.measurement.scenario import Scenario
 
 KEPT = {"kept": True}  # a request's plain value: into the manifest, and back on --resume
@@ -35,7 +35,7 @@ class MatrixOptions:
     items: list[Scenario] | None = None  # these instead of the catalogue (a repro script)
     setenv: dict[str, str] = field(default_factory=dict, metadata=KEPT)  # --setenv: for every cell
     with_pins: list[str] = field(default_factory=list, metadata=KEPT)  # --with PKG==VER: environments made on demand
-    index_url: str = field(default=pkgindex.DEFAULT_INDEX, metadata=KEPT)  # where --with pins are looked up
+    index_url: str = field(default=config.DEFAULT_INDEX, metadata=KEPT)  # where --with pins are looked up
     run_id: str | None = None  # write into this run (bisect: one run folder for every version; --resume)
     resume: bool = False  # run only the planned cells of run_id that have no record yet
     cluster: str | None = field(default=None, metadata=KEPT)  # "ray" or "ray://host:port": every cell a Ray task

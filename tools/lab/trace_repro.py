@@ -34,6 +34,7 @@ def main() -> None:
     from harness.judgement import verdicts
     from harness.measurement import meters, procs, runner
     from harness.measurement.backends import process
+    from harness.measurement.nvml import Nvml
     from harness.reporting import aggregate
     mark("harness imported")
     for module, name in [(runner, "run_cell"), (runner, "_await_exit"), (procs, "let_helpers_end"),
@@ -41,6 +42,16 @@ def main() -> None:
                          (aggregate, "write_reports")]:
         timed(module, name)
     timed(meters.TimelineSampler, "__exit__")
+    original_open = Nvml.open.__func__
+
+    def nvml_open(cls: type) -> Nvml:
+        mark("> Nvml.open")
+        try:
+            return original_open(cls)
+        finally:
+            mark("< Nvml.open")
+
+    Nvml.open = classmethod(nvml_open)  # type: ignore[method-assign,assignment]
     for cls in vars(process).values():
         if isinstance(cls, type) and hasattr(cls, "stop") and hasattr(cls, "lines"):
             timed(cls, "stop")
