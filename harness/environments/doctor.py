@@ -51,12 +51,19 @@ def run_checks(nvml: Nvml) -> list[Check]:
         checks.append(gpu_mode_check(info, nvml.available))
         checks.append(disk_check("disk for images", str(info.get("DockerRootDir") or "/var/lib/docker")))
         variant = "gpu" if nvml.available else "cpu"
-        checks += base_checks(client, envs, variant)
+        missing = missing_bases(client, envs, variant)
+        bases = base_checks(client, envs, variant, missing)
+        checks += bases
+        unbuildable = set(missing) if bases[0].ok is False else set()  # not here, and no registry to pull from
         for env in envs:
             if env.kind != "build" or variant not in env.variants:
                 continue
             tag = env.image_tag(variant)
             current = images.image_current(client, env, variant)
+            if not current and config.mirrored(env.variants[variant].base) in unbuildable:
+                checks.append(Check(f"image {tag}", None, "missing, and its base cannot be had here (above): the matrix "
+                                    f"runs {env.name} in a virtualenv of the same pins"))
+                continue
             checks.append(Check(f"image {tag}", current, "built and current" if current else "missing or out of date",
                                 "" if current else f"{command('images')} ({command('matrix')} builds it too)"))
     return checks
@@ -98,9 +105,8 @@ def disk_check(name: str, where: str, need: int = IMAGES_NEED) -> Check:
     return Check(name, free >= need, f"{human_bytes(free)} free in {where}", "" if free >= need else fix)
 
 
-def base_checks(client: Any, envs: Iterable[config.EnvDef], variant: str) -> list[Check]:
-    """The base images the environments build on: on this host, or a registry that can give them.
-    Without either, the matrix runs those environments in virtualenvs of the same pins instead."""
+def missing_bases(client: Any, envs: Iterable[config.EnvDef], variant: str) -> list[str]:
+    """The bases the environments' builds start from (through HARNESS_BASE_MIRROR) that are not on this host."""
     import docker.errors
 
     missing = []
@@ -110,6 +116,14 @@ def base_checks(client: Any, envs: Iterable[config.EnvDef], variant: str) -> lis
             client.images.get(base)
         except docker.errors.ImageNotFound:
             missing.append(base)
+    return missing
+
+
+def base_checks(client: Any, envs: Iterable[config.EnvDef], variant: str, missing: list[str] | None = None) -> list[Check]:
+    """The base images the environments build on: on this host, or a registry that can give them.
+    Without either, the matrix runs those environments in virtualenvs of the same pins instead."""
+    envs = list(envs)
+    missing = missing_bases(client, envs, variant) if missing is None else missing
     if not missing:
         return [Check("base images", True, "every environment's base is on this host")]
     why = reachable(REGISTRY)

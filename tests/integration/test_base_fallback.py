@@ -78,3 +78,17 @@ def test_doctor_names_a_base_that_is_neither_here_nor_pullable(docker_client: ob
     else:
         assert check.ok is False and "gpu-cleanup-matrix-test/no-such-base:absent not on this host" in check.detail
         assert "virtualenvs of the same pins" in check.fix
+
+
+def test_doctor_says_an_image_without_a_base_runs_in_a_virtualenv_not_to_build_it(environments: Path) -> None:
+    """The image check agrees with the base check: where the base cannot be had, `nox -s images` would
+    fail, so doctor does not suggest it; it says where the environment will run instead."""
+    from harness.environments import doctor
+
+    done = harness_cli("doctor", "--environments", str(environments), timeout=120)
+    line = next(line for line in done.stdout.splitlines() + done.stderr.splitlines() if "torch-nobase:cpu" in line)
+    if doctor.reachable(doctor.REGISTRY) is None:
+        assert "missing or out of date" in line  # a registry could give the base: building is the fix
+    else:
+        assert "its base cannot be had here (above): the matrix runs torch-nobase in a virtualenv" in line, line
+        assert "nox -s images" not in line
