@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import argparse
+from collections import Counter
 from collections.abc import Mapping
 from typing import Any, cast
 
@@ -37,7 +38,9 @@ def main(args: argparse.Namespace, err: Console, out: Console) -> int:
         if kind == "plan":
             err.print(f"variant: [bold]{data['variant']}[/] ({data['reason']})")
             err.print(f"GPU access for containers: [bold]{data['gpu_mode']}[/] ({data['gpu_note']})")
-            err.print(f"{data['cells']} cells in {', '.join(data['envs'])} on {', '.join(data['workers'])} -> {data['run_dir']}")
+            workers = Counter(data["workers"])  # a slot each: "2 x cpu" for two CPU slots, "GPU 0, GPU 1"
+            on = ", ".join(f"{n} x {w}" if n > 1 else str(w) for w, n in workers.items())
+            err.print(f"{data['cells']} cells in {', '.join(data['envs'])} on {on} -> {data['run_dir']}")
             progress.update(task, total=data["cells"])
             progress.start()  # only once there is something to show: an early error prints alone
         elif kind == "build":

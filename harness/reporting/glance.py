@@ -39,6 +39,13 @@ def columns(records: list[CellRecord], column: Callable[[CellRecord], str]) -> d
     return out
 
 
+def title(matrix: dict[str, Any]) -> str:
+    """What a run's page is called: what it measured (a run without a GPU measured host memory)."""
+    if matrix.get("machine") == NO_GPU:
+        return f"Host memory cleanup matrix, no GPU ({matrix['run']})"
+    return f"GPU memory cleanup matrix ({matrix['run']})"
+
+
 def machine(records: list[CellRecord]) -> str:
     """The machine the run measured, for the top of the page."""
     gpus = sorted({str(((r.get("host") or {}).get("gpu") or {}).get("name")) for r in records

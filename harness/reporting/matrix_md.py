@@ -78,7 +78,7 @@ def not_shown(matrix: dict[str, Any]) -> list[str]:
 
 def to_markdown(matrix: dict[str, Any]) -> str:
     envs = matrix["environments"]
-    lines = [f"## GPU memory cleanup matrix ({matrix['run']})", ""]
+    lines = [f"## {glance.title(matrix)}", ""]
     if matrix.get("note"):
         lines += [matrix["note"], ""]
     lines += [f"Measured on: {matrix.get('machine') or 'unknown machine'}.", ""]

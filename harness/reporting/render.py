@@ -104,7 +104,7 @@ def matrix_table(matrix: dict[str, Any], width: int = 80) -> Table:
     envs = matrix["environments"]
     longest = max([len("scenario"), *(len(s) for s in matrix["scenarios"])])
     long_form = len(envs) > 1 and (width - longest - 3 * (len(envs) + 1)) // len(envs) < MIN_ENV_WIDTH
-    table = Table(title=f"GPU memory cleanup matrix ({matrix['run']})", title_justify="left")
+    table = Table(title=glance.title(matrix), title_justify="left")
     table.add_column("scenario", no_wrap=True, min_width=longest)
     for column in ["environment", "answer"] if long_form else envs:
         table.add_column(column if long_form else _header(matrix, column), overflow="fold")
