@@ -161,3 +161,15 @@ def test_the_frameworks_own_count_gets_its_own_axis_inside_a_premapped_pool(chro
     dom, _ = _probe(chromium, run / "report.html", tmp_path, 1400, "#cell=tf2%2Ftf_function_training%7Chost-tf-2.21.0")
     assert 'data-own-axis="1"' in dom, dom[-3000:]
     assert "framework in_use (GiB)" in dom and "framework in_use (at checkpoints), right axis" in dom
+
+
+def test_a_run_without_a_gpu_counts_its_undecided_claims_as_matrix_md_does(chromium: str, tmp_path: Path) -> None:
+    """The JAX sweep on a CPU: report.html's summary counted claim x environment (36) where matrix.md and the
+    terminal count claims (4); both say the same number now, and the page is titled host memory."""
+    run = _reference("sweeps/cpu-jax-0.4-0.12/20261124T015231Z-0af507", tmp_path)
+    dom, _ = _probe(chromium, run / "report.html", tmp_path, 1400, "")
+    said = re.search(r"no GPU here, so the (\d+) claims about GPU memory are not decided", dom)
+    assert said, dom[-2000:]
+    matrix_md = (run / "matrix.md").read_text(encoding="utf-8")
+    assert f"no GPU here, so the {said.group(1)} claims" in matrix_md or f"{said.group(1)} claims" in matrix_md
+    assert "<title>Host memory cleanup matrix, no GPU" in dom

@@ -61,11 +61,13 @@ window.onerror = function (msg) { document.body.dataset.errors = (document.body.
       for (var e in cl.results) if (cl.results[e].outcome !== "untestable") where.push(cl.results[e].outcome + " in " + e);
       ol.appendChild(el("li", {"id": "note-" + noteNo[cl.id]}, "\u201c" + cl.says + "\u201d (" + cl.seed + ", " + cl.scenario + "): " + where.join("; "))); });
     box.appendChild(ol); }
-  var cl = { confirmed: 0, contradicted: 0, "not reproduced": 0, untestable: 0 };
-  (M.claims || []).forEach(function (c) { for (var e in c.results) cl[c.results[e].outcome]++; });
+  var cl = { confirmed: 0, contradicted: 0, "not reproduced": 0, untestable: 0 }, undecided = 0;
+  (M.claims || []).forEach(function (c) { var said = false, any = false;  // undecided: claims, as matrix.md counts them
+    for (var e in c.results) { cl[c.results[e].outcome]++; any = true; if (c.results[e].outcome !== "untestable") said = true; }
+    if (any && !said) undecided++; });
   document.getElementById("summary").textContent = Object.keys(counts).map(function (k) { return counts[k] + " " + k; }).join(", ") +
     " | claims: " + cl.confirmed + " confirmed, " + cl.contradicted + " contradicted, " + cl["not reproduced"] + " not reproduced, " + (M.machine === "no GPU: host memory (RSS) only" ?
-    cl.untestable + " about GPU memory not decided (no GPU here)" : cl.untestable + " untestable");
+    "no GPU here, so the " + undecided + " claims about GPU memory are not decided" : cl.untestable + " untestable");
   if (M.sweep) { var sw = document.getElementById("changes"); sw.appendChild(el("h2", {}, "Changes across " + M.sweep.package + " releases"));
     var sl = el("ul"); M.sweep.changes.forEach(function (c) { sl.appendChild(el("li", {}, c.scenario + " changed in " + c.release + ": " +
       c.before_release + " " + c.before + " \u2192 " + c.release + " " + c.after)); });
