@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from harness.common.units import human_bytes
 from harness.judgement import attribution
 from harness.judgement.floors import in_use, view_sum
-from harness.judgement.ranks import held_by_gpu, held_on, home_gpus
+from harness.judgement.ranks import held_by_gpu, held_on, home_gpus, timeline_start
 from harness.model.record import CellRecord, process_of
 
 STRAY_MIN_BYTES = 64 * 2**20  # a CUDA context is hundreds of MiB; less is noise in NVML's per-process view
@@ -31,25 +31,31 @@ class StrayMemory:
 
     command: str | None = None
 
-    def who_text(self) -> str:
-        return who(self.pid, self.rank, self.command)
+    def phrase(self) -> str:
+        return (f"{who(self.pid, self.rank, self.command)} held {human_bytes(self.bytes)} on GPU {self.other_gpu}, not its "
+                "own (a stray CUDA context)")
 
     def sentence(self) -> str:
-        name = self.who_text()
-        return (f"{name[0].upper()}{name[1:]} holds {human_bytes(self.bytes)} on GPU {self.other_gpu} besides its own GPU "
-                f"{self.own_gpu} ({self.at}): a CUDA context made there before the process chose its device "
-                f"(CUDA used before `torch.cuda.set_device`, or `torch.load` without `map_location`); nothing gives it "
-                f"back before the process exits. Call `torch.cuda.set_device(local_rank)` before any CUDA work.")
+        return (f"{_capital(who(self.pid, self.rank, self.command))} holds {human_bytes(self.bytes)} on GPU "
+                f"{self.other_gpu} besides its own GPU {self.own_gpu} ({self.at}): a CUDA context made there before "
+                "the process chose its device (CUDA used before `torch.cuda.set_device`, or `torch.load` without "
+                "`map_location`); nothing gives it back before the process exits. Call "
+                "`torch.cuda.set_device(local_rank)` before any CUDA work.")
+
+
+def findings(record: CellRecord) -> list[StrayMemory | AfterDestroy | Outlived]:
+    """Every multi-GPU finding of a cell: each says itself in a sentence (repro.md, with the fix) and in
+    a phrase (the cell's one-line answer)."""
+    return [*stray_memory(record), *after_destroy(record), *outlived(record)]
 
 
 def short_findings(record: CellRecord) -> list[str]:
-    """Each multi-GPU finding of a cell as a phrase for its one-line answer (the sentences say the fix)."""
-    return ([f"{f.who_text()} held {human_bytes(f.bytes)} on GPU {f.other_gpu}, not its own (a stray CUDA context)"
-             for f in stray_memory(record)]
-            + [f"{who(f.pid, f.rank)} kept {human_bytes(f.held)} on GPU {f.gpu} after destroy_process_group()"
-               for f in after_destroy(record)]
-            + [f"{f.holder} held {human_bytes(f.held)} on GPU {f.gpu} {f.for_s:.1f} s after its peer ended"
-               for f in outlived(record)])
+    """Each multi-GPU finding of a cell as a phrase for its one-line answer."""
+    return [finding.phrase() for finding in findings(record)]
+
+
+def _capital(text: str) -> str:
+    return text[:1].upper() + text[1:]
 
 
 def who(pid: int, rank: int | None, command: str | None = None) -> str:
@@ -68,7 +74,7 @@ def _commands(record: CellRecord) -> dict[int, str]:
 def stray_memory(record: CellRecord) -> list[StrayMemory]:
     """Each of the cell's processes that held memory on another process's GPU (its own: the one it
     used most)."""
-    ranks = attribution.ranks_by_pid(record)
+    ranks, commands = attribution.ranks_by_pid(record), _commands(record)
     most = held_by_gpu(record)
     own = home_gpus(most)
     found = []
@@ -78,7 +84,7 @@ def stray_memory(record: CellRecord) -> list[StrayMemory]:
         theirs = {g for other, g in own.items() if other != pid}
         for gpu, (held, where) in sorted(by_gpu.items()):
             if gpu != own[pid] and gpu in theirs and held >= STRAY_MIN_BYTES:
-                found.append(StrayMemory(pid, ranks.get(pid), own[pid], gpu, held, where, _commands(record).get(pid)))
+                found.append(StrayMemory(pid, ranks.get(pid), own[pid], gpu, held, where, commands.get(pid)))
     return found
 
 
@@ -94,6 +100,9 @@ class AfterDestroy:
     pool: int | None  # what the framework's allocator still reserves there (its live bytes among it)
     live: int | None
     at: str
+
+    def phrase(self) -> str:
+        return f"{who(self.pid, self.rank)} kept {human_bytes(self.held)} on GPU {self.gpu} after destroy_process_group()"
 
     def sentence(self) -> str:
         name = who(self.pid, self.rank)
@@ -143,11 +152,14 @@ class Outlived:
     for_s: float
     killed: bool  # the peer was still there when the cell ended and the harness stopped it
 
+    def phrase(self) -> str:
+        return f"{self.holder} held {human_bytes(self.held)} on GPU {self.gpu} {self.for_s:.1f} s after its peer ended"
+
     def sentence(self) -> str:
         until = ("and was still there when the cell ended (the harness stopped it): a rank blocked in a collective "
                  "whose peer has gone waits for NCCL's timeout, holding its GPU all the while" if self.killed else
                  "until it ended: the job's memory is back only when its last process ends")
-        return (f"{self.ended[0].upper()}{self.ended[1:]} ended {self.ended_at:.1f} s into the run while {self.holder} "
+        return (f"{_capital(self.ended)} ended {self.ended_at:.1f} s into the run while {self.holder} "
                 f"still held {human_bytes(self.held)} on GPU {self.gpu}, for {self.for_s:.1f} s more, {until}.")
 
 
@@ -155,8 +167,7 @@ def outlived(record: CellRecord) -> list[Outlived]:
     """Each process that held GPU memory past the end of a peer (one that held GPU memory too), by
     more than ``OUTLIVED_MIN_S``: named against the first of its peers to end. From the timeline's
     per-process sightings, so ranks of any launcher and spawned workers alike."""
-    timeline = record.get("timeline") or {}
-    start = next((float(s[0]) for s in timeline.get("samples") or [] if s and s[0] is not None), None)
+    timeline, start = record.get("timeline") or {}, timeline_start(record)
     holders = [s for s in timeline.get("processes") or []
                if s.get("last_t") is not None and any(g["peak"] >= STRAY_MIN_BYTES for g in (s.get("gpus") or {}).values())]
     if start is None or len(holders) < 2:

@@ -30,8 +30,7 @@ def held_by_gpu(record: CellRecord) -> dict[int, dict[int, tuple[int, str]]]:
             seen = most.setdefault(int(p["pid"]), {})
             if int(p["bytes"]) > seen.get(int(p["gpu"]), (0, ""))[0]:
                 seen[int(p["gpu"])] = (int(p["bytes"]), f"at `{cp['label']}`")
-    timeline = record.get("timeline") or {}
-    start = next((float(s[0]) for s in timeline.get("samples") or [] if s and s[0] is not None), None)
+    timeline, start = record.get("timeline") or {}, timeline_start(record)
     several = len((record.get("host") or {}).get("gpu_indices") or []) > 1
     for span in timeline.get("processes") or [] if several else []:
         for gpu, peak in (span.get("gpus") or {}).items():
@@ -40,6 +39,12 @@ def held_by_gpu(record: CellRecord) -> dict[int, dict[int, tuple[int, str]]]:
                 into = f", {peak['peak_t'] - start:.1f} s into the run" if start is not None else ""
                 seen[int(gpu)] = (peak["peak"], f"at its peak{into}")
     return most
+
+
+def timeline_start(record: CellRecord) -> float | None:
+    """When the cell's timeline began (its first sample, epoch s), or None without one."""
+    samples = (record.get("timeline") or {}).get("samples") or []
+    return next((float(s[0]) for s in samples if s and s[0] is not None), None)
 
 
 def home_gpus(held: dict[int, dict[int, tuple[int, str]]]) -> dict[int, int]:

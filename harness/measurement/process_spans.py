@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 
 from harness.measurement import procs
 from harness.measurement.nvml import Running
-from harness.model.record import GpuSpan, ProcessSpan
+from harness.model.record import ProcessSpan
 
 MAX_PROCESSES = 256  # a cell that starts thousands of short processes keeps those that held GPU memory first
 
@@ -45,6 +45,3 @@ class ProcessSpans:
         ordered = sorted(self.spans.values(), key=lambda s: (not s["gpus"], s.get("first_t", 0.0), s["pid"]))
         return [{**span, "gpus": dict(sorted(span["gpus"].items()))} for span in ordered[:MAX_PROCESSES]]
 
-
-def gpu_span(span: ProcessSpan, gpu: int) -> GpuSpan | None:
-    return (span.get("gpus") or {}).get(str(gpu))

@@ -254,8 +254,7 @@ def markdown(records: list[CellRecord], script: Path) -> str:
                      human_bytes(r.get("nvml_device")),
                      host_memory(r), fw or "-", verdict]
             lines.append("| " + " | ".join(_row(cells, gpu, others)) + " |")
-        findings: list[multigpu.StrayMemory | multigpu.AfterDestroy | multigpu.Outlived] = [
-            *multigpu.stray_memory(record), *multigpu.after_destroy(record), *multigpu.outlived(record)]
+        findings = multigpu.findings(record)
         if findings:
             lines += ["", *(f"- {finding.sentence()}" for finding in findings)]
         lines += holder_lines(record)

@@ -23,7 +23,7 @@ from harness.common.errors import UsageError
 from harness.common.units import human_bytes
 from harness.judgement import loops, verdicts
 from harness.model.record import TIMELINE_COLUMNS, CellRecord, meter_value
-from harness.running.criteria import CRITERIA, DEFAULT_THRESHOLD_MIB  # noqa: F401  (bisection's names)
+from harness.running.criteria import CRITERIA, DEFAULT_THRESHOLD_MIB
 
 MIB = 1024 * 1024
 EDGES = ("start", "end")  # a repro's own checkpoints around the script: not cleanups
