@@ -121,6 +121,12 @@ class EnvDef:
         return self.variants[variant]
 
     def image_tag(self, variant: str) -> str:
+        """The tag runs build and use: one per definition (PREFIX/ENV:VARIANT-HASH), so users of one
+        engine whose pins for an environment differ never overwrite each other's image."""
+        return self.image or f"{self.alias_tag(variant)}-{self.definition_hash(variant)}"
+
+    def alias_tag(self, variant: str) -> str:
+        """PREFIX/ENV:VARIANT: the definition built last on this engine, for `docker run` by hand."""
         return self.image or f"{image_prefix()}/{re.sub(r'[^a-z0-9._-]+', '-', self.name.lower())}:{variant}"
 
     def build_args(self, variant: str) -> dict[str, str]:

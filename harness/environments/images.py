@@ -186,6 +186,8 @@ def build(client: Any, env: EnvDef, variant: str, options: BuildOptions, note: B
     image = client.images.get(tag)
     if options.check_only:
         client.images.remove(image.id, force=True)
+    else:
+        image.tag(*env.alias_tag(variant).rsplit(":", 1))
     return str(image.id)
 
 
@@ -211,7 +213,8 @@ def size_of(client: Any, tag: str) -> int:
 
 
 def registry_ref(env: EnvDef, variant: str, registry: str) -> tuple[str, str]:
-    """(repository, tag) of ``env``'s image in ``registry``: REGISTRY/gpu-cleanup-matrix/NAME, VARIANT."""
+    """(repository, tag) of ``env``'s image in ``registry``: REGISTRY/gpu-cleanup-matrix/NAME, VARIANT-HASH (one
+    tag per definition, as on the engine)."""
     repository, tag = env.image_tag(variant).rsplit(":", 1)
     return f"{registry.rstrip('/')}/{repository}", tag
 
@@ -239,5 +242,6 @@ def pull_current(client: Any, env: EnvDef, variant: str, registry: str) -> bool:
         return False
     if (image.labels or {}).get(HASH_LABEL) != env.definition_hash(variant):
         return False
-    image.tag(*env.image_tag(variant).rsplit(":", 1))
+    for local in (env.image_tag(variant), env.alias_tag(variant)):
+        image.tag(*local.rsplit(":", 1))
     return True

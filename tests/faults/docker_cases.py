@@ -78,6 +78,7 @@ def image_identity(tmp: Path) -> Outcome:
         same = images.image_current(client, env, "cpu", images.BuildOptions(wheelhouse=plain))
         differs = not images.image_current(client, env, "cpu", images.BuildOptions(wheelhouse=other))
         client.images.remove(env.image_tag("cpu"))
+        client.images.remove(env.alias_tag("cpu"))
     finally:
         del os.environ["HARNESS_IMAGE_PREFIX"]
     return Outcome("-", f"same build current: {same}; other wheels current: {not differs}", "no", same and differs,

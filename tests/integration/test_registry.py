@@ -47,8 +47,8 @@ def test_an_image_pushed_once_is_pulled_not_built(docker_client: Any, registry: 
     images.build(docker_client, env, "cpu", images.BuildOptions(), lambda text: None)
     assert not images.pull_current(docker_client, env, "cpu", registry)  # the registry is empty
     ref = images.push(docker_client, env, "cpu", registry)
-    assert ref == f"{registry}/{config.image_prefix()}/six-1.16.0:cpu"
-    for tag in (env.image_tag("cpu"), ref):
+    assert ref == f"{registry}/{config.image_prefix()}/six-1.16.0:cpu-{env.definition_hash('cpu')}"
+    for tag in (env.image_tag("cpu"), env.alias_tag("cpu"), ref):
         docker_client.images.remove(tag)
     assert not images.image_current(docker_client, env, "cpu")
     events: list[tuple[str, dict[str, Any]]] = []
@@ -56,5 +56,6 @@ def test_an_image_pushed_once_is_pulled_not_built(docker_client: Any, registry: 
                         lambda kind, data: events.append((kind, data)))
     assert images.image_current(docker_client, env, "cpu")
     assert [data["tag"] for kind, data in events if kind == "build"] == [
-        f"{config.image_prefix()}/six-1.16.0:cpu pulled from {registry}"]
+        f"{env.image_tag('cpu')} pulled from {registry}"]
+    assert docker_client.images.get(env.alias_tag("cpu")).id == docker_client.images.get(env.image_tag("cpu")).id
     assert not [kind for kind, _ in events if kind == "build-log"]  # nothing was built

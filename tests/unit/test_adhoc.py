@@ -5,6 +5,7 @@ the file names the real releases publish.
 """
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -75,7 +76,17 @@ def test_a_release_that_cannot_run_here_is_an_environment_saying_why(index: str)
 def test_torch_cpu_builds_come_from_pytorchs_cpu_index(index: str) -> None:
     env = adhoc.environment("torch==2.5.1", "cpu", index_url=index)
     assert env.variants["cpu"].index_url == "https://download.pytorch.org/whl/cpu"
-    assert env.image_tag("cpu") == f"{config.image_prefix()}/torch-2.5.1:cpu"
+    assert env.alias_tag("cpu") == f"{config.image_prefix()}/torch-2.5.1:cpu"
+    assert env.image_tag("cpu") == f"{config.image_prefix()}/torch-2.5.1:cpu-{env.definition_hash('cpu')}"
+
+
+def test_two_definitions_of_one_environment_get_their_own_image_tags(index: str) -> None:
+    """Users of one engine whose pins for an environment differ never build over each other's image."""
+    mine = adhoc.environment("torch==2.5.1", "cpu", index_url=index)
+    theirs = replace(mine, variants={"cpu": replace(mine.variants["cpu"], packages=("torch==2.5.1", "numpy==1.26.4"))})
+    assert mine.alias_tag("cpu") == theirs.alias_tag("cpu")
+    assert mine.image_tag("cpu") != theirs.image_tag("cpu")
+    assert replace(mine).image_tag("cpu") == mine.image_tag("cpu")  # the same definition: the same image
 
 
 def test_a_package_that_is_no_framework_takes_the_scripts_family(index: str) -> None:
