@@ -139,9 +139,11 @@ def make_checkpoint(channel, look=None):
         seq = channel.seq
         fields = {"seq": seq, "label": str(label), "view": framework_view.collect(),
                   "frameworks": framework_view.imported_versions()}  # a script that hangs later still says
-        if look is not None and frame is not None and any((v or {}).get("in_use") for v in fields["view"].values()):
-            try:
-                found = look(frame)  # what holds the framework's live memory here (holders.py)
+        counting = [name for name, v in fields["view"].items() if v is not None]
+        live = [name for name in counting if (fields["view"][name] or {}).get("in_use")]
+        if look is not None and frame is not None and (live or not counting):
+            try:  # what holds the framework's live memory here (holders.py); no GPU count: its host memory
+                found = look(frame, live)
             except Exception as exc:  # never the script's failure: said in the record instead
                 found = {"error": "%s: %s" % (type(exc).__name__, exc)}
             if found:
@@ -230,7 +232,7 @@ def run_script(path, argv, channel, bare_modules, source=None):
     import holders
     import instrument
     module = as_bare.main_module(path)
-    checkpoint = make_checkpoint(channel, lambda frame: holders.find(frame, module))
+    checkpoint = make_checkpoint(channel, lambda frame, live: holders.find(frame, module, live))
     code, _, sites = instrument.instrument_sites(source, path, framework_view.FRAMEWORKS)
     mark = numbered(checkpoint, sites)
     channel.loops = mark.counts

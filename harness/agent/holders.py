@@ -13,7 +13,9 @@ when the budget was hit. Nothing found is kept: only names, counts and bytes lea
 for each holder, the script's line that first binds its name (made_at.py, from the script's source).
 
 Frameworks: torch (CUDA tensors where CUDA started, else CPU tensors: host memory), CuPy (its
-arrays, by the allocation they view), JAX (jax.live_arrays(), its own list). TensorFlow: not yet.
+arrays, by the allocation they view), JAX (jax.live_arrays(), its own list), TensorFlow (eager
+tensors and variables on the device it counts; in graph mode, each open session, whose graph's
+variables live in it).
 """
 import sys
 import time
@@ -114,7 +116,10 @@ def _walk(roots, arrays, torch, budget_end, main=None):
             seen.add(key)
             if key in arrays:
                 owner.setdefault(key, (root, path))
-                continue  # an array's own attributes (.grad) are counted as the array's
+                grad = _grad(obj)
+                if grad is not None and id(grad) in arrays:
+                    owner.setdefault(id(grad), (root, path + ".grad"))
+                continue
             if isinstance(obj, SKIPPED) and not isinstance(obj, types.FunctionType):
                 continue  # a module's namespace is the framework's, not the script's; a function's closure is
             try:
@@ -125,6 +130,15 @@ def _walk(roots, arrays, torch, budget_end, main=None):
         if not frontier:
             break
     return owner
+
+
+def _grad(tensor):
+    """A torch leaf tensor's gradient (its own allocation, held through the parameter), else None;
+    read on leaves only: torch warns on a non-leaf's .grad, which would change the script's output."""
+    try:
+        return tensor.grad if getattr(tensor, "is_leaf", False) is True else None
+    except Exception:
+        return None
 
 
 def _roots(frame, main):
@@ -182,8 +196,10 @@ def _describe(tensors):
     """'float32 [1024, 1024] x3' for a holder's arrays (the most common dtype and shape)."""
     shapes = {}
     for tensor in tensors:
-        try:
-            key = "%s %s" % (str(tensor.dtype).replace("torch.", ""), list(tensor.shape))
+        try:  # torch.float32 / TF's dtype (its name); TF's shape as a list of ints
+            dtype = getattr(tensor.dtype, "name", None) or str(tensor.dtype).replace("torch.", "")
+            shape = tensor.shape.as_list() if hasattr(tensor.shape, "as_list") else list(tensor.shape)
+            key = "%s %s" % (dtype, shape)
         except Exception:
             continue
         shapes[key] = shapes.get(key, 0) + 1
@@ -191,17 +207,19 @@ def _describe(tensors):
     return ", ".join("%s x%d" % item if item[1] > 1 else item[0] for item in common)
 
 
-def find(frame, main):
+def find(frame, main, on_gpu=None):
     """The holders of the framework's live memory at this point of the script, or None where there
-    is nothing to find (no framework array alive): {"holders": [...], "unaccounted": bytes, ...}."""
+    is nothing to find: {"holders": [...], "unaccounted": bytes, ...}. ``on_gpu``: the frameworks
+    counting live GPU memory here; none (a CPU host, or a script that left the GPU alone): their
+    CPU arrays, host memory, where they come to MIN_BYTES."""
     torch = sys.modules.get("torch")
     began = time.time()
     end = began + BUDGET_S
-    result = {"budget_s": BUDGET_S}
+    result = {"budget_s": BUDGET_S, "device": "gpu" if on_gpu is None or on_gpu else "cpu"}
     arrays = {}
     try:
-        arrays = live_arrays.live_arrays(end)
-        if not any(size for _, size, _, _ in arrays.values()):
+        arrays = live_arrays.live_arrays(end, () if on_gpu is None else on_gpu)
+        if sum(size for _, size, _, _ in arrays.values()) < (MIN_BYTES if result["device"] == "cpu" else 1):
             return None
         owner = _walk(_roots(frame, main), arrays, torch, end, main)
     except live_arrays.Budget:

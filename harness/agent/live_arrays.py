@@ -1,7 +1,8 @@
 """The frameworks' live arrays in the script's process, each with its bytes and the allocation it views.
 
-Runs inside the environment, in the script's process: stdlib only, Python 2.7 and 3.5+. Torch's and
-CuPy's arrays are found among the objects the collector tracks (no ``gc.collect()``), JAX's in its
+Runs inside the environment, in the script's process: stdlib only, Python 2.7 and 3.5+. Torch's,
+CuPy's and TensorFlow's arrays (eager tensors and variables; a TF1 session, whose graph's variables
+live in it) are found among the objects the collector tracks (no ``gc.collect()``), JAX's in its
 own list of live arrays; an allocation two arrays view counts once. Used by holders.py.
 """
 import gc
@@ -37,6 +38,54 @@ def _cupy_array(cupy):
             return None
         mem = obj.data.mem
         return ("cuda", int(obj.device.id), int(mem.ptr)), int(mem.size)
+    return one
+
+
+def _tf_size(obj):
+    """A TensorFlow value's bytes from its dtype and shape, or None (resource handles, unknown shapes)."""
+    try:
+        count = obj.shape.num_elements()
+        size = obj.dtype.size
+    except Exception:
+        return None
+    return int(count) * int(size) if count is not None and size else None
+
+
+def _tf_array(tf, gpu):
+    """A TensorFlow eager tensor's or variable's (key, bytes) on the measured device (a GPU where TF
+    counts GPU memory, else the CPU: host memory), or None. Keyed by the object: TF does not show
+    which buffer a tensor views (a reshape's result shares its input's, and counts again)."""
+    variable, tensor = getattr(tf, "Variable", None), getattr(tf, "Tensor", None)
+    wanted = "GPU" if gpu else "CPU"
+
+    def one(obj):
+        if variable is not None and isinstance(obj, variable):
+            kind = "tfvar"
+        elif tensor is not None and isinstance(obj, tensor) and type(obj).__name__ == "EagerTensor":
+            kind = "tf"
+        else:
+            return None
+        device = str(getattr(obj, "device", "") or "")
+        if wanted not in device.rsplit("/", 1)[-1].upper():
+            return None  # elsewhere, or a graph's (TF1) variable: its memory is in a session
+        size = _tf_size(obj)
+        return ((kind, id(obj)), size) if size else None
+    return one
+
+
+def _tf1_session(tf):
+    """A TF1 session's (key, bytes): the variables of its graph live in it until it is closed."""
+    session = getattr(tf, "Session", None)  # TF 1.x; TF 2.x in graph mode: tf.compat.v1.Session
+    if session is None:
+        session = getattr(getattr(getattr(tf, "compat", None), "v1", None), "Session", None)
+
+    def one(obj):
+        if session is None or not isinstance(obj, session) or getattr(obj, "_closed", True):
+            return None
+        total = 0
+        for var in obj.graph.get_collection("variables"):
+            total += _tf_size(var) or 0
+        return (("tfsession", id(obj)), total) if total else None
     return one
 
 
@@ -92,14 +141,21 @@ def _jax_arrays(jax, found):
             continue
 
 
-def live_arrays(budget_end):
-    """Every imported framework's live arrays on the measured device: id -> (array, bytes, key, framework)."""
+def live_arrays(budget_end, on_gpu=()):
+    """Every imported framework's live arrays on the measured device: id -> (array, bytes, key, framework).
+    ``on_gpu``: the frameworks that count GPU memory here; any other's arrays are its CPU ones."""
     kinds = {}
-    torch, cupy, jax = (sys.modules.get(name) for name in ("torch", "cupy", "jax"))
+    torch, cupy, jax, tf = (sys.modules.get(name) for name in ("torch", "cupy", "jax", "tensorflow"))
     if torch is not None and getattr(torch, "Tensor", None) is not None:
         kinds["torch"] = _torch_array(torch, bool(getattr(torch, "cuda", None) and torch.cuda.is_initialized()))
     if cupy is not None and getattr(cupy, "ndarray", None) is not None:
         kinds["cupy"] = _cupy_array(cupy)
+    if tf is not None and getattr(tf, "Tensor", None) is not None:
+        eager = getattr(tf, "executing_eagerly", None)
+        if eager is not None and eager():
+            kinds["tensorflow"] = _tf_array(tf, "tensorflow" in on_gpu)
+        else:
+            kinds["tensorflow"] = _tf1_session(tf)
     found = _scan(kinds, budget_end) if kinds else {}
     if jax is not None and getattr(jax, "live_arrays", None) is not None:
         _jax_arrays(jax, found)

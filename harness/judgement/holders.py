@@ -49,6 +49,9 @@ def _sentence(holder: dict[str, Any], noun: str) -> str:
     if captured and kind in ("function", ""):
         return (f"`{owner}` keeps `{captured}` in its closure: {_arrays(holder, noun)}{shapes}; `del {owner}` (or pass "
                 f"`{captured}` as an argument instead of closing over it).")
+    if kind.endswith("Session"):
+        return (f"{named} is still open and keeps its graph's variables: {human_bytes(holder['bytes'])}; "
+                f"`{owner}.close()` (or `with tf.compat.v1.Session() as {owner}:`) gives them back.")
     if frame:
         return (f"the traceback in `{owner}` keeps the frame of `{frame}()` and its locals: {_arrays(holder, noun)}{shapes}; "
                 f"`del {owner}` (or keep `str({owner})` instead of the exception).")
@@ -71,7 +74,7 @@ def sentences(found: dict[str, Any], live: int | None = None) -> list[str]:
     count at that checkpoint) what no tensor the search saw holds; a note when the time budget ran out."""
     if found.get("error"):
         return [f"What holds it could not be found here ({found['error']})."]
-    noun = "tensor" if found.get("framework") in (None, "torch") else "array"
+    noun = "tensor" if found.get("framework") in (None, "torch", "tensorflow") else "array"
     said = [sentence(h, noun) for h in found.get("holders") or []]
     if (found.get("unaccounted") or 0) >= SAID_FROM:
         said.append(f"{human_bytes(found['unaccounted'])} of {human_bytes(found.get('total'))} no name of the script "

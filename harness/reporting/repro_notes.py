@@ -63,4 +63,5 @@ def holder_lines(record: CellRecord) -> list[str]:
     decisive = answer.decisive_step((record.get("verdicts") or {}).get("steps") or [])
     at = next((cp for cp in found if decisive and cp["label"] == decisive["label"]), found[-1])
     said = holders.said_at(at)
-    return ["", f"What holds the memory at `{at['label']}`:", *(f"- {line}" for line in said)] if said else []
+    memory = "host memory" if (at.get("holders") or {}).get("device") == "cpu" else "memory"
+    return ["", f"What holds the {memory} at `{at['label']}`:", *(f"- {line}" for line in said)] if said else []

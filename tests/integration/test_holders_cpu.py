@@ -1,0 +1,77 @@
+"""What holds the memory, named on a CPU host in the real frameworks' images: TensorFlow's tensors,
+variables and Keras models (TF 2.x), a TF1 session's variables (TF 1.8, Python 2.7), torch's CPU
+tensors behind an optimizer and a list of losses. Host memory, said as such; the scripts' own output
+is unchanged; what the search reads, it keeps no reference to."""
+from __future__ import annotations
+
+import os
+import re
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+from helpers import ROOT
+
+FIDELITY = ROOT / "tests" / "fidelity" / "gpu"
+TORCH_CPU = '''import torch
+model = torch.nn.Linear(2048, 2048)
+opt = torch.optim.Adam(model.parameters())
+losses = []
+for step in range(4):
+    loss = model(torch.randn(256, 2048)).pow(2).mean()
+    loss.backward()
+    opt.step()
+    losses.append(model(torch.randn(256, 2048)).sum())  # kept with its graph: no backward, its activations stay
+del model, loss
+print("done", len(losses), sum(p.numel() * 4 for p in opt.param_groups[0]["params"]) >> 20, "MiB of parameters")
+'''
+
+
+def _repro(script: Path, env: str, results: Path) -> tuple[str, str]:
+    """repro.md, and the script's own output (its log)."""
+    done = subprocess.run([sys.executable, "-m", "harness", "repro", str(script), "--env", env, "--backend", "docker",
+                           "--variant", "cpu", "--results", str(results)], cwd=ROOT, capture_output=True, text=True,
+                          timeout=1800, env=dict(os.environ, NO_COLOR="1", COLUMNS="200"))
+    assert done.returncode == 0, done.stderr[-3000:]
+    (run_dir,) = [p for p in results.iterdir() if p.is_dir()]
+    log = run_dir / "logs" / env / f"repro__{script.stem}.log"
+    return (run_dir / "repro.md").read_text(), log.read_text(errors="replace")
+
+
+def _bare(image_tag: str, script: Path) -> str:
+    done = subprocess.run(["docker", "run", "--rm", "-v", f"{script.parent}:/s:ro", image_tag, "python", f"/s/{script.name}"],
+                          capture_output=True, text=True, timeout=600)
+    assert done.returncode == 0, done.stderr[-2000:]
+    return done.stdout
+
+
+def test_tensorflow_tensors_variables_and_keras_models_are_named_in_host_memory(cpu_image: Any, tmp_path: Path) -> None:
+    tag = cpu_image("tf-current")
+    text, log = _repro(FIDELITY / "holders_tf.py", "tf-current", tmp_path)
+    assert "What holds the host memory at `holders_tf.py:17: del x`:" in text
+    assert re.search(r"- `cache` \(dict of 1\) keeps 1 tensor \(64\.00 MiB\) \[float32 \[4096, 4096\]\]", text), text
+    assert re.search(r"- `y` \(EagerTensor\) keeps 1 tensor \(64\.00 MiB\)", text), text
+    assert re.search(r"- `models` \(list of 3\) keeps \d+ tensors \(48\.26 MiB\)", text), text  # its own print: 48.26
+    line = "FIDELITY done 3 models, 48.26 MiB of weights, table 64.00 MiB, y 64.00 MiB"
+    assert _bare(tag, FIDELITY / "holders_tf.py").strip() == line and line in log
+
+
+def test_a_tf1_sessions_variables_are_named_on_python_27(cpu_image: Any, tmp_path: Path) -> None:
+    cpu_image("tf1.8")
+    text, _ = _repro(FIDELITY / "holders_tf1_session.py", "tf1.8", tmp_path)
+    assert "Python 2.7" in text
+    assert ("- `sess` (Session) is still open and keeps its graph's variables: 64.00 MiB; `sess.close()`" in text), text
+
+
+def test_torch_cpu_tensors_behind_an_optimizer_and_a_list_of_losses(cpu_image: Any, tmp_path: Path) -> None:
+    cpu_image("torch")
+    script = tmp_path / "train_cpu.py"
+    script.write_text(TORCH_CPU)
+    (tmp_path / "results").mkdir()
+    text, log = _repro(script, "torch", tmp_path / "results")
+    assert "What holds the host memory at `train_cpu.py:10: del model, loss`:" in text, text
+    assert re.search(r"- `opt` \(Adam\) holds its state and the parameters it was given, after the model is gone: \d+ tensors "
+                     r"\(64\.03 MiB\)", text), text  # weights, Adam's two moments and the weights' .grad
+    assert re.search(r"- `losses` \(list of 4\) keeps 4 tensors \([\d.]+ MiB, [\d.]+ MiB of it saved by their graphs", text), text
+    assert "done 4 16 MiB of parameters" in log
