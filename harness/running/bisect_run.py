@@ -101,7 +101,8 @@ def run_bisect(options: BisectOptions, nvml: Nvml, emit: Event) -> BisectRun:
 def markdown(options: BisectOptions, outcome: bisection.Outcome, releases: int, walls: dict[Version, float],
              came: dict[Version, dict[str, str]] | None = None) -> str:
     meters = {s.measure.meter for s in outcome.steps if s.measure}
-    meter = {"nvml_process": "GPU memory of the script's processes (NVML)", "rss": "resident host memory (no GPU)"}
+    meter = {"nvml_process": "GPU memory of the script's processes (NVML)", "rss": "resident host memory (no GPU)",
+             "framework": "the framework's own in-use count (NVML flat over the pool it mapped before the loop)"}
     lines = [f"### Bisect of `{options.script.name}` over {options.package} {options.good} .. {options.bad}", "",
              f"Criterion: {options.criterion.describe()}; measured on "
              f"{', '.join(meter.get(m, m) for m in sorted(meters)) or 'nothing'}, over the process start.", "",

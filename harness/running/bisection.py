@@ -9,8 +9,9 @@ neighbour taken instead. Every run is an ordinary cell record in one run folder.
 
 A criterion turns one record into one number (bytes, or bytes per iteration) over the process
 start (the ``pre_gpu`` reading), on the process's own GPU memory when NVML saw the cell, else
-on its resident host memory. A release is bad when its number exceeds the good release's by
-more than the threshold.
+on its resident host memory; growth per iteration, where that meter stays flat over a pool the
+framework mapped before the loop, on the framework's own in-use count. A release is bad when its
+number exceeds the good release's by more than the threshold.
 """
 from __future__ import annotations
 
@@ -84,12 +85,13 @@ def measure(record: CellRecord, criterion: Criterion) -> Measure:
         return Measure(None, meter, f"no checkpoint ({record.get('status')})")
     floor = _floor(record, meter)
     if criterion.name == "growth":
-        steepest = loops.steepest({**record, "checkpoints": cps}, meter)
-        if steepest is None:
+        # repro's loop line, by the same rule: a slope inside the readings' jitter is no growth, and
+        # where the meter is blind (a pool mapped before the loop) the framework's own count answers
+        line = loops.summary({**record, "checkpoints": cps}, meter)
+        if line is None:
             return Measure(None, meter, "no checkpoint inside a loop")
-        site, measured, found = steepest
-        # a slope inside the readings' jitter is no growth: the same rule as repro's loop lines
-        return Measure(int(found.slope) if found.growing else 0, meter, f"{site} over {measured} iterations: {found.text()}")
+        return Measure(line["slope"] if line["growing"] else 0, line["meter"],
+                       f"{line['site']} over {line['measured']} iterations: {line['text']}")
     if criterion.name == "peak":
         column = TIMELINE_COLUMNS.index(meter)
         samples = [int(v) for s in ((record.get("timeline") or {}).get("samples") or []) if (v := s[column]) is not None]

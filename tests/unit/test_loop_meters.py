@@ -35,3 +35,20 @@ def test_a_loop_flat_on_both_stays_flat() -> None:
                 view["in_use"] = 60 * 2**20  # the same count every iteration
     line = loops.summary(flat, verdicts.measured_meter(flat))
     assert line is not None and line["state"] == "flat" and line["meter"] != loops.FRAMEWORK
+
+
+def test_bisects_growth_criterion_reads_the_frameworks_count_where_nvml_is_blind() -> None:
+    """bisect --criterion growth answers as repro's loop line does: the H200's keras loop grows in
+    TensorFlow's own count (NVML flat), and the same loop with a flat count is no growth."""
+    from harness.running import bisection
+
+    record = load_record(RECORD)
+    criterion = bisection.Criterion.make("growth", 0.5, None)
+    grows = bisection.measure(record, criterion)
+    assert grows.meter == loops.FRAMEWORK and grows.value is not None and grows.value > criterion.threshold
+    flat = copy.deepcopy(record)
+    for cp in flat["checkpoints"]:
+        for view in (cp.get("view") or {}).values():
+            if view.get("in_use") is not None:
+                view["in_use"] = 60 * 2**20
+    assert bisection.measure(flat, criterion).value == 0
