@@ -219,6 +219,8 @@ def find(frame, main, on_gpu=None):
     arrays = {}
     try:
         arrays = live_arrays.live_arrays(end, () if on_gpu is None else on_gpu)
+        if any(key[0] == "tfsession" and key[-1] == "GPU" for _, _, key, _ in arrays.values()):
+            result["device"] = "gpu"  # a TF1 session counts no memory TF reports, yet holds GPU memory
         if sum(size for _, size, _, _ in arrays.values()) < (MIN_BYTES if result["device"] == "cpu" else 1):
             return None
         owner = _walk(_roots(frame, main), arrays, torch, end, main)

@@ -85,7 +85,11 @@ def _tf1_session(tf):
         total = 0
         for var in obj.graph.get_collection("variables"):
             total += _tf_size(var) or 0
-        return (("tfsession", id(obj)), total) if total else None
+        try:  # where its variables live: a GPU when the session has one (TF places them there)
+            gpu = any(d.device_type == "GPU" for d in obj.list_devices())
+        except Exception:
+            gpu = False
+        return (("tfsession", id(obj), "GPU" if gpu else "CPU"), total) if total else None
     return one
 
 

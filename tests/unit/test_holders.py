@@ -371,3 +371,34 @@ def test_a_jitted_functions_own_array_over_a_globals_buffer_is_the_globals_memor
     (held,) = found["holders"]
     assert held["owner"] == "table" and held["bytes"] == 32 * MIB
     assert found["unaccounted"] == 0 and found["total"] == 32 * MIB
+
+
+def test_an_open_tf1_session_is_a_holder_of_gpu_memory_where_it_has_a_gpu(monkeypatch: pytest.MonkeyPatch) -> None:
+    """TF reports no count in graph mode; an open session holds its graph's variables where it placed
+    them: on the GPU when it has one (said as GPU memory), else host memory."""
+    class Shape:
+        def num_elements(self) -> int:
+            return 4096 * 4096
+
+    var = types.SimpleNamespace(shape=Shape(), dtype=types.SimpleNamespace(size=4))
+
+    class Session:
+        _closed = False
+        graph = types.SimpleNamespace(get_collection=lambda name: [var] if name == "variables" else [])
+        devices = ["CPU"]
+
+        def list_devices(self) -> list[types.SimpleNamespace]:
+            return [types.SimpleNamespace(device_type=d) for d in self.devices]
+
+    tf = types.ModuleType("tensorflow")
+    tf.Tensor, tf.Variable, tf.Session = type("Tensor", (), {}), type("Variable", (), {}), Session  # type: ignore[attr-defined]
+    tf.executing_eagerly = lambda: False  # type: ignore[attr-defined]
+    monkeypatch.setitem(sys.modules, "tensorflow", tf)
+    main = types.ModuleType("__main__")
+    main.sess = Session()  # type: ignore[attr-defined]
+    found = holders.find(sys._getframe(), main, [])
+    assert found is not None and found["device"] == "cpu" and found["holders"][0]["owner"] == "sess"
+    assert found["holders"][0]["bytes"] == 64 * MIB and found["holders"][0]["kind"] == "Session"
+    main.sess.devices = ["CPU", "GPU"]  # type: ignore[attr-defined]
+    assert holders.find(sys._getframe(), main, [])["device"] == "gpu"
+    assert "is still open and keeps its graph's variables: 64.00 MiB" in words.sentence(found["holders"][0])

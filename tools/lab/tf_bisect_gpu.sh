@@ -19,12 +19,17 @@
 #                            in /root/cuda11/lib, the harness's own wheels into /root/hs
 #   bisect OUT               (background) the bisect of keras_loop.py, progress in OUT.log
 #   repro OUT RELEASE SCRIPT...  (background) repro of each script in RELEASE's virtualenv
+#   interp OUT RELEASE SCRIPT    (background) repro through --interpreter of a virtualenv of RELEASE
+#                            alone (2.14.1 without and-cuda)
 #   out FOLDER...            what to bring back, as $OUT/results.tgz
 set -euo pipefail
 here=$(cd "$(dirname "$0")/../.." && pwd)
 src=/root/src  # what runs in the background runs from a copy: the checkout is replaced at every call
 tfb=/root/tfb
-export NCCL_NVLS_ENABLE=0 PYTHONPATH=/root/hs:$src
+export NCCL_NVLS_ENABLE=0
+# The harness finds its packages through sys.path, not PYTHONPATH: every cell inherits the harness's
+# environment, and a PYTHONPATH of Python 3.12 wheels would reach the releases' Python 3.8 too.
+harness=(python3 -c "import runpy, sys; sys.path[:0] = ['/root/hs', '$src']; runpy.run_module('harness', run_name='__main__', alter_sys=True)")
 # The CUDA 11 libraries for every release; lazy module loading (CUDA >= 11.7): the PTX these releases
 # carry for pre-Hopper GPUs is JIT-compiled per kernel used, not whole at the first start (minutes);
 # the cache keeps what was compiled for the next cell.
@@ -35,7 +40,7 @@ common=(--backend venv --variant gpu --venv-dir /root/venvs --index-url "file://
 
 copy_src() { rm -rf "$src" && mkdir -p "$src" && cp -a "$here"/. "$src"/ && rm -rf "$src/.whl"; }
 
-case ${1:?usage: tf_bisect_gpu.sh cut DIR OUT|collect GROUP|join GROUP|bisect OUT|repro OUT RELEASE SCRIPT...|out FOLDER...} in
+case ${1:?usage: tf_bisect_gpu.sh cut DIR OUT|collect GROUP|join GROUP|bisect OUT|repro OUT RELEASE SCRIPT...|interp OUT RELEASE SCRIPT|out FOLDER...} in
   cut)
     dir=$(cd "${2:?dir}" && pwd) out=$(mkdir -p "${3:?out}" && cd "$3" && pwd)
     rm -rf "$out/stage" && mkdir -p "$out/stage/base/wh"
@@ -50,6 +55,14 @@ case ${1:?usage: tf_bisect_gpu.sh cut DIR OUT|collect GROUP|join GROUP|bisect OU
       fi
       (cd "$out/stage/$release" && bash "$here/tools/lab/pieces.sh" cut "$out/$release" "$release" wh)
     done
+    # 2.14.1 without its and-cuda extra (2.4 GB with TensorRT): its wheel and the pins no other group carries
+    mkdir -p "$out/stage/2.14.1/wh"
+    grep -h '==' "$dir/req/out-2.14.1.txt" | sed 's/ .*//' | grep -viE '^(nvidia|tensorrt)' | while IFS='=' read -r name _ version; do
+      for wheel in "$dir"/wh/"$(echo "$name" | tr '-' '_')"-"$version"-*.whl "$dir"/wh/"$name"-"$version"-*.whl; do
+        if [ -f "$wheel" ] && ! grep -qx "$(basename "$wheel")" "$dir/small.txt"; then ln -f "$wheel" "$out/stage/2.14.1/wh/"; fi
+      done
+    done
+    (cd "$out/stage/2.14.1" && bash "$here/tools/lab/pieces.sh" cut "$out/2.14.1" 2.14.1 wh)
     ;;
   collect) bash "$here/tools/lab/pieces.sh" collect "$here/.whl" "/root/pc/${2:?group}" ;;
   join)
@@ -70,7 +83,7 @@ case ${1:?usage: tf_bisect_gpu.sh cut DIR OUT|collect GROUP|join GROUP|bisect OU
   bisect)
     out=${2:?results folder}; copy_src
     mkdir -p "$out" && cd "$src"
-    setsid nohup python3 -m harness bisect "$src/matrix/reference/h100-580.159.04-tf-bisect/keras_loop.py" \
+    setsid nohup "${harness[@]}" bisect "$src/matrix/reference/h100-580.159.04-tf-bisect/keras_loop.py" \
       --package tensorflow --good 2.7.4 --bad 2.13.1 --criterion growth --threshold 0.5 "${common[@]}" \
       --results "$out" >"$out.log" 2>&1 </dev/null &
     ;;
@@ -79,11 +92,21 @@ case ${1:?usage: tf_bisect_gpu.sh cut DIR OUT|collect GROUP|join GROUP|bisect OU
     mkdir -p "$out" && cd "$src"
     {
       for s in "$@"; do
-        printf 'python3 -m harness repro %q --with tensorflow==%q' "$src/$s" "$release"
+        printf '%q ' "${harness[@]}"; printf 'repro %q --with tensorflow==%q' "$src/$s" "$release"
         printf ' %q' "${common[@]}" --results "$out"; echo
       done
     } >"$out.sh"
     setsid nohup bash "$out.sh" >"$out.log" 2>&1 </dev/null &
+    ;;
+  interp)
+    # a release's own virtualenv (tensorflow==RELEASE, numpy<2: no and-cuda), the script through
+    # repro --interpreter with the same CUDA libraries
+    out=${2:?results folder} release=${3:?release} script=${4:?script}; copy_src
+    venv=/root/venvs/tf-$release
+    [ -x "$venv/bin/python" ] || { python3.10 -m venv "$venv" && "$venv/bin/pip" install -q --disable-pip-version-check \
+      --no-index --find-links "$tfb/wh" "tensorflow==$release" "numpy<2"; }
+    cd "$src" && setsid nohup "${harness[@]}" repro "$src/$script" --interpreter "$venv/bin/python" "${cell_env[@]}" \
+      --results "$out" >"$out.log" 2>&1 </dev/null &
     ;;
   out)
     shift; tar -czf "$OUT/results.tgz" "$@"
