@@ -11,13 +11,14 @@
 #   load them, and cuDNN loads them only on use): DIR/cuda11-lib.tar.xz; each release's wheels as
 #   sweep's plan resolves them (tools/lab/wheel_groups.py plan, uv pip compile) in DIR/wh, and an
 #   index page listing the releases searched (DIR/idx).
+#   index DIR RELEASE:PY...  DIR/idx, the index page of those releases' wheels (2.7.4:cp38 ... 2.14.1:cp310)
 #   cut DIR OUT              OUT/base/ (Pythons, CUDA, index, every small wheel) and OUT/<release>/ (its
 #                            TensorFlow wheel; jax, jaxlib, scipy for 2.12.1): pieces (pieces.sh size)
 # There, one step per call (the carried folder is .whl/ of the checkout):
 #   collect GROUP            .whl/* into /root/pc/GROUP (kept while the machine is warm)
 #   join GROUP               checked and unpacked into /root/tfb; base: the Pythons into /, CUDA libraries
 #                            in /root/cuda11/lib, the harness's own wheels into /root/hs
-#   bisect OUT               (background) the bisect of keras_loop.py, progress in OUT.log
+#   bisect OUT [BAD]         (background) the bisect of keras_loop.py from 2.7.4 to BAD (2.13.1), progress in OUT.log
 #   repro OUT RELEASE SCRIPT...  (background) repro of each script in RELEASE's virtualenv
 #   interp OUT RELEASE SCRIPT    (background) repro through --interpreter of a virtualenv of RELEASE
 #                            alone (2.14.1 without and-cuda)
@@ -40,7 +41,7 @@ common=(--backend venv --variant gpu --venv-dir /root/venvs --index-url "file://
 
 copy_src() { rm -rf "$src" && mkdir -p "$src" && cp -a "$here"/. "$src"/ && rm -rf "$src/.whl"; }
 
-case ${1:?usage: tf_bisect_gpu.sh cut DIR OUT|collect GROUP|join GROUP|bisect OUT|repro OUT RELEASE SCRIPT...|interp OUT RELEASE SCRIPT|out FOLDER...} in
+case ${1:?usage: tf_bisect_gpu.sh index DIR RELEASE:PY...|cut DIR OUT|collect GROUP|join GROUP|bisect OUT|repro OUT RELEASE SCRIPT...|interp OUT RELEASE SCRIPT|out FOLDER...} in
   cut)
     dir=$(cd "${2:?dir}" && pwd) out=$(mkdir -p "${3:?out}" && cd "$3" && pwd)
     rm -rf "$out/stage" && mkdir -p "$out/stage/base/wh"
@@ -63,6 +64,29 @@ case ${1:?usage: tf_bisect_gpu.sh cut DIR OUT|collect GROUP|join GROUP|bisect OU
       done
     done
     (cd "$out/stage/2.14.1" && bash "$here/tools/lab/pieces.sh" cut "$out/2.14.1" 2.14.1 wh)
+    # and what its and-cuda extra pins (NVIDIA's CUDA 11 wheels and TensorRT), for bisect's own 2.14.1
+    mkdir -p "$out/stage/and-cuda/wh"
+    grep -h '==' "$dir/req/out-2.14.1.txt" | sed 's/ .*//' | grep -iE '^(nvidia|tensorrt)' | while IFS='=' read -r name _ version; do
+      ln -f "$dir"/wh/"$(echo "$name" | tr '-' '_')"-"$version"-*.whl "$out/stage/and-cuda/wh/"
+    done
+    (cd "$out/stage/and-cuda" && bash "$here/tools/lab/pieces.sh" cut "$out/and-cuda" and-cuda wh)
+    ;;
+  index)
+    # DIR/idx: the index's page for tensorflow with only RELEASE:PYTHON's wheels (cp38, cp310), so a
+    # bisect searches those releases; from the saved page (DIR/tfidx, curl with Accept: text/html)
+    dir=${2:?dir}; shift 2
+    python3 - "$dir" "$@" <<'PY'
+import re, sys
+from pathlib import Path
+folder, wanted = Path(sys.argv[1]), dict(arg.split(":") for arg in sys.argv[2:])
+page = (folder / "tfidx" / "tensorflow" / "index.html").read_text()
+head, _, rest = page.partition("<body>")
+keep = [a for a in re.findall(r"<a [^>]*>[^<]*</a>", rest)
+        if (m := re.search(r">tensorflow-([\d.]+)-(cp\d+)-\2-manylinux[^<]*_x86_64\.whl<", a)) and wanted.get(m.group(1)) == m.group(2)]
+(folder / "idx" / "tensorflow").mkdir(parents=True, exist_ok=True)
+(folder / "idx" / "tensorflow" / "index.html").write_text(head + "<body>\n" + "\n".join(keep) + "\n</body></html>\n")
+print(len(keep), "wheels listed")
+PY
     ;;
   collect) bash "$here/tools/lab/pieces.sh" collect "$here/.whl" "/root/pc/${2:?group}" ;;
   join)
@@ -84,7 +108,7 @@ case ${1:?usage: tf_bisect_gpu.sh cut DIR OUT|collect GROUP|join GROUP|bisect OU
     out=${2:?results folder}; copy_src
     mkdir -p "$out" && cd "$src"
     setsid nohup "${harness[@]}" bisect "$src/matrix/reference/h100-580.159.04-tf-bisect/keras_loop.py" \
-      --package tensorflow --good 2.7.4 --bad 2.13.1 --criterion growth --threshold 0.5 "${common[@]}" \
+      --package tensorflow --good 2.7.4 --bad "${3:-2.13.1}" --criterion growth --threshold 0.5 "${common[@]}" \
       --results "$out" >"$out.log" 2>&1 </dev/null &
     ;;
   repro)
