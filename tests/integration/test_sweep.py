@@ -328,3 +328,66 @@ def test_a_resumed_sweep_builds_the_column_that_failed_and_keeps_the_repeats_it_
     assert not [line for line in third.stderr.splitlines() if line.startswith("build: ")]  # nor tried: nothing left to run
     summary = json.loads((run_dir / "sweep.json").read_text())
     assert summary["amounts"][0]["runs"] == 2 and summary["skipped"] == {}
+
+
+CALLS = "harness-calls"
+CALLS_CODE = '''_seen = []
+__version__ = "{version}"
+
+
+def call(x):
+    if {keeps}:
+        _seen.append(bytes(400))  # the planted regression: 0.4 KiB kept per call, no cleanup anywhere
+    return x + 1
+'''
+CALLS_SCRIPT = '''import harness_calls
+
+total = 0
+for i in range(100000):
+    total = harness_calls.call(total)
+print("calls", total)
+'''
+
+
+def test_a_loop_without_a_cleanup_line_keeping_0_4_kib_per_call_is_a_turn(tmp_path: Path) -> None:
+    """A script that calls a library 100,000 times and cleans nothing up; from 1.1.0 the library keeps
+    0.4 KiB per call (about 45 MiB in all, under what host memory judges in one run): the loop's
+    iterations are measured, the amount left is a candidate, and the sweep's own repeats make it the
+    answer, at the release that changed."""
+    if venvs.find_python("3.11") is None:
+        pytest.skip("the plan picks Python 3.11 for a py3 wheel, and there is none here")
+    wheels, index = tmp_path / "wheels", tmp_path / "index" / CALLS
+    wheels.mkdir()
+    index.mkdir(parents=True)
+    names = []
+    for version in ("1.0.0", "1.0.1", "1.1.0"):
+        info = f"harness_calls-{version}.dist-info"
+        files = {"harness_calls/__init__.py": CALLS_CODE.format(version=version, keeps=version >= "1.1.0"),
+                 f"{info}/METADATA": f"Metadata-Version: 2.1\nName: {CALLS}\nVersion: {version}\n",
+                 f"{info}/WHEEL": "Wheel-Version: 1.0\nGenerator: test\nRoot-Is-Purelib: true\nTag: py3-none-any\n"}
+        files[f"{info}/RECORD"] = "".join(f"{p},,\n" for p in [*files, f"{info}/RECORD"])
+        names.append(f"harness_calls-{version}-py3-none-any.whl")
+        with zipfile.ZipFile(wheels / names[-1], "w") as archive:
+            for path, text in files.items():
+                archive.writestr(path, text)
+    (index / "index.html").write_text("".join(f'<a href="{(wheels / n).as_uri()}">{n}</a>\n' for n in names))
+    script = tmp_path / "calls.py"
+    script.write_text(CALLS_SCRIPT)
+    results = tmp_path / "results"
+    argv = [sys.executable, "-m", "harness", "sweep", "--package", CALLS, "--from", "1.0.0", "--to", "1.1.0",
+            "--every", "patch", "--script", str(script), "--backend", "venv", "--venv-dir", str(tmp_path / "venvs"),
+            "--index-url", index.parent.as_uri(), "--wheelhouse", str(wheels), "--results", str(results),
+            "--variant", "cpu"]
+    result = subprocess.run(argv, cwd=ROOT, capture_output=True, text=True, timeout=1200,
+                            env=dict(os.environ, NO_COLOR="1", COLUMNS="200"))
+    assert result.returncode == 0, result.stderr[-3000:]
+    (run_dir,) = [p for p in results.iterdir() if p.is_dir()]
+    summary = json.loads((run_dir / "sweep.json").read_text())
+    (turn,) = [c for c in summary["changes"] if c["kind"] == "amount"]
+    assert (turn["before_release"], turn["release"]) == ("1.0.1", "1.1.0"), summary["changes"]
+    (amount,) = summary["amounts"]
+    assert amount["confirmed"] is True and 30 << 20 < amount["after"] - amount["before"] < 80 << 20, amount
+    record = json.loads(next((run_dir / f"{CALLS}==1.1.0").glob("repro__calls*.json")).read_text())
+    assert record["loops"] == {"calls.py:4: for i in range(100000):": 100000}  # the loop's iterations were measured
+    lines = [line for line in (run_dir / "sweep.md").read_text().splitlines() if line.strip()]
+    assert lines[-1] == "Answer: 1 turn: `repro/calls` in 1.1.0.", lines[-3:]  # one command ends with the answer
