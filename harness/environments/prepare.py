@@ -132,6 +132,7 @@ def ready_image(client: Any, env: config.EnvDef, variant: str, build: images.Bui
             if build.registry and images.pull_current(client, env, variant, build.registry):
                 emit("build", {"env": env.name, "tag": f"{env.image_tag(variant)} pulled from {build.registry}"})
                 return
+            images.base_id(client, config.mirrored(env.variant(variant).base))  # no base: said once, no "building" line
             emit("build", {"env": env.name, "tag": env.image_tag(variant)})
             images.build(client, env, variant, build, lambda text: emit("build-log", {"text": text}))
         return

@@ -131,7 +131,9 @@ Runner = Callable[[Version], tuple[CellRecord | None, str]]  # a release -> (its
 
 
 def search(versions: list[Version], criterion: Criterion, run: Runner) -> Outcome:
-    """Run the ends, then halve the interval until the first bad release is next to a good one."""
+    """Run the ends, then halve the interval until the first bad release is next to a good one. Where
+    the --bad end is the better one, the labels were the other way round: the same turn is searched from
+    it, and worded by the releases' order (a newer good end: fixed in; an older one: first bad)."""
     outcome = Outcome(versions)
     if len(versions) < 2:
         raise UsageError("bisect needs at least two releases between --good and --bad")
@@ -154,9 +156,17 @@ def search(versions: list[Version], criterion: Criterion, run: Runner) -> Outcom
     if good.measure is None or good.measure.value is None:
         outcome.answer = f"the good release {versions[0]} gave no reading ({good.note}): nothing to compare with"
         return outcome
-    reference = good.measure.value
+    reference: int | None = good.measure.value
     bad = judge(versions[-1], reference)
-    if bad.bad is not True:
+    swapped = bad.bad is False and bad.measure is not None and bad.measure.value is not None \
+        and good.measure.value - bad.measure.value > criterion.threshold
+    if swapped:  # the --bad end is the better one by more than the threshold: the same turn, the other way round
+        versions = versions[::-1]
+        outcome.versions = versions
+        good, bad = bad, good
+        good.bad, bad.bad = False, True
+        reference = good.measure.value if good.measure else None
+    if bad.bad is not True or reference is None:
         outcome.answer = (f"no turn: {versions[-1]} gave {_shown(bad, criterion)} against {_shown(good, criterion)} "
                           f"for {versions[0]} ({criterion.describe()})")
         return outcome
@@ -181,6 +191,9 @@ def search(versions: list[Version], criterion: Criterion, run: Runner) -> Outcom
         outcome.answer = f"fixed in {versions[lo]} (last bad: {versions[hi]})"
     else:
         outcome.answer = f"first bad: {versions[hi]} (last good: {versions[lo]})"
+    if swapped:
+        outcome.answer += (f"; --good {versions[-1]} and --bad {versions[0]} were the other way round ({versions[0]} "
+                           f"gave {_shown(good, criterion)}, {versions[-1]} {_shown(bad, criterion)})")
     if unjudged:
         outcome.answer += "; could not judge " + ", ".join(str(s.version) for s in unjudged) + ", which lie between"
     return outcome

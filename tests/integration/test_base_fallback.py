@@ -50,6 +50,7 @@ def test_an_image_without_its_base_runs_in_a_virtualenv_and_says_so(environments
     assert lines and lines[0].startswith(f"virtualenv torch-nobase: its base image {SHOWN} "
                                          "is not on this host and cannot be pulled ("), said[-3000:]
     assert lines[0].endswith("run in a virtualenv instead")
+    assert not [line for line in said.splitlines() if line.startswith("building") and "torch-nobase" in line]  # said once
     (run,) = [p for p in (tmp_path / "results").iterdir() if p.is_dir()]
     record = json.loads(next(run.glob("torch-nobase/*.json")).read_text())
     assert record["status"] == "ok" and record["env"]["backend"] == "venv"

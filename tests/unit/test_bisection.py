@@ -104,3 +104,19 @@ def test_a_fix_is_said_as_a_fix() -> None:
 
     outcome = bisection.search(versions, bisection.Criterion(), run)
     assert outcome.answer == "fixed in 2.4.0 (last bad: 2.3.1)"
+
+
+def test_a_fix_given_the_other_way_round_is_still_found_and_worded_as_a_fix() -> None:
+    """--good 2.3.0 --bad 2.4.0 where 2.4.0 is the better one (the labels swapped, or the question
+    asked as a regression): the same turn is searched from the better end and said as what it is."""
+    versions = [Version("2.3.0"), Version("2.3.1"), Version("2.3.2"), Version("2.4.0")]  # as given: good end first
+
+    def run(version: Version) -> tuple[dict[str, Any] | None, str]:
+        return _record(1 if version >= Version("2.3.2") else 300), ""
+
+    outcome = bisection.search(versions, bisection.Criterion(), run)
+    assert outcome.answer.startswith("fixed in 2.3.2 (last bad: 2.3.1); --good 2.3.0 and --bad 2.4.0 were the other way round")
+    assert (outcome.first_bad, outcome.last_good) == (Version("2.3.1"), Version("2.3.2"))
+    assert {str(s.version): s.bad for s in outcome.steps} == {"2.3.0": True, "2.4.0": False, "2.3.1": True, "2.3.2": False}
+    flat = bisection.search(versions, bisection.Criterion(), lambda v: (_record(300), ""))
+    assert flat.answer.startswith("no turn")  # equal ends: nothing to search, whichever way round
