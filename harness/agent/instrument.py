@@ -91,11 +91,14 @@ def _is_loop(stmt):
     return type(stmt).__name__ in ("For", "While", "AsyncFor")
 
 
+NO_LOOK = -1  # a checkpoint that is no cleanup (a framework's import): what holds memory is not searched there
+
+
 def _mark(label, like, site=None):
     """The checkpoint call; in a loop or a function (``site``: the repeated site's index) the count
     and the sampling test stay in the script's line, so an unsampled iteration makes no call."""
-    if site is None:
-        text = "%s(%r)" % (CHECKPOINT_NAME, label)
+    if site is None or site == NO_LOOK:
+        text = "%s(%r)" % (CHECKPOINT_NAME, label) if site is None else "%s(%r, %d)" % (CHECKPOINT_NAME, label, site)
     else:
         text = "if next(%s.counters[%d]) in %s.samples: %s(%r, %d)" % (
             CHECKPOINT_NAME, site, CHECKPOINT_NAME, CHECKPOINT_NAME, label, site)
@@ -131,7 +134,8 @@ def _instrument_body(stmts, filename, lines, count, frameworks, sites, repeat=Fa
         out.append(stmt)
         if is_cleanup(stmt) or (not repeat and is_framework_import(stmt, frameworks)):
             label = _label(filename, lines, stmt)
-            out.append(_mark(label, stmt, _site(sites, label) if repeat else None))
+            once = None if is_cleanup(stmt) else NO_LOOK
+            out.append(_mark(label, stmt, _site(sites, label) if repeat else once))
             count[0] += 1
     return out
 

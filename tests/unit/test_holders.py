@@ -402,3 +402,19 @@ def test_an_open_tf1_session_is_a_holder_of_gpu_memory_where_it_has_a_gpu(monkey
     main.sess.devices = ["CPU", "GPU"]  # type: ignore[attr-defined]
     assert holders.find(sys._getframe(), main, [])["device"] == "gpu"
     assert "is still open and keeps its graph's variables: 64.00 MiB" in words.sentence(found["holders"][0])
+
+
+def test_a_framework_import_is_measured_but_never_searched() -> None:
+    """The search runs at cleanup lines only: after `import torch`, with no GPU count yet, a search for
+    host arrays would walk every object the import made (up to its 0.5 s budget) for nothing."""
+    import agent
+    import instrument
+
+    calls: list[tuple[str, bool]] = []
+
+    def checkpoint(label: str, frame: object = None, **_: object) -> None:
+        calls.append((label, frame is not None))
+
+    code, _, sites = instrument.instrument_sites("import json\nx = [1]\ndel x\n", "s.py", ("json",))
+    exec(code, {instrument.CHECKPOINT_NAME: agent.numbered(checkpoint, sites)})
+    assert calls == [("s.py:1: import json", False), ("s.py:3: del x", True)]
