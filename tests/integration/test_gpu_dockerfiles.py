@@ -66,7 +66,7 @@ def test_a_broken_gpu_dockerfile_fails(tmp_path: Path, docker_client: Any, envir
     env = environments["torch"]
     _base_present(docker_client, env)
     broken = _broken_copy(tmp_path, env, "COPY build/ /tmp/build/", "COPY build/ /tmp/bulid/")
-    with pytest.raises(BuildError, match=f"building {config.image_prefix()}/torch:gpu-check on .* failed"):
+    with pytest.raises(BuildError, match=f"building {config.image_prefix()}/torch:gpu-[0-9a-f]{{16}}-check on .* failed"):
         images.build(docker_client, broken, "gpu", CHECK, lambda text: None)
 
 
