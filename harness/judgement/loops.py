@@ -69,6 +69,7 @@ def slope(points: Points) -> float:
 
 
 SIGMAS = 3.0
+STEADY = 5  # readings from which a loop's own scatter, not the meter's noise floor, bounds its trend
 
 
 @dataclass(frozen=True)
@@ -119,8 +120,11 @@ def trend(points: Points, meter: str, iterations: int | None = None) -> Trend:
     n = len(points)
     mean_x = sum(x for x, _ in points) / n
     spread = sum((x - mean_x) ** 2 for x, _ in points)
-    # never finer than the meter's own resolution spread over the iterations measured
-    noise = _rule(meter).abs_tol / max(1.0, float(points[-1][0] - points[0][0]))
+    # never finer than the meter's noise floor spread over the iterations measured; from STEADY readings on,
+    # their own scatter says what is noise, down to one reading's resolution (a steady 0.5 MiB a round
+    # over 100 rounds is growth, however far under the meter's noise floor its total stays)
+    floor = _rule(meter).abs_tol if n < STEADY else SIGMAS * _rule(meter).resolution  # one step is no trend
+    noise = floor / max(1.0, float(points[-1][0] - points[0][0]))
     if n > 2 and spread:
         intercept = sum(y for _, y in points) / n - rate * mean_x
         residual = sum((y - (intercept + rate * x)) ** 2 for x, y in points) / (n - 2)

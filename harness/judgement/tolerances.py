@@ -20,11 +20,12 @@ NVML_METERS = ("nvml_process", "nvml_device")
 class MeterRule:
     abs_tol: int  # a difference this small is noise on this meter
     min_signal: int  # growth below this is not judged
+    resolution: int = MiB  # the finest step one reading shows (a loop's trend, once its own scatter is known)
 
 
 METER_RULES = {
-    "nvml_process": MeterRule(abs_tol=8 * MiB, min_signal=16 * MiB),
-    "nvml_device": MeterRule(abs_tol=64 * MiB, min_signal=128 * MiB),
+    "nvml_process": MeterRule(abs_tol=8 * MiB, min_signal=16 * MiB, resolution=2 * MiB),
+    "nvml_device": MeterRule(abs_tol=64 * MiB, min_signal=128 * MiB, resolution=2 * MiB),
     "rss": MeterRule(abs_tol=64 * MiB, min_signal=128 * MiB),
 }
 FRAMEWORK_RULE = MeterRule(abs_tol=4 * MiB, min_signal=16 * MiB)  # the framework's own byte count

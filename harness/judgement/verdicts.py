@@ -181,7 +181,9 @@ IMPORT_LABEL = re.compile(r"^[^:]+:\d+: (?:import|from) ")  # agent/instrument.p
 # 9: a scenario about GPU memory (META gpu_only) measured without a GPU answers n/a with why (gpu_only.py); a
 # failure for want of a GPU on a host without one (CuPy's "driver version is insufficient") is unsupported, with why;
 # 10: a loop whose slope is inside its noise but would add up to a judged change is "unclear", never "flat" (loops.py)
-RULES_VERSION = 10
+# 11: from five readings on, a loop's noise is its readings' own scatter down to one reading's resolution, not the
+# meter's noise floor: a steady 0.5 MiB a round over 100 rounds grows ("small" under what the meter judges), not flat
+RULES_VERSION = 11
 
 
 def timeline_peak(record: CellRecord, checkpoints: list[Checkpoint]) -> Checkpoint | None:

@@ -29,7 +29,7 @@ def test_loops_are_summarised_per_site() -> None:
     record = _load(next((REFERENCE / "h100-580.159.04-repro" / "torch_model_loop" / "host-python3").glob("*.json.gz")))
     text = repro_md.markdown([record], Path("torch_model_loop.py"))
     assert ("`torch_model_loop.py:10: del model` ran 30 times, measured at 12 of them (1-10, then every 10th, 100th, ...): "
-            "656.00 MiB at #1, 1.21 GiB at #30; grows 20.00 MiB per iteration (noise ±282.48 KiB)") in text
+            "656.00 MiB at #1, 1.21 GiB at #30; grows 20.00 MiB per iteration (noise ±211.86 KiB)") in text
 
 
 def test_libraries_loaded_later_are_named_not_hidden() -> None:
@@ -71,8 +71,26 @@ def test_a_slope_clear_of_the_noise_but_under_the_meters_smallest_change_is_call
     MiB = 1024 * 1024
     small = loops.trend([(i, 500 * MiB + 3 * MiB * i) for i in range(1, 31)], "rss")
     assert (small.growing, small.state) == (False, "small")
-    assert small.text() == ("grows 3.00 MiB per iteration (noise ±2.21 MiB), 90.00 MiB over 30 iterations: "
+    assert small.text() == ("grows 3.00 MiB per iteration (noise ±105.93 KiB), 90.00 MiB over 30 iterations: "
                             "under the 128.00 MiB this meter judges")
+
+
+def test_a_steady_half_mib_a_round_under_the_meters_noise_floor_is_small_and_one_step_is_flat() -> None:
+    """The fresh-machine walk's loop (100 rounds each keeping a 256x256 product, torch on a CPU): RSS
+    rises exactly 0.5 MiB a round, 50 MiB in all, under RSS's 64 MiB noise floor. Nineteen readings on one
+    line are their own evidence: it grows ('small', under what RSS judges), never 'flat'. One 2 MiB step of
+    NVML over 60 rounds (a pool extended once) stays flat, and three readings still answer to the floor."""
+    from harness.judgement import loops
+
+    MiB = 1024 * 1024
+    sampled = [*range(1, 11), *range(20, 101, 10)]
+    walk = loops.trend([(i, 225 * MiB + i * MiB // 2) for i in sampled], "rss")
+    assert walk.state == "small" and walk.text().startswith("grows 512.00 KiB per iteration (noise ±31.03 KiB), 50.00 MiB")
+    step = loops.trend([(i, 700 * MiB + (2 * MiB if i >= 30 else 0)) for i in [*range(1, 11), *range(20, 61, 10)]],
+                       "nvml_process")
+    assert step.state == "flat", step.text()
+    few = loops.trend([(1, 225 * MiB), (2, 225 * MiB + MiB // 2), (3, 226 * MiB)], "rss")
+    assert few.state == "flat"  # 1 MiB over three readings: the noise floor decides
 
 
 def test_a_large_slope_inside_the_jitter_of_few_iterations_is_unclear_not_flat() -> None:
