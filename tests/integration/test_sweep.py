@@ -228,15 +228,17 @@ gc.collect()
 '''
 
 
-def _amounts_index(tmp_path: Path) -> tuple[Path, Path]:
-    wheels, index = tmp_path / "wheels", tmp_path / "index" / AMOUNTS
+def _package_index(tmp_path: Path, package: str, codes: dict[str, str]) -> tuple[Path, Path]:
+    """A folder of wheels of ``package`` (version -> its module's code) and an index page listing them."""
+    module = package.replace("-", "_")
+    wheels, index = tmp_path / "wheels", tmp_path / "index" / package
     wheels.mkdir()
     index.mkdir(parents=True)
     names = []
-    for version, kept in (("1.0.0", 3), ("1.1.0", 10)):
-        module, info = "harness_amounts", f"harness_amounts-{version}.dist-info"
-        files = {f"{module}/__init__.py": AMOUNTS_CODE.format(version=version, kept=kept),
-                 f"{info}/METADATA": f"Metadata-Version: 2.1\nName: {AMOUNTS}\nVersion: {version}\n",
+    for version, code in codes.items():
+        info = f"{module}-{version}.dist-info"
+        files = {f"{module}/__init__.py": code,
+                 f"{info}/METADATA": f"Metadata-Version: 2.1\nName: {package}\nVersion: {version}\n",
                  f"{info}/WHEEL": "Wheel-Version: 1.0\nGenerator: test\nRoot-Is-Purelib: true\nTag: py3-none-any\n"}
         files[f"{info}/RECORD"] = "".join(f"{p},,\n" for p in [*files, f"{info}/RECORD"])
         names.append(f"{module}-{version}-py3-none-any.whl")
@@ -245,6 +247,11 @@ def _amounts_index(tmp_path: Path) -> tuple[Path, Path]:
                 archive.writestr(path, text)
     (index / "index.html").write_text("".join(f'<a href="{(wheels / n).as_uri()}">{n}</a>\n' for n in names))
     return wheels, index.parent
+
+
+def _amounts_index(tmp_path: Path) -> tuple[Path, Path]:
+    kept = {"1.0.0": 3, "1.1.0": 10}
+    return _package_index(tmp_path, AMOUNTS, {v: AMOUNTS_CODE.format(version=v, kept=k) for v, k in kept.items()})
 
 
 def test_an_amount_that_changes_threefold_is_an_answer_once_repeats_confirm_it(tmp_path: Path) -> None:
@@ -356,27 +363,14 @@ def test_a_loop_without_a_cleanup_line_keeping_0_4_kib_per_call_is_a_turn(tmp_pa
     answer, at the release that changed."""
     if venvs.find_python("3.11") is None:
         pytest.skip("the plan picks Python 3.11 for a py3 wheel, and there is none here")
-    wheels, index = tmp_path / "wheels", tmp_path / "index" / CALLS
-    wheels.mkdir()
-    index.mkdir(parents=True)
-    names = []
-    for version in ("1.0.0", "1.0.1", "1.1.0"):
-        info = f"harness_calls-{version}.dist-info"
-        files = {"harness_calls/__init__.py": CALLS_CODE.format(version=version, keeps=version >= "1.1.0"),
-                 f"{info}/METADATA": f"Metadata-Version: 2.1\nName: {CALLS}\nVersion: {version}\n",
-                 f"{info}/WHEEL": "Wheel-Version: 1.0\nGenerator: test\nRoot-Is-Purelib: true\nTag: py3-none-any\n"}
-        files[f"{info}/RECORD"] = "".join(f"{p},,\n" for p in [*files, f"{info}/RECORD"])
-        names.append(f"harness_calls-{version}-py3-none-any.whl")
-        with zipfile.ZipFile(wheels / names[-1], "w") as archive:
-            for path, text in files.items():
-                archive.writestr(path, text)
-    (index / "index.html").write_text("".join(f'<a href="{(wheels / n).as_uri()}">{n}</a>\n' for n in names))
+    wheels, index = _package_index(tmp_path, CALLS, {v: CALLS_CODE.format(version=v, keeps=v >= "1.1.0")
+                                                     for v in ("1.0.0", "1.0.1", "1.1.0")})
     script = tmp_path / "calls.py"
     script.write_text(CALLS_SCRIPT)
     results = tmp_path / "results"
     argv = [sys.executable, "-m", "harness", "sweep", "--package", CALLS, "--from", "1.0.0", "--to", "1.1.0",
             "--every", "patch", "--script", str(script), "--backend", "venv", "--venv-dir", str(tmp_path / "venvs"),
-            "--index-url", index.parent.as_uri(), "--wheelhouse", str(wheels), "--results", str(results),
+            "--index-url", index.as_uri(), "--wheelhouse", str(wheels), "--results", str(results),
             "--variant", "cpu"]
     result = subprocess.run(argv, cwd=ROOT, capture_output=True, text=True, timeout=1200,
                             env=dict(os.environ, NO_COLOR="1", COLUMNS="200"))
