@@ -4,19 +4,15 @@ Pinned memory is host memory, so the RSS meter tells what happens; CuPy's docume
 the pinned memory pool is separate, with its own free_all_blocks().
 """
 import gc
-import os
 
 import cupy
 import numpy
+from _cupykit import require_device
 
 META = {"families": ["cupy"], "seed": "cupy-docs:memory",
         "technique": "pinned memory pool: del, then free_all_blocks()", "params": {"gib": 1.0}, "meter": "rss"}
 
-try:
-    cupy.cuda.runtime.getDeviceCount()
-except Exception as exc:  # without a driver CUDA says "driver version is insufficient": say what is true
-    no_driver = not os.path.exists("/proc/driver/nvidia/version")
-    raise Unsupported("CuPy needs a CUDA device: %s" % ("this host has no NVIDIA driver" if no_driver else exc))
+require_device(Unsupported)
 cupy.zeros(1).sum()
 checkpoint("ready")
 nbytes = int(PARAMS["gib"] * 1024 ** 3)

@@ -5,19 +5,15 @@ performance by mitigating the overhead of memory allocation"; freed arrays go ba
 and `cupy.get_default_memory_pool().free_all_blocks()` releases its unused blocks.
 """
 import gc
-import os
 
 import cupy
+from _cupykit import require_device
 
 META = {"gpu_only": "CuPy's device memory pool holds GPU memory",
         "families": ["cupy"], "seed": "cupy-docs:memory",
         "technique": "default memory pool: del, then free_all_blocks()", "params": {"gib": 2.0}}
 
-try:
-    cupy.cuda.runtime.getDeviceCount()
-except Exception as exc:  # CUDARuntimeError; without a driver CUDA says "driver version is insufficient"
-    no_driver = not os.path.exists("/proc/driver/nvidia/version")
-    raise Unsupported("CuPy needs a CUDA device: %s" % ("this host has no NVIDIA driver" if no_driver else exc))
+require_device(Unsupported)
 cupy.zeros(1).sum()
 checkpoint("ready")
 x = cupy.ones(int(PARAMS["gib"] * 1024 ** 3) // 4, dtype=cupy.float32)
