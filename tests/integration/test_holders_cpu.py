@@ -13,6 +13,9 @@ from typing import Any
 
 from helpers import ROOT
 
+sys.path.insert(0, str(ROOT / "tests" / "fidelity"))
+import compare  # noqa: E402
+
 FIDELITY = ROOT / "tests" / "fidelity" / "gpu"
 TORCH_CPU = '''import torch
 model = torch.nn.Linear(2048, 2048)
@@ -39,13 +42,6 @@ def _repro(script: Path, env: str, results: Path) -> tuple[str, str]:
     return (run_dir / "repro.md").read_text(), log.read_text(errors="replace")
 
 
-def _bare(image_tag: str, script: Path) -> str:
-    done = subprocess.run(["docker", "run", "--rm", "-v", f"{script.parent}:/s:ro", image_tag, "python", f"/s/{script.name}"],
-                          capture_output=True, text=True, timeout=600)
-    assert done.returncode == 0, done.stderr[-2000:]
-    return done.stdout
-
-
 def test_tensorflow_tensors_variables_and_keras_models_are_named_in_host_memory(cpu_image: Any, tmp_path: Path) -> None:
     tag = cpu_image("tf-current")
     text, log = _repro(FIDELITY / "holders_tf.py", "tf-current", tmp_path)
@@ -54,7 +50,8 @@ def test_tensorflow_tensors_variables_and_keras_models_are_named_in_host_memory(
     assert re.search(r"- `y` \(EagerTensor\) keeps 1 tensor \(64\.00 MiB\)", text), text
     assert re.search(r"- `models` \(list of 3\) keeps \d+ tensors \(48\.26 MiB\)", text), text  # its own print: 48.26
     line = "FIDELITY done 3 models, 48.26 MiB of weights, table 64.00 MiB, y 64.00 MiB"
-    assert _bare(tag, FIDELITY / "holders_tf.py").strip() == line and line in log
+    code, bare, _ = compare.run_bare(FIDELITY / "holders_tf.py", None, tag, 600)  # as a user runs it in the image
+    assert code == 0 and compare.marked(bare) == [line] == compare.marked(log), (bare[-2000:], log[-2000:])
 
 
 def test_a_tf1_sessions_variables_are_named_on_python_27(cpu_image: Any, tmp_path: Path) -> None:
