@@ -38,6 +38,7 @@ if HERE not in sys.path:
 
 import as_bare  # noqa: E402  (lives beside this file)
 import childwork  # noqa: E402
+import sampled  # noqa: E402  (a module kept by name: Python 2 empties a module's globals once it is unreferenced)
 import framework_view  # noqa: E402
 
 
@@ -157,43 +158,6 @@ def make_checkpoint(channel, look=None):
     return checkpoint
 
 
-# Looped checkpoints (inside a loop or a function): every iteration up to 10, then every 10th up
-# to 100, every 100th up to 1,000 and so on, so a long loop costs a few dozen readings.
-LOOP_EVERY_UNTIL = 10
-SAMPLES = sorted(set(list(range(1, LOOP_EVERY_UNTIL + 1))
-                     + [k * 10 ** d for d in range(1, 16) for k in range(1, 10)]))  # to 9e15: any loop
-
-
-def numbered(checkpoint, sites=()):
-    """The instrumented script's checkpoint. A repeated site (a loop's iteration, a cleanup line in
-    a loop or a function) counts itself in the script's own line, in C (``next`` of an
-    itertools.count, a test against a frozenset of the sampled iterations: about 0.1 us an
-    iteration); only a sampled iteration calls here, and gets its number (``label#n``)."""
-    import itertools
-
-    counters = [itertools.count(1) for _ in sites]
-    hits = [0] * len(sites)
-
-    def mark(label, site=None):
-        if site is None:  # a cleanup line: what still holds memory is searched from the script's frame
-            checkpoint(label, frame=sys._getframe(1))
-            return
-        if site < 0:  # a framework's import: measured only
-            checkpoint(label)
-            return
-        n = SAMPLES[hits[site]]  # sampled iterations arrive in order: the k-th call is the k-th sample
-        hits[site] += 1
-        checkpoint("%s#%d" % (label, n))
-
-    def counts():
-        """Iterations each repeated site ran (read once, at the end: it advances the counts)."""
-        return dict((sites[k], next(counter) - 1) for k, counter in enumerate(counters))
-    mark.counters = counters
-    mark.samples = frozenset(SAMPLES)
-    mark.counts = counts
-    return mark
-
-
 def run(spec, channel):
     path = spec["scenario"]
     scenario_dir = os.path.dirname(os.path.abspath(path))
@@ -222,8 +186,22 @@ def run(spec, channel):
     if spec.get("launch"):  # a launcher's command: its ranks are instrumented, each in its process
         import launcher
         return launcher.run(spec["launch"], path, channel, checkpoint)
+    if spec.get("notebook"):
+        return {"notebook": run_notebook(path, spec, channel)}
     run_script(path, spec.get("argv") or [], channel, BARE_MODULES, source)
     return None
+
+
+def run_notebook(path, spec, channel):
+    """A notebook's cells in one IPython shell (notebook.py), measured as a script's lines are."""
+    import holders
+    import notebook
+
+    main = [None]  # the shell's user module, once the shell is made
+    hooks = {"make_checkpoint": make_checkpoint, "numbered": sampled.numbered, "agent_dir": HERE, "main": main,
+             "hide": lambda: as_bare.hide_own_modules(BARE_MODULES), "frameworks": framework_view.FRAMEWORKS,
+             "look": lambda frame, live: holders.find(frame, main[0], live, adjust=notebook.history_roots)}
+    return notebook.run(path, spec["notebook"], channel, hooks)
 
 
 def run_script(path, argv, channel, bare_modules, source=None):
@@ -237,7 +215,7 @@ def run_script(path, argv, channel, bare_modules, source=None):
     module = as_bare.main_module(path)
     checkpoint = make_checkpoint(channel, lambda frame, live: holders.find(frame, module, live))
     code, _, sites = instrument.instrument_sites(source, path, framework_view.FRAMEWORKS)
-    mark = numbered(checkpoint, sites)
+    mark = sampled.numbered(checkpoint, sites)
     channel.loops = mark.counts
     setattr(module, instrument.CHECKPOINT_NAME, mark)
     as_bare.report_child_exits(channel)
@@ -266,9 +244,11 @@ def main(argv):
     channel = Channel(spec["nonce"], spec["ack_dir"], float(spec.get("ack_timeout", 600)), out)
     channel.send("hello", pid=os.getpid(), python=sys.version.split()[0], executable=sys.executable,
                  env=memory_environment(os.environ, spec.get("memory_env") or (), spec.get("asked_env") or ()))
-    status, error, code, launched = "ok", None, 0, None
+    status, error, code, launched, extra = "ok", None, 0, None, {}
     try:
         launched = run(spec, channel)
+        if launched is not None and "notebook" in launched:
+            extra["notebook"], launched = launched["notebook"], None
         if launched is not None:  # a launcher's exit: its code, and the first rank that failed
             code, error = launched["code"], launched["error"]
             status = "error" if error else "ok"
@@ -288,7 +268,7 @@ def main(argv):
     counted = getattr(channel, "loops", None)
     loops = dict((label, n) for label, n in (counted() if counted else {}).items() if n > 1)
     facts = (launched or {}).get("facts") or framework_view.facts()  # a launcher's: what its ranks ran
-    channel.send("end", status=status, error=error, facts=facts, loops=loops, exit_code=code)
+    channel.send("end", status=status, error=error, facts=facts, loops=loops, exit_code=code, **extra)
     out.flush()
     return code
 

@@ -207,11 +207,12 @@ def _describe(tensors):
     return ", ".join("%s x%d" % item if item[1] > 1 else item[0] for item in common)
 
 
-def find(frame, main, on_gpu=None):
+def find(frame, main, on_gpu=None, adjust=None):
     """The holders of the framework's live memory at this point of the script, or None where there
     is nothing to find: {"holders": [...], "unaccounted": bytes, ...}. ``on_gpu``: the frameworks
     counting live GPU memory here; none (a CPU host, or a script that left the GPU alone): their
-    CPU arrays, host memory, where they come to MIN_BYTES."""
+    CPU arrays, host memory, where they come to MIN_BYTES. ``adjust``: the roots as a notebook's
+    user knows them (notebook.history_roots)."""
     torch = sys.modules.get("torch")
     began = time.time()
     end = began + BUDGET_S
@@ -223,7 +224,8 @@ def find(frame, main, on_gpu=None):
             result["device"] = "gpu"  # a TF1 session counts no memory TF reports, yet holds GPU memory
         if sum(size for _, size, _, _ in arrays.values()) < (MIN_BYTES if result["device"] == "cpu" else 1):
             return None
-        owner = _walk(_roots(frame, main), arrays, torch, end, main)
+        roots = _roots(frame, main)
+        owner = _walk(adjust(roots) if adjust else roots, arrays, torch, end, main)
     except live_arrays.Budget:
         result["budget_hit"] = True
         owner = {}

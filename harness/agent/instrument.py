@@ -81,9 +81,12 @@ def is_cleanup(stmt):
 
 
 def _label(filename, lines, stmt):
+    """``train.py:40: del model``; a notebook's cell is named ``cell 3, line 2``."""
     text = lines[stmt.lineno - 1].strip() if stmt.lineno - 1 < len(lines) else ""
     if isinstance(stmt, ast.With):
         text = "end of: " + text
+    if filename.startswith("cell "):
+        return "%s, line %d: %s" % (filename, stmt.lineno, text[:80])
     return "%s:%d: %s" % (os.path.basename(filename), stmt.lineno, text[:80])
 
 
@@ -150,7 +153,15 @@ def instrument(source, filename, frameworks=()):
 def instrument_sites(source, filename, frameworks=()):
     """As instrument, and the labels of its repeated sites, by index (numbered() counts them)."""
     tree = ast.parse(source, filename)
-    count, sites = [0], []
-    tree.body = _instrument_body(tree.body, filename, source.splitlines(), count, tuple(frameworks), sites)
+    sites = []
+    count = instrument_tree(tree, filename, source.splitlines(), frameworks, sites)
+    return compile(tree, filename, "exec"), count, sites
+
+
+def instrument_tree(tree, filename, lines, frameworks, sites):
+    """Checkpoints put into a parsed module in place (a notebook cell's, as IPython parsed it);
+    its repeated sites are appended to ``sites``. Returns how many were added."""
+    count = [0]
+    tree.body = _instrument_body(tree.body, filename, lines, count, tuple(frameworks), sites)
     ast.fix_missing_locations(tree)
-    return compile(tree, filename, "exec"), count[0], sites
+    return count[0]

@@ -53,6 +53,8 @@ def main(args: argparse.Namespace, err: Console, out: Console) -> int:
             err.print(f"[yellow]virtualenv[/] {data['env']}: {data['reason']}", markup=True, soft_wrap=True)
         elif kind == "failed":
             err.print(f"[red]failed[/] {data['env']}: {data['reason']}", markup=True, soft_wrap=True)
+        elif kind == "ipython":
+            err.print(f"{data['env']}: IPython for Python {data['python']} {'reused' if data['reused'] else 'installed'}")
         elif kind == "venv":
             err.print(f"{data['env']}: virtualenv {'reused' if data['reused'] else 'made'} ({data['python']})")
         elif kind == "detected":

@@ -78,6 +78,8 @@ OPTIONS: list[Option] = [
            "--lr 1e-3`), or instead the command that launches it (`repro -- torchrun --nproc_per_node=2 train.py`)",
            ("repro",), {"type": Path, "nargs": "?"}),
     Option(("run_dir",), "a run folder (results/<run-id>)", ("report",), {"type": Path}),
+    Option(("--cells",), "a notebook's cells to run, by number among its code cells (`--cells 2-5`, `3`, `2-`; "
+           "default: all)", ("repro",), {"default": None}),
     # what runs where
     Option(("--env",), "only this environment of matrix/environments.toml (repeatable; default: all that apply)",
            ("matrix", "images", "repro"), {"action": "append", "default": None}),

@@ -28,14 +28,15 @@ def main(args: argparse.Namespace, err: Console, out: Console) -> int:
     named = bool(args.with_pins or args.interpreter or args.image or args.env)
     started = launch.parse(args.script, getattr(args, "rest", []))
     args.script = started.script
-    item = replace(repro.script_scenario(started.script, args.timeout, plain=named, setenv=dict(args.setenv)),
+    item = replace(repro.script_scenario(started.script, args.timeout, plain=named, setenv=dict(args.setenv),
+                                         cells=args.cells),
                    argv=started.argv, launch=started.launch, command=started.command)
     extra = command_line_envs(args, args.family or list(item.families))
     names = args.env
     envs = config.load_environments()
     if names is None and not extra and not args.with_pins:
         names = [env.name for env in config.select(envs, None) if catalogue.applies(env, item)]
-    if not python2_possible(args, envs, names or []):
+    if not item.notebook and not python2_possible(args, envs, names or []):
         repro.refuse_syntax_errors(args.script)
     options = MatrixOptions(envs=names, variant=args.variant, results_root=args.results, timeout=args.timeout,
                             build=build_options(args), gpu_mode=args.gpu_mode, extra_envs=extra, backend=args.backend,

@@ -94,6 +94,9 @@ def plain_events(err: Console) -> Any:
     def emit(kind: str, data: Mapping[str, Any]) -> None:
         if kind == "cell-done":
             err.print(render.summary_line(cast(CellRecord, data)))  # the record, as the runner sent it
+        elif kind == "ipython":
+            err.print(f"{data['env']}: IPython for Python {data['python']} {'reused' if data['reused'] else 'installed'}",
+                      markup=False)
         elif kind in ("backend", "skipped", "failed", "build", "fallback"):
             err.print(f"{kind}: " + ", ".join(str(v) for v in data.values()), markup=False)
     return emit

@@ -57,9 +57,11 @@ def choose_backend(requested: str, envs: list[config.EnvDef]) -> tuple[str, str,
 
 
 def prepare(envs: list[config.EnvDef], variant: str, requested: str, gpu_mode: str | None, build: images.BuildOptions,
-            venv_root: Path, nvml: Nvml, emit: Event, workers: int = 1, only: set[str] | None = None) -> Prepared:
+            venv_root: Path, nvml: Nvml, emit: Event, workers: int = 1, only: set[str] | None = None,
+            notebook: bool = False) -> Prepared:
     """Each environment made ready, ``workers`` at a time; one that cannot be is skipped or failed.
-    With ``only``, the others are left as they are: no cell of theirs runs (a resumed run's finished ones)."""
+    With ``only``, the others are left as they are: no cell of theirs runs (a resumed run's finished ones).
+    ``notebook``: each backend also gets IPython for its Python (ipython_site.py)."""
     kind, reason, client = choose_backend(requested, envs)
     prepared = Prepared(kind, reason, list(envs))
     emit("backend", {"backend": kind, "reason": reason})
@@ -94,7 +96,31 @@ def prepare(envs: list[config.EnvDef], variant: str, requested: str, gpu_mode: s
 
     # Several at once: a build or an install mostly waits on the network, the disk or Docker.
     threads.run_each(range(len(prepared.envs)), one, workers, on_interrupt=subproc.stop_running)
+    if notebook:
+        for name in sorted(prepared.backends):
+            _give_ipython(prepared, name, build, emit)
     return prepared
+
+
+def _give_ipython(prepared: Prepared, name: str, build: images.BuildOptions, emit: Event) -> None:
+    """IPython for the environment's Python, from the cache or installed there (one per Python);
+    an environment that cannot have it fails, with the reason, and the others run."""
+    from harness.environments import ipython_site
+
+    backend = prepared.backends[name]
+    python = backend.python_version()
+    try:
+        if python is None:
+            raise BuildError(f"its Python did not say its version ({backend.describe().get('interpreter') or name}): "
+                             "a notebook needs IPython made for that Python")
+        folder, reused = ipython_site.ensure(python, build)
+    except BuildError as exc:
+        del prepared.backends[name]
+        prepared.failed[name], prepared.errors[name] = exc.message, exc
+        emit("failed", {"env": name, "reason": exc.message})
+        return
+    backend.ipython = folder
+    emit("ipython", {"env": name, "python": python, "folder": str(folder), "reused": reused})
 
 
 def _in_a_virtualenv(prepared: Prepared, env: config.EnvDef, why: BaseUnavailable, variant: str,

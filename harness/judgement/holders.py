@@ -21,6 +21,8 @@ FRAME = re.compile(r"__traceback__ \(frame of (\w+)\(\)\)")
 LOCAL = re.compile(r"^(\w+)\(\) local (\w+)$")
 CLOSURE = re.compile(r"\.<closure (\w+)>")
 SAID_FROM = 1 << 20  # less than this, unaccounted, is a framework's bookkeeping: not said
+OUTPUT = re.compile(r"^Out\[(\d+)\]")  # a notebook's output history (agent/notebook.py names it so)
+LAST_ERROR = "sys.last_value"  # the exception IPython keeps after a cell raised, with its traceback
 
 
 def _arrays(holder: dict[str, Any], noun: str = "tensor") -> str:
@@ -46,6 +48,9 @@ def _sentence(holder: dict[str, Any], noun: str) -> str:
     frame = next((m.group(1) for p in paths if (m := FRAME.search(p))), None)
     local = LOCAL.match(owner)
     captured = next((m.group(1) for p in paths if (m := CLOSURE.search(p))), None)
+    notebook = _notebook_sentence(holder, owner, paths, frame, noun, shapes)
+    if notebook:
+        return notebook
     if captured and kind in ("function", ""):
         return (f"`{owner}` keeps `{captured}` in its closure: {_arrays(holder, noun)}{shapes}; `del {owner}` (or pass "
                 f"`{captured}` as an argument instead of closing over it).")
@@ -67,6 +72,26 @@ def _sentence(holder: dict[str, Any], noun: str) -> str:
     graph = f", {holder['graph']} of them with their autograd graphs" if holder.get("graph") else ""
     them = "them" if holder["arrays"] != 1 else "it"
     return f"{named} keeps {_arrays(holder, noun)}{graph}{shapes}: `del {owner}` (or `{owner} = None`) to free {them}."
+
+
+def _notebook_sentence(holder: dict[str, Any], owner: str, paths: list[str], frame: str | None, noun: str,
+                       shapes: str) -> str | None:
+    """What an IPython shell keeps, with the fix that works (each checked in IPython 8.12 and 9.18:
+    ``%reset -f out`` clears ``Out`` and ``_`` but leaves ``_2`` in the shell's hidden namespace)."""
+    if owner == "Out":
+        cells = sorted({m.group(1) for p in paths if (m := OUTPUT.match(p))}, key=int)
+        which = ", ".join(f"`Out[{n}]`" for n in cells) or "`Out`"
+        numbered = ", ".join(f"`_{n}`" for n in cells)
+        return (f"IPython's output history keeps what the last line of cell {', '.join(cells) or '?'} showed ({which}"
+                f"{', also ' + numbered if numbered else ''}): {_arrays(holder, noun)}{shapes}; `%xdel NAME` instead of "
+                "`del NAME` removes it from there too, or end that line with `;` so it is never kept (`%reset -f out` "
+                f"leaves {numbered or 'the numbered names'} behind).")
+    if owner == LAST_ERROR:
+        where = f"the frame of `{frame}()` and its locals" if frame else "the frames of the cell that raised"
+        return (f"the traceback IPython keeps of the last error (`sys.last_traceback`) keeps {where}: "
+                f"{_arrays(holder, noun)}{shapes}; a cell that raises a small error (`1/0`) replaces it, or "
+                "`sys.last_type = sys.last_value = sys.last_traceback = None` with `get_ipython().InteractiveTB.tb = None`.")
+    return None
 
 
 def sentences(found: dict[str, Any], live: int | None = None) -> list[str]:

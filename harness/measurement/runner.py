@@ -207,6 +207,8 @@ def _converse(
                 record["script_exit_code"] = event.data["exit_code"]  # what the script itself ended with
             if event.data.get("loops"):
                 record["loops"] = event.data["loops"]  # looped checkpoint site -> iterations run
+            if event.data.get("notebook"):
+                record["notebook"] = event.data["notebook"]  # cells run, errors, IPython, lines not run
             return True
 
 

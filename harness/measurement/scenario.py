@@ -64,6 +64,8 @@ class Scenario:
     argv: tuple[str, ...] = ()  # repro: the script's own arguments (`repro train.py -- --lr 1e-3`)
     launch: tuple[str, ...] = ()  # repro: a launcher's argv, "{python}"/"{script}" for the interpreter and the script
     command: str = ""  # repro: the command as the user gave it, for the record
+    notebook: bool = False  # repro: a notebook's cells, run in one IPython shell (agent/notebook.py)
+    cells: tuple[int, int] | None = None  # repro of a notebook: the first and last cell to run (--cells)
 
     def applies_to(self, family: str) -> bool:
         return "any" in self.families or family in self.families

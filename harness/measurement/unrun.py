@@ -35,6 +35,8 @@ def scenario_facts(scenario: Scenario, params: dict[str, Any]) -> record_model.S
         facts["command"] = scenario.command
     if scenario.launch:
         facts["launcher"] = True
+    if scenario.notebook:
+        facts["notebook"] = True
     return facts
 
 

@@ -114,6 +114,7 @@ class Scenario(TypedDict, total=False):
     seed: str | None
     command: str | None  # repro: the command as the user gave it (a launcher's, or the script's arguments)
     launcher: bool | None  # repro: run by a launcher; its processes are judged together
+    notebook: bool | None  # repro: a notebook's cells in one IPython shell (the record's ``notebook`` says how they ran)
     gpu_only: str | None  # why the scenario shows nothing without a GPU (its META)
     notes: list[str]  # what the scenario's author wants a reader of its result to know
 
@@ -228,10 +229,11 @@ class CellRecord(TypedDict, total=False):
     script_exit_code: int | None  # what the script itself ended with (the agent's exit code may differ)
     exit_s: float | None  # how long the script's process took to exit after its last line
     loops: dict[str, int]  # looped checkpoint site -> iterations run
-    children_exited: int  # child processes that reported their end
+    notebook: dict[str, Any]  # a notebook's run: cells [first, last], errors per cell, IPython's version, lines not run
+    children_exited: int  # child processes that reported their end (children_failed: those that failed)
     children_failed: list[dict[str, Any]]
     node: dict[str, Any] | None  # Ray: the node that ran the cell (hostname, ip, node_id)
-    attempt: int | None  # Ray: which try of the cell this is
+    attempt: int | None  # Ray: which try of the cell this is (retried: whether it was run again)
     retried: bool | None
     verdicts: dict[str, Any] | None  # the judgement made when the cell ended (its ``rules_version``); re-judged on read
 
@@ -243,8 +245,7 @@ for _part in PARTS:  # keys a part does not name are kept as they came (pydantic
 
 @functools.cache
 def adapter() -> Any:
-    """pydantic's validator of the record (and its JSON Schema), built on first use: a run that
-    reads no record from disk never imports pydantic (0.1 s of every command's start)."""
+    """pydantic's validator of the record (and its JSON Schema), built on first use (0.1 s a start spared)."""
     from pydantic import TypeAdapter
 
     return TypeAdapter(CellRecord)
@@ -289,8 +290,7 @@ def meter_value(readings: Readings | None, meter: str) -> int | None:
 
 
 def process_of(checkpoint: Checkpoint) -> int | None:
-    """The host PID of the process that took ``checkpoint`` (NVML's PIDs are the host's), or its own
-    PID in a record from before host PIDs were kept."""
+    """The host PID of the process that took ``checkpoint`` (NVML's are the host's), or its own in an older record."""
     return checkpoint.get("host_pid") or checkpoint.get("pid")
 
 

@@ -8,6 +8,7 @@ processes ended, and what the harness had to kill.
 from __future__ import annotations
 
 import re
+import shlex
 from pathlib import Path
 from typing import Any
 
@@ -17,7 +18,7 @@ from harness.judgement import answer, attribution, multigpu, tolerances, verdict
 from harness.judgement.tolerances import TOLERANCES
 from harness.model.record import TIMELINE_COLUMNS, CellRecord, Checkpoint, ErrorInfo, meter_value
 from harness.reporting import aggregate, glance
-from harness.reporting.repro_notes import folded_iterations, holder_lines, loop_lines
+from harness.reporting.repro_notes import folded_iterations, holder_lines, loop_lines, notebook_lines
 
 
 def _env_line(record: CellRecord) -> str:
@@ -25,11 +26,24 @@ def _env_line(record: CellRecord) -> str:
     versions = (facts.get("frameworks") or {}).items()
     frameworks = ", ".join(f"{k} {v}" for k, v in versions if k != "numpy") or "no framework imported"
     gpu = (host.get("gpu") or {}).get("name") or "no GPU"
-    where = env.get("image") or env.get("interpreter") or ""
     python = facts.get("python") or (record.get("agent") or {}).get("python") or "?"
-    built = f" ({', '.join(env['packages'])} on {env.get('base')})" if env.get("packages") else ""
     return (f"**{env.get('name')}**: {frameworks}; Python {python}; driver {host.get('driver') or 'n/a'}; "
-            f"{gpu}; {env.get('backend')} {where}".rstrip() + built)
+            f"{gpu}; {_where(env)}")
+
+
+def _where(env: Any) -> str:
+    """Where it ran, by what it is (``image PREFIX/torch:gpu-...``, ``a virtualenv of torch==2.4.1``), never a path here."""
+    packages = ", ".join(env.get("packages") or [])
+    if env.get("backend") == "docker":
+        return f"image {env.get('image')}" + (f" ({packages} on {env.get('base')})" if packages else "")
+    if env.get("backend") == "venv":
+        return f"a virtualenv of {packages}" if packages else "a virtualenv"
+    return f"the interpreter {Path(str(env.get('interpreter') or 'python')).name}"
+
+
+def portable(command: str) -> str:
+    """The command as typed, each path in it by its name (a paste names no folder of this machine)."""
+    return shlex.join([Path(w).name if "/" in w and not w.startswith("-") else w for w in shlex.split(command)])
 
 
 def killed_clause(record: CellRecord) -> str:
@@ -193,11 +207,12 @@ def markdown(records: list[CellRecord], script: Path) -> str:
     if not gpu:
         lines += ["No NVIDIA GPU here: host memory (RSS) only; run it on a machine with a GPU for GPU memory.", ""]
     command = next((c for c in ((r.get("scenario") or {}).get("command") for r in records) if c), None)
-    if command:
+    notebook = any((r.get("scenario") or {}).get("notebook") for r in records)
+    if command and not notebook:
         ranks = (", each rank's checkpoints labelled with its rank; the GPU columns add up the launcher and all its "
                  "processes, each rank's verdict is judged on its own process and its own GPU") \
             if any(map(attribution.launched, records)) else ""
-        lines += [f"Run as `{command}`{ranks}.", ""]
+        lines += [f"Run as `{portable(command)}`{ranks}.", ""]
     missing = [r["env"]["name"] for r in records if never_ran(r) and r.get("status") != "skipped"]
     if missing:
         lines += [f"Not every environment asked for ran: {', '.join(f'`{m}`' for m in missing)} (the cause is in "
@@ -206,7 +221,7 @@ def markdown(records: list[CellRecord], script: Path) -> str:
         if never_ran(record):
             lines += not_run_section(record)
             continue
-        lines += [_env_line(record), ""]
+        lines += [_env_line(record), "", *notebook_lines(record)]
         variables = _variables_line(record)
         if variables:
             lines += [variables, ""]

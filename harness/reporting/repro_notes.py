@@ -1,4 +1,5 @@
-"""repro.md beside its table: loops (growth per iteration, long ones folded to fit a screen) and what holds the memory."""
+"""repro.md beside its table: loops (growth per iteration, long ones folded to fit a screen), what holds the
+memory, and how a notebook ran."""
 from __future__ import annotations
 
 from harness.common.units import human_bytes
@@ -65,3 +66,22 @@ def holder_lines(record: CellRecord) -> list[str]:
     said = holders.said_at(at)
     memory = "host memory" if (at.get("holders") or {}).get("device") == "cpu" else "memory"
     return ["", f"What holds the {memory} at `{at['label']}`:", *(f"- {line}" for line in said)] if said else []
+
+
+def notebook_lines(record: CellRecord) -> list[str]:
+    """How a notebook ran: its cells in one IPython shell, each cell that raised, the install lines skipped."""
+    ran = record.get("notebook")
+    if not ran:
+        return []
+    first, last = ran.get("cells") or ("?", "?")
+    lines = [f"Cells {first}-{last} ran in order in one IPython {ran.get('ipython')} shell ({ran.get('origin')}), as a "
+             "Jupyter kernel runs them: each cell's last value kept in `Out`, a failing cell's traceback kept, the next "
+             "cell run."]
+    for error in ran.get("errors") or []:
+        lines.append(f"Cell {error['cell']} raised `{error['type']}: {str(error['message'])[:160]}` (shown as Jupyter "
+                     "shows it; the cells after it ran).")
+    skipped = ran.get("not_run") or []
+    if skipped:
+        lines.append("Not run, listed (the environment is made from pins): " + "; ".join(f"`{line}`" for line in skipped[:8])
+                     + (f" and {len(skipped) - 8} more" if len(skipped) > 8 else "") + ".")
+    return [*lines, ""]

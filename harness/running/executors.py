@@ -104,7 +104,8 @@ class LocalExecutor:
     def prepare(self, envs: list[config.EnvDef], variant: str, only: set[str] | None) -> Ready:
         o = self.options
         ready = self.prepared = prepare.prepare(envs, variant, o.backend, o.gpu_mode, o.build, o.venv_root, self.nvml,
-                                                self.emit, workers=o.jobs or max(1, min(4, os.cpu_count() or 1)), only=only)
+                                                self.emit, workers=o.jobs or max(1, min(4, os.cpu_count() or 1)), only=only,
+                                                notebook=any(item.notebook for item in o.items or []))
         note = f"backend {ready.kind} ({ready.reason}); GPU access: {ready.access.mode} ({ready.access.reason})."
         if ready.fallback:  # its image could not be built here: the same pins in a virtualenv
             note += f" In virtualenvs instead of their images: {', '.join(sorted(ready.fallback))} (no base image here)."

@@ -12,7 +12,7 @@ from pathlib import Path
 from harness import frameworks
 from harness.common.errors import UsageError
 from harness.measurement.scenario import Scenario
-from harness.running import script_imports
+from harness.running import notebook, script_imports
 
 REPRO_TIMEOUT_S = 600.0
 STDIN_NOTE = ("the script reads standard input, which is not connected: its reads got end-of-file "
@@ -47,13 +47,18 @@ def refuse_syntax_errors(path: Path) -> None:
 
 
 def script_scenario(path: Path, timeout: float | None = None, plain: bool = False,
-                    setenv: dict[str, str] | None = None) -> Scenario:
+                    setenv: dict[str, str] | None = None, cells: str | None = None) -> Scenario:
     """The script as a scenario. ``plain``: a script whose imports name no framework runs too
-    (family ``any``), where the user named the environment (--with, --interpreter, --image, --env)."""
+    (family ``any``), where the user named the environment (--with, --interpreter, --image, --env).
+    A notebook (.ipynb, or a .py file of ``# %%`` cells) runs its cells (``cells``: ``2-5``) in IPython."""
     if path.is_dir():
         raise UsageError(f"{path} is a directory: give the .py file")
     if not path.is_file():
         raise UsageError(f"script not found: {path} (give the path to the bug report's .py file)")
+    if notebook.is_notebook(path):
+        return _notebook_scenario(path, timeout, plain, setenv, cells)
+    if cells:
+        raise UsageError(f"--cells {cells}: {path.name} is a script, not a notebook (.ipynb, or .py with `# %%` cells)")
     needs = script_imports.script_needs(path, setenv)
     families = frameworks.families_needing(needs.frameworks) or (("any",) if plain else ())
     if not families:
@@ -64,3 +69,21 @@ def script_scenario(path: Path, timeout: float | None = None, plain: bool = Fals
     return Scenario(name=f"repro/{path.stem}", path=path.resolve(), families=families, technique="a user's script",
                     notes=notes, companions=tuple(str(f.relative_to(path.resolve().parent)) for f in needs.local_files),
                     title=f"{path.name}, unmodified", mode="repro", timeout=timeout or REPRO_TIMEOUT_S)
+
+
+def _notebook_scenario(path: Path, timeout: float | None, plain: bool, setenv: dict[str, str] | None,
+                       cells: str | None) -> Scenario:
+    """A notebook's cells (or those ``cells`` names) as one scenario: what they import decides where it runs."""
+    found = notebook.read_cells(path)
+    bounds = notebook.parse_range(cells, len(found), path) if cells else None
+    needs = script_imports.script_needs(path, setenv, text=notebook.as_python(notebook.selected(found, bounds)))
+    families = frameworks.families_needing(needs.frameworks) or (("any",) if plain else ())
+    if not families:
+        raise UsageError(f"{path}: no cell imports any of {frameworks.listed()}: name the environment (--env, "
+                         "--interpreter, --image) or what it needs (--with PKG==VER)")
+    part = f", cells {bounds[0]}-{bounds[1]}" if bounds else ""
+    return Scenario(name=f"repro/{path.stem}", path=path.resolve(), families=families, technique="a user's notebook",
+                    notes=(STDIN_NOTE,) if needs.reads_stdin else (),
+                    companions=tuple(str(f.relative_to(path.resolve().parent)) for f in needs.local_files),
+                    title=f"{path.name}{part}, its cells in one IPython shell", mode="repro",
+                    timeout=timeout or REPRO_TIMEOUT_S, notebook=True, cells=bounds)

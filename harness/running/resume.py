@@ -18,7 +18,8 @@ def request_of(options: MatrixOptions) -> dict[str, Any]:
         **{name: getattr(options, name) for name in kept_fields()},
         "extra_envs": [{"image": e.image, "interpreter": e.interpreter, "family": list(e.family)} for e in options.extra_envs],
         "items": [{"path": str(i.path), "timeout": i.timeout, "argv": list(i.argv), "launch": list(i.launch),
-                   "command": i.command} for i in options.items or [] if i.mode == "repro"] or None,
+                   "command": i.command, "cells": f"{i.cells[0]}-{i.cells[1]}" if i.cells else None}
+                  for i in options.items or [] if i.mode == "repro"] or None,
     }
 
 
@@ -35,7 +36,8 @@ def resume_options(run_dir: Path, base: MatrixOptions) -> MatrixOptions:
     extra = config.distinct_names([config.adhoc_image(e["image"], e["family"]) if e["image"]
                                    else config.adhoc_interpreter(e["interpreter"], e["family"])
                                    for e in asked.get("extra_envs") or []])
-    items = [replace(repro.script_scenario(Path(i["path"]), i["timeout"], plain=True, setenv=asked.get("setenv")),
+    items = [replace(repro.script_scenario(Path(i["path"]), i["timeout"], plain=True, setenv=asked.get("setenv"),
+                                           cells=i.get("cells")),
                      argv=tuple(i.get("argv") or ()), launch=tuple(i.get("launch") or ()), command=i.get("command") or "")
              for i in asked.get("items") or []] or None
     kept = {name: asked[name] for name in kept_fields() if name in asked}  # a run from before a field was kept: its default

@@ -49,8 +49,9 @@ def imported_modules(source: str) -> set[str]:
     return found
 
 
-def script_needs(path: Path, setenv: dict[str, str] | None = None) -> ScriptNeeds:
-    """What ``path`` needs, following its local modules (bounded: MAX_LOCAL_FILES files)."""
+def script_needs(path: Path, setenv: dict[str, str] | None = None, text: str | None = None) -> ScriptNeeds:
+    """What ``path`` needs, following its local modules (bounded: MAX_LOCAL_FILES files); ``text``:
+    its text as Python where the file is not (a notebook's cells)."""
     folder = path.resolve().parent
     why: dict[str, str] = {}
     todo: list[Path] = [path.resolve()]
@@ -63,7 +64,8 @@ def script_needs(path: Path, setenv: dict[str, str] | None = None) -> ScriptNeed
         if current in seen:
             continue
         seen.add(current)
-        source = current.read_text(encoding="utf-8", errors="replace")
+        mine = text is not None and current == path.resolve()
+        source = text if mine and text is not None else current.read_text(encoding="utf-8", errors="replace")
         stdin = stdin if current != path.resolve() else reads_stdin(source)
         backend = backend or keras_backend(source)
         where = current.name if current != path.resolve() else ""

@@ -418,3 +418,28 @@ def test_a_framework_import_is_measured_but_never_searched() -> None:
     code, _, sites = instrument.instrument_sites("import json\nx = [1]\ndel x\n", "s.py", ("json",))
     exec(code, {instrument.CHECKPOINT_NAME: agent.numbered(checkpoint, sites)})
     assert calls == [("s.py:1: import json", False), ("s.py:3: del x", True)]
+
+
+def test_what_an_ipython_shell_keeps_is_named_as_a_notebook_user_knows_it(fake_torch: types.ModuleType,
+                                                                        monkeypatch: pytest.MonkeyPatch) -> None:
+    """A kernel's namespace: the module is reached by `_`, `_2` and `Out[2]` alike; it is said as
+    `Out[2]`, and the last error's traceback as what IPython keeps (agent/notebook.py's roots)."""
+    import notebook  # noqa: E402  (agent code, beside holders)
+
+    main = types.ModuleType("__main__")
+    model = Linear()
+    main.__dict__.update(_=model, _2=model, __=model, Out={2: model}, _oh=None, In=["", "m.to('cuda')"])
+    try:
+        _train([])
+    except RuntimeError as exc:
+        monkeypatch.setattr(sys, "last_value", exc, raising=False)
+    gc.collect()  # the earlier tests' garbage
+    found = holders.find(None, main, adjust=notebook.history_roots)
+    owners = {h["owner"]: h for h in found["holders"]}
+    assert set(owners) == {"Out", "sys.last_value"} and owners["Out"]["paths"][0].startswith("Out[2]"), owners
+    said = words.sentences(found)[::-1]  # the traceback's 16 MiB first, the largest
+    assert said[0].startswith("IPython's output history keeps what the last line of cell 2 showed (`Out[2]`, also `_2`): "
+                              "2 tensors (5.00 MiB)") and "`%xdel NAME` instead of `del NAME`" in said[0], said
+    assert "`%reset -f out` leaves `_2` behind" in said[0]
+    assert said[1].startswith("the traceback IPython keeps of the last error (`sys.last_traceback`) keeps the frame of "
+                              "`_train()` and its locals: 1 tensor (16.00 MiB)") and "(`1/0`)" in said[1], said

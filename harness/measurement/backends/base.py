@@ -14,6 +14,7 @@ AGENT_DIR = Path(__file__).resolve().parents[2] / "agent"
 AGENT_SCRIPT = "agent.py"
 REAPER_SCRIPT = "reaper.py"
 STDERR_TAIL_BYTES = 8192
+VERSION_CODE = "import sys; print('%d.%d' % sys.version_info[:2])"  # what python_version() runs: 2.7 and 3 alike
 
 # Set while a run is being stopped (Ctrl-C, SIGTERM): a cell whose start was already in flight
 # (a container being created, a process being spawned) ends itself at once instead of outliving it.
@@ -60,8 +61,10 @@ class CellSpec:
         visible = self.gpu_indices or (self.gpu_index,)
         return {"CUDA_DEVICE_ORDER": "PCI_BUS_ID", "CUDA_VISIBLE_DEVICES": ",".join(str(i) for i in visible)}
 
-    def agent_spec(self, *, scenario_path: str, ack_dir: str) -> dict[str, Any]:
-        """The JSON the agent receives; paths as the agent will see them."""
+    def agent_spec(self, *, scenario_path: str, ack_dir: str, ipython: str | None = None) -> dict[str, Any]:
+        """The JSON the agent receives; paths as the agent will see them (``ipython``: the folder of
+        IPython the host prepared for a notebook, where the environment has none of its own)."""
+        notebook = {"cells": list(self.scenario.cells) if self.scenario.cells else None, "ipython": ipython}
         return {
             "nonce": self.nonce,
             "scenario": scenario_path,
@@ -74,6 +77,7 @@ class CellSpec:
             "frameworks": list(frameworks.recorded_imports()),
             **({"argv": list(self.scenario.argv)} if self.scenario.argv else {}),
             **({"launch": list(self.scenario.launch)} if self.scenario.launch else {}),
+            **({"notebook": notebook} if self.scenario.notebook else {}),
         }
 
 
@@ -102,6 +106,10 @@ class RunningCell(Protocol):
 
 class Backend(Protocol):
     name: str
+    ipython: Path | None  # IPython for this environment's Python, for notebooks (environments/ipython_site.py)
+
+    def python_version(self) -> str | None:
+        """The environment's Python as ``3.11`` (asked of it), or None when it does not answer."""
 
     def describe(self) -> dict[str, Any]:
         """Facts of the backend for the record (interpreter, image, GPU mode...)."""

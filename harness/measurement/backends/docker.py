@@ -15,6 +15,7 @@ import signal
 import uuid
 from collections.abc import Iterable
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 from harness.measurement import procs
@@ -22,6 +23,7 @@ from harness.measurement.backends import jit_cache
 from harness.measurement.backends.base import (
     AGENT_DIR,
     STDERR_TAIL_BYTES,
+    VERSION_CODE,
     CellRefused,
     CellSpec,
     EngineLost,
@@ -48,6 +50,7 @@ from harness.measurement.protocol import split_lines
 MOUNT_AGENT = "/opt/harness/agent"
 MOUNT_SCENARIO = "/opt/harness/scenario"
 MOUNT_ACK = "/opt/harness/ack"
+MOUNT_IPYTHON = "/opt/harness/ipython"
 
 @dataclass
 class DockerCell:
@@ -120,11 +123,21 @@ class DockerBackend:
     user: str = "65534:65534"
     access: GpuAccess = field(default_factory=lambda: GpuAccess("none", "no GPU asked for"))
     name: str = "docker"
+    ipython: Path | None = None
     _image: dict[str, Any] = field(default_factory=dict)
 
     @property
     def gpus(self) -> bool:
         return self.access.mode != "none"
+
+    def python_version(self) -> str | None:
+        """Asked of the image's Python in a throwaway container (no network, no GPU)."""
+        try:
+            out = self.client.containers.run(self.image, [self.python, "-S", "-c", VERSION_CODE], remove=True,
+                                             network_mode="none", user=self.user or None, stdout=True, stderr=False)
+        except Exception:
+            return None
+        return bytes(out).decode("utf-8", "replace").strip() or None
 
     def _image_config(self) -> dict[str, Any]:
         if not self._image:
@@ -168,7 +181,9 @@ class DockerBackend:
         from docker.types import Mount
 
         scenario_dir = readable_scenario_dir(spec.scenario.path, spec.ack_dir, spec.scenario.companions)
-        agent_spec = spec.agent_spec(scenario_path=f"{MOUNT_SCENARIO}/{spec.scenario.path.name}", ack_dir=MOUNT_ACK)
+        kit = self.ipython if spec.scenario.notebook else None
+        agent_spec = spec.agent_spec(scenario_path=f"{MOUNT_SCENARIO}/{spec.scenario.path.name}", ack_dir=MOUNT_ACK,
+                                     ipython=MOUNT_IPYTHON if kit else None)
         environment = {"HOME": "/tmp", **self._gpu_environment(), **spec.env_vars}  # the non-root user needs a HOME
         if self.gpus:  # every GPU is in the container; CUDA sees the cell's
             environment.update({k: v for k, v in spec.gpu_pin().items() if k not in environment})
@@ -178,6 +193,7 @@ class DockerBackend:
             Mount(MOUNT_SCENARIO, str(scenario_dir), type="bind", read_only=True),
             Mount(MOUNT_ACK, str(spec.ack_dir), type="bind", read_only=True),
             *gpu.pop("mounts", []),
+            *([Mount(MOUNT_IPYTHON, str(kit), type="bind", read_only=True)] if kit else []),
         ]
         if self.gpus:
             mounts.append(Mount(jit_cache.MOUNT, str(jit_cache.folder()), type="bind"))

@@ -14,11 +14,21 @@ import subprocess
 import threading
 from collections.abc import Iterator
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 from harness.common.errors import EnvironmentNotFound
 from harness.measurement import procs, subproc
-from harness.measurement.backends.base import AGENT_DIR, CellRefused, CellSpec, agent_argv, closing, reaper_argv, tail
+from harness.measurement.backends.base import (
+    AGENT_DIR,
+    VERSION_CODE,
+    CellRefused,
+    CellSpec,
+    agent_argv,
+    closing,
+    reaper_argv,
+    tail,
+)
 from harness.measurement.backends.capped_log import CappedLog, pump
 from harness.measurement.protocol import split_lines
 
@@ -89,15 +99,24 @@ class ProcessCell:
 class ProcessBackend:
     python: str = "python3"
     name: str = "process"
+    ipython: Path | None = None
 
     def __post_init__(self) -> None:
         self.python = resolve_python(self.python)
+
+    def python_version(self) -> str | None:
+        try:
+            done = subproc.run([self.python, "-S", "-c", VERSION_CODE], timeout=60)
+        except (OSError, subprocess.TimeoutExpired):
+            return None
+        return done.stdout.strip() if done.returncode == 0 else None
 
     def describe(self) -> dict[str, Any]:
         return {"backend": self.name, "interpreter": self.python}
 
     def start(self, spec: CellSpec) -> ProcessCell:
-        agent_spec = spec.agent_spec(scenario_path=str(spec.scenario.path), ack_dir=str(spec.ack_dir))
+        agent_spec = spec.agent_spec(scenario_path=str(spec.scenario.path), ack_dir=str(spec.ack_dir),
+                                     ipython=str(self.ipython) if self.ipython else None)
         env = dict(os.environ)
         env.update(spec.env_vars)  # nothing else: the script sees the variables a bare run sees (-u is the agent's)
         env.update(spec.gpu_pin())  # NVML numbers GPUs in PCI order; CUDA agrees, so both name the same GPUs

@@ -1,0 +1,48 @@
+"""A repeated checkpoint site (a loop's iteration, a cleanup line in a loop or a function), sampled.
+
+Runs INSIDE the environment: stdlib only, Python 2.7 and 3.5+. Every iteration up to 10 is
+measured, then every 10th up to 100, every 100th up to 1,000 and so on, so a long loop costs a few
+dozen readings; the script's own line counts its runs (instrument.py), and only a sampled one calls here.
+"""
+import sys
+
+LOOP_EVERY_UNTIL = 10
+SAMPLES = sorted(set(list(range(1, LOOP_EVERY_UNTIL + 1))
+                     + [k * 10 ** d for d in range(1, 16) for k in range(1, 10)]))  # to 9e15: any loop
+
+
+def numbered(checkpoint, sites=()):
+    """The instrumented script's checkpoint. A repeated site (a loop's iteration, a cleanup line in
+    a loop or a function) counts itself in the script's own line, in C (``next`` of an
+    itertools.count, a test against a frozenset of the sampled iterations: about 0.1 us an
+    iteration); only a sampled iteration calls here, and gets its number (``label#n``)."""
+    import itertools
+
+    counters = [itertools.count(1) for _ in sites]
+    hits = [0] * len(sites)
+
+    def grow():
+        """Sites added since (a notebook's next cell): each gets its count."""
+        while len(counters) < len(sites):
+            counters.append(itertools.count(1))
+            hits.append(0)
+
+    def mark(label, site=None):
+        if site is None:  # a cleanup line: what still holds memory is searched from the script's frame
+            checkpoint(label, frame=sys._getframe(1))
+            return
+        if site < 0:  # a framework's import: measured only
+            checkpoint(label)
+            return
+        n = SAMPLES[hits[site]]  # sampled iterations arrive in order: the k-th call is the k-th sample
+        hits[site] += 1
+        checkpoint("%s#%d" % (label, n))
+
+    def counts():
+        """Iterations each repeated site ran (read once, at the end: it advances the counts)."""
+        return dict((sites[k], next(counter) - 1) for k, counter in enumerate(counters))
+    mark.counters = counters
+    mark.samples = frozenset(SAMPLES)
+    mark.counts = counts
+    mark.grow = grow
+    return mark
