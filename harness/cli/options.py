@@ -74,10 +74,13 @@ OPTIONS: list[Option] = [
     # positionals
     Option(("scenario",), "path to a scenario file", ("run",)),
     Option(("script",), "the script from the bug report, unmodified", ("bisect",), {"type": Path}),
-    Option(("script",), "the script from the bug report, unmodified; its arguments after -- (`repro train.py -- "
+    Option(("script",), "the script from the bug report, unmodified (or its notebook, or the report itself: issue.md, "
+           "- for stdin); its arguments after -- (`repro train.py -- "
            "--lr 1e-3`), or instead the command that launches it (`repro -- torchrun --nproc_per_node=2 train.py`)",
            ("repro",), {"type": Path, "nargs": "?"}),
     Option(("run_dir",), "a run folder (results/<run-id>)", ("report",), {"type": Path}),
+    Option(("--block",), "a pasted report's code block to run, by number among its code blocks (default: the longest "
+           "Python block that imports a framework)", ("repro",), {"type": int, "default": None}),
     Option(("--cells",), "a notebook's cells to run, by number among its code cells (`--cells 2-5`, `3`, `2-`; "
            "default: all)", ("repro",), {"default": None}),
     # what runs where

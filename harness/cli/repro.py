@@ -7,11 +7,13 @@ from pathlib import Path
 
 from rich.console import Console
 
+from harness.cli import repro_issue
 from harness.cli.shared import asked_for, build_options, command_line_envs, nothing_ran, plain_events
+from harness.common.errors import UsageError
 from harness.environments import config
 from harness.measurement.nvml import Nvml
 from harness.reporting import render, repro_md
-from harness.running import catalogue, launch, repro
+from harness.running import catalogue, issue, launch, repro
 from harness.running.matrix import run_matrix
 from harness.running.request import MatrixOptions
 from harness.store import results
@@ -25,7 +27,15 @@ def python2_possible(args: argparse.Namespace, envs: dict[str, config.EnvDef], n
 
 
 def main(args: argparse.Namespace, err: Console, out: Console) -> int:
-    named = bool(args.with_pins or args.interpreter or args.image or args.env)
+    report = None
+    if issue.is_report(args.script):  # a pasted bug report: its code, on the releases it states and on today's
+        report = issue.plan(args.script, args.results / "reports", args.block, args.index_url)
+        for line in repro_issue.stated_lines(report):
+            err.print(line, markup=False, soft_wrap=True)
+        args.script, args.with_pins = report.script, args.with_pins or report.pins
+    elif args.block is not None:
+        raise UsageError(f"--block {args.block}: {args.script} is a script, not a report (.md, .txt, or - for stdin)")
+    named = bool(args.interpreter or args.image or args.env or (args.with_pins and report is None))
     started = launch.parse(args.script, getattr(args, "rest", []))
     args.script = started.script
     item = replace(repro.script_scenario(started.script, args.timeout, plain=named, setenv=dict(args.setenv),
@@ -34,7 +44,7 @@ def main(args: argparse.Namespace, err: Console, out: Console) -> int:
     extra = command_line_envs(args, args.family or list(item.families))
     names = args.env
     envs = config.load_environments()
-    if names is None and not extra and not args.with_pins:
+    if names is None and not extra and (not args.with_pins or report is not None):  # a report: today's beside its own
         names = [env.name for env in config.select(envs, None) if catalogue.applies(env, item)]
     if not item.notebook and not python2_possible(args, envs, names or []):
         repro.refuse_syntax_errors(args.script)
@@ -53,11 +63,15 @@ def main(args: argparse.Namespace, err: Console, out: Console) -> int:
             out.print("\n".join(repro_md.not_run_section(record)), markup=False)
         else:
             out.print(render.checkpoint_table(record))
-    block = repro_md.markdown(records, args.script)
+    answers = repro_issue.answers(report, records) if report else []
+    block = repro_md.markdown(records, args.script) + repro_issue.markdown(report, answers) if report else \
+        repro_md.markdown(records, args.script)
     try:
         (run.run_dir / "repro.md").write_text(block, encoding="utf-8")
     except OSError as exc:
         raise results.unwritable(run.run_dir, exc) from exc
     print(block, end="")
+    for line in answers:
+        err.print(line, markup=False, soft_wrap=True)
     err.print(f"written: {run.run_dir / 'repro.md'}, and report.html (a timeline per environment)")
     return nothing_ran(records, err, asked_for(args))

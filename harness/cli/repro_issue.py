@@ -1,0 +1,62 @@
+"""`repro issue.md`: what the report states, said before anything runs, and after the run one sentence
+per framework (judgement/issue_answer.py) on the reporter's releases and today's, in the terminal
+and at the end of repro.md."""
+from __future__ import annotations
+
+from harness.judgement import answer, issue_answer
+from harness.model.record import CellRecord, Status
+from harness.reporting import aggregate
+from harness.running.issue import IssuePlan
+
+
+def stated_lines(plan: IssuePlan) -> list[str]:
+    """The block chosen and every release the report states, each with its line, and what will run."""
+    lines = [f"Code: block {plan.block.number} of {plan.blocks} (line {plan.block.first_line}), as "
+             f"{plan.script.name}; --block N runs another."]
+    if plan.stated:
+        lines.append("Versions the report states:")
+        for item in plan.stated:
+            role = {"good": " (said to work)", "bad": " (said to have the bug)"}.get(item.role, "")
+            lines.append(f"  {item.package} {item.version}{role}: line {item.line}, {item.how}: {item.text[:100]}")
+    else:
+        lines.append("The report states no release of the frameworks its code imports: today's only "
+                     "(--with PKG==VER adds the reporter's).")
+    for framework, releases in plan.releases.items():
+        lines.append(f"Runs {framework} {', '.join(releases)} (the reporter's) beside today's environment.")
+    lines += plan.notes
+    return lines
+
+
+def _said(plan: IssuePlan, framework: str, release: str) -> str:
+    roles = {s.role for s in plan.stated if s.package == framework and s.version.split("+")[0] == release}
+    return "bad" if "bad" in roles else "good" if "good" in roles else ""
+
+
+def replays(plan: IssuePlan, records: list[CellRecord]) -> list[issue_answer.Replay]:
+    """Each record as a replay: the reporter's release it pinned, or today's environment of the framework."""
+    found = []
+    for record in records:
+        env, versions = record.get("env") or {}, (record.get("facts") or {}).get("frameworks") or {}
+        for framework in plan.releases or {f: [] for f in versions}:
+            pin = next((p for p in str(env.get("pin") or "").split(",") if p.startswith(f"{framework}==")), None)
+            if not pin and (env.get("pin") or framework not in versions):
+                continue
+            release = pin.split("==")[1] if pin else str(versions[framework]).split("+")[0]
+            ran = record.get("status") not in (Status.HARNESS_ERROR, Status.SKIPPED)
+            why = answer.error_line(record.get("error")) if not ran else ""
+            judged = answer.of_cell(aggregate.cell_summary(record)) if ran else None
+            found.append(issue_answer.Replay(framework, release, today=pin is None, answer=judged, why=why[:200],
+                                             said=_said(plan, framework, release)))
+    return found
+
+
+def answers(plan: IssuePlan, records: list[CellRecord]) -> list[str]:
+    done = replays(plan, records)
+    return [issue_answer.sentence(f, done, plan.script.name) for f in dict.fromkeys(r.framework for r in done)]
+
+
+def markdown(plan: IssuePlan, said: list[str]) -> str:
+    """The section repro.md ends with: what was stated, and the answer per framework."""
+    stated = "; ".join(f"{s.package} {s.version} (line {s.line}, {s.how})" for s in plan.stated) or "none"
+    return "\n".join(["", "### Does the report reproduce?", "",
+                      f"Releases the report states: {stated}.", "", *(f"- {line}" for line in said), ""]) + "\n"

@@ -1,0 +1,120 @@
+"""The code of a pasted bug report: its code blocks, the one that runs, and what it would need that
+is not there.
+
+A report is Markdown as people paste it: fenced blocks (```` ```python ````, ```` ``` ````, ``~~~``),
+blocks indented by four spaces (older templates), interpreter sessions (``>>> `` and ``... ``
+prompts, their output left out). The runnable block is the longest that is Python and imports a
+framework, unless ``--block N`` names one. A block that reads a data file the report does not come
+with is refused before anything runs, with the line and the fix.
+"""
+from __future__ import annotations
+
+import ast
+import re
+from dataclasses import dataclass
+from pathlib import Path
+
+from harness import frameworks
+from harness.common.errors import UsageError
+from harness.running import script_imports
+
+FENCE = re.compile(r"^\s{0,3}(`{3,}|~{3,})\s*([\w+-]*)")
+PROMPT = re.compile(r"^(>>>|\.\.\.)( |$)")
+DATA = re.compile(r"\.(csv|tsv|npy|npz|pt|pth|ckpt|h5|hdf5|pkl|pickle|parquet|jpe?g|png|bmp|tiff?|wav|mp3|"
+                  r"json|jsonl|txt|bin|safetensors|onnx|tfrecords?|zip|tar|gz)$", re.I)
+READERS = re.compile(r"(load|read|open|imread|from_pretrained|fromfile|loadtxt|genfromtxt)", re.I)
+# Tags whose blocks are never code to run; a ```shell or ```text block may still be Python (TensorFlow's
+# issue template tags its "standalone code" block `shell`), so every other block is tried as Python.
+NOT_PYTHON = ("diff", "json", "yaml", "toml", "dockerfile", "ini", "csv")
+
+
+@dataclass(frozen=True)
+class Block:
+    number: int  # 1-based among the report's code blocks
+    info: str  # the fence's language tag ("python", "" ...; "indented" for a four-space block)
+    source: str
+    first_line: int  # 1-based line of the report where its code starts
+
+    @property
+    def python(self) -> str | None:
+        """Its code as Python (an interpreter session's prompts taken off, its output left out), or None."""
+        if self.info.lower() in NOT_PYTHON:
+            return None
+        lines = self.source.splitlines()
+        if any(PROMPT.match(line) for line in lines):
+            lines = [PROMPT.sub("", line, count=1) if PROMPT.match(line) else "# " + line for line in lines]
+        text = "\n".join(lines) + "\n"
+        try:
+            ast.parse(text)
+        except (SyntaxError, ValueError):
+            return None
+        return text
+
+
+def blocks(text: str) -> list[Block]:
+    """The report's code blocks, in order."""
+    found: list[Block] = []
+    lines = text.splitlines()
+    index = 0
+    while index < len(lines):
+        fence = FENCE.match(lines[index])
+        if fence:
+            marker, body = fence.group(1), []
+            start = index + 1
+            index += 1
+            while index < len(lines) and not lines[index].strip().startswith(marker):
+                body.append(lines[index])
+                index += 1
+            found.append(Block(len(found) + 1, fence.group(2), "\n".join(body), start + 1))
+        elif lines[index].startswith("    ") and (index == 0 or not lines[index - 1].strip()):
+            start, body = index, []
+            while index < len(lines) and (lines[index].startswith("    ") or not lines[index].strip()):
+                body.append(lines[index][4:])
+                index += 1
+            found.append(Block(len(found) + 1, "indented", "\n".join(body).rstrip("\n"), start + 1))
+            continue
+        index += 1
+    return found
+
+
+def _needs_a_framework(source: str) -> bool:
+    modules = script_imports.imported_modules(source)
+    backend = script_imports.keras_backend(source)
+    return any(script_imports.frameworks_of(m.split(".")[0], backend) for m in modules)
+
+
+def choose(found: list[Block], wanted: int | None, report: str) -> Block:
+    """The block to run: ``wanted`` (``--block N``), else the longest Python block that imports a framework."""
+    if wanted is not None:
+        if not 1 <= wanted <= len(found):
+            raise UsageError(f"--block {wanted}: {report} has {len(found)} code block(s); give one of 1-{len(found)}"
+                             if found else f"--block {wanted}: {report} has no code block")
+        if found[wanted - 1].python is None:
+            raise UsageError(f"--block {wanted} of {report} (line {found[wanted - 1].first_line}) is not Python: "
+                             "give the block with the code to run")
+        return found[wanted - 1]
+    runnable = [b for b in found if b.python and _needs_a_framework(b.python)]
+    if not runnable:
+        raise UsageError(f"{report} has no Python code block that imports {frameworks.listed()} ({len(found)} code "
+                         "block(s) in all): paste the code in a ```python block, or give a block with --block N")
+    return max(runnable, key=lambda b: len(b.python or ""))
+
+
+def missing_data(block: Block, folder: Path, report: str) -> str | None:
+    """One line when the block reads a data file that is not beside the report, else None."""
+    tree = ast.parse(block.python or "")
+    for node in ast.walk(tree):
+        if not isinstance(node, ast.Call):
+            continue
+        func = node.func
+        name = func.attr if isinstance(func, ast.Attribute) else func.id if isinstance(func, ast.Name) else ""
+        if not READERS.search(name):
+            continue
+        mode = next((a.value for a in node.args[1:2] if isinstance(a, ast.Constant) and isinstance(a.value, str)), "r")
+        for arg in node.args[:1]:
+            if (isinstance(arg, ast.Constant) and isinstance(arg.value, str) and DATA.search(arg.value)
+                    and "w" not in mode and not (folder / arg.value).exists()):
+                line = block.first_line + node.lineno - 1
+                return (f"{report}:{line}: the code reads {arg.value!r}, which is not beside the report: put the file "
+                        "there, or make the data in the code (torch.randn, np.zeros...) so the report runs on its own")
+    return None

@@ -1,0 +1,117 @@
+"""A pasted bug report read as repro reads it: the code block that runs, the releases it states in the
+formats people paste (torch's collect_env, TensorFlow's templates old and new, JAX's environment info,
+pip freeze, pip list, conda list, version prints, prose), the pins made of them, and the sentence
+the judge gives per framework."""
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from helpers import ROOT
+from packaging.version import Version
+
+from harness.common.errors import UsageError
+from harness.judgement import issue_answer
+from harness.judgement.answer import Answer
+from harness.running import issue, issue_text
+
+ISSUES = ROOT / "tests" / "data" / "issues"
+EXPECTED = {  # report -> (the block that runs, {framework: the releases stated, in the report's order}, how)
+    "torch_collect_env.md": (1, {"torch": ["1.7.1+cu110"]}, "collect_env"),
+    "tf_template.md": (1, {"tensorflow": ["2.15"]}, "TensorFlow's issue template"),
+    "tf_template_old.md": (1, {"tensorflow": ["2.4.1"]}, "TensorFlow's issue template"),
+    "jax_template.md": (1, {"jax": ["0.4.23"]}, "jax.print_environment_info()"),
+    "pip_freeze.md": (1, {"torch": ["2.0.1"]}, "pip freeze"),
+    "pip_list.md": (2, {"jax": ["0.4.14"]}, "pip list"),
+    "conda_list.md": (2, {"torch": ["1.12.1"]}, "conda list"),
+    "version_print.md": (3, {"torch": ["1.10.0+cu113"], "tensorflow": ["2.9.1"]}, "version print"),
+    "prose.md": (1, {"tensorflow": ["2.9.2", "2.11", "2.13"]}, "prose"),
+}
+RELEASES = {"torch": ["1.7.1", "1.10.0", "1.12.1", "2.0.1", "2.13.0"], "jax": ["0.4.14", "0.4.23", "0.10.2"],
+            "tensorflow": ["2.4.1", "2.9.1", "2.9.2", "2.11.0", "2.11.1", "2.13.0", "2.13.1", "2.15.0", "2.15.1"]}
+
+
+@pytest.fixture
+def index(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The package index as these releases (the unit tests reach no network)."""
+    monkeypatch.setattr(issue, "_index_releases", lambda package, url: {Version(v): object() for v in RELEASES[package]})
+
+
+@pytest.mark.parametrize("name", sorted(EXPECTED))
+def test_each_format_gives_its_releases_with_the_line_they_came_from(name: str, index: None, tmp_path: Path) -> None:
+    block, wanted, how = EXPECTED[name]
+    plan = issue.plan(ISSUES / name, tmp_path)
+    assert plan.block.number == block and plan.script.read_text() == plan.block.python
+    frameworks = {s.package: [] for s in plan.stated if s.package in wanted}
+    for item in plan.stated:
+        if item.package in frameworks:
+            frameworks[item.package].append(item.version)
+            lines = (ISSUES / name).read_text().splitlines()
+            assert lines[item.line - 1].strip() == item.text  # the line as it reads in the report
+    assert frameworks == wanted and any(s.how == how for s in plan.stated), plan.stated
+
+
+def test_the_pins_are_exact_releases_a_minor_its_last_patch(index: None, tmp_path: Path) -> None:
+    assert issue.plan(ISSUES / "torch_collect_env.md", tmp_path).pins == ["torch==1.7.1"]  # +cu110 dropped
+    assert issue.plan(ISSUES / "tf_template.md", tmp_path).pins == ["tensorflow==2.15.1"]  # "2.15"
+    plan = issue.plan(ISSUES / "prose.md", tmp_path)
+    assert plan.pins == ["tensorflow==2.11.1", "tensorflow==2.13.1", "tensorflow==2.9.2"]  # said to leak first
+    roles = {s.version: s.role for s in plan.stated}
+    assert roles == {"2.9.2": "good", "2.11": "bad", "2.13": "bad"}  # "With TensorFlow 2.10 I did not try": none
+
+
+def test_a_release_that_does_not_exist_is_refused_with_its_line(index: None, tmp_path: Path) -> None:
+    report = tmp_path / "typo.md"
+    report.write_text("- TensorFlow version (use command below): 12.0\n\n```python\nimport tensorflow as tf\n```\n")
+    with pytest.raises(UsageError, match=r"typo.md:1: tensorflow 12.0 is not a release of tensorflow .*--with tensorflow=="):
+        issue.plan(report, tmp_path / "out")
+
+
+def test_without_an_index_a_minor_release_is_refused_with_the_fix(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    monkeypatch.setattr(issue, "_index_releases", lambda package, url: None)
+    with pytest.raises(UsageError, match=r"tf_template.md:13: tensorflow 2.15 names no exact release .*--with tensorflow=="):
+        issue.plan(ISSUES / "tf_template.md", tmp_path)
+    assert issue.plan(ISSUES / "pip_freeze.md", tmp_path).pins == ["torch==2.0.1"]
+
+
+def test_a_report_without_code_and_a_block_that_needs_data_are_refused(tmp_path: Path) -> None:
+    words = tmp_path / "words.md"
+    words.write_text("It leaks on torch 2.1.0.\n\n```\n$ nvidia-smi\n```\n")
+    with pytest.raises(UsageError, match="words.md has no Python code block that imports"):
+        issue.plan(words, tmp_path / "out")
+    data = tmp_path / "data.md"
+    data.write_text("```python\nimport torch\nx = torch.load('weights.pt')\ndel x\n```\n")
+    with pytest.raises(UsageError, match=r"data.md:3: the code reads 'weights.pt', which is not beside the report"):
+        issue.plan(data, tmp_path / "out")
+    (tmp_path / "weights.pt").write_bytes(b"")
+    assert issue.plan(data, tmp_path / "out").block.number == 1
+
+
+def test_blocks_fenced_indented_and_interpreter_sessions() -> None:
+    text = "    import torch\n    x = 1\n\n~~~py\n>>> import jax\n>>> jax.devices()\n[CpuDevice(id=0)]\n~~~\n"
+    found = issue_text.blocks(text)
+    assert [(b.info, b.first_line) for b in found] == [("indented", 1), ("py", 5)]
+    assert found[1].python == "import jax\njax.devices()\n# [CpuDevice(id=0)]\n"
+    with pytest.raises(UsageError, match="--block 3: r.md has 2 code block"):
+        issue_text.choose(found, 3, "r.md")
+
+
+def _answer(back: str, word: str) -> Answer:
+    return Answer(back=back, word=word)
+
+
+def test_the_judge_says_per_framework_whether_it_reproduces_and_where_it_turned() -> None:
+    fixed = [issue_answer.Replay("torch", "2.1.0", False, _answer("none", "held by live objects"), said="bad"),
+             issue_answer.Replay("torch", "2.13.0", True, _answer("all", "released"))]
+    said = issue_answer.sentence("torch", fixed, "issue_block1.py")
+    assert said.startswith("torch: on the reporter's 2.1.0, said to have the bug: reproduces (held by live objects); "
+                           "on today's 2.13.0: does not reproduce (released): fixed between them; ")
+    assert "--package torch --good 2.13.0 --bad 2.1.0" in said
+    regressed = [issue_answer.Replay("jax", "0.4.23", False, _answer("all", "released")),
+                 issue_answer.Replay("jax", "0.10.2", True, _answer("part", "cached in the pool"))]
+    assert "a regression between them" in issue_answer.sentence("jax", regressed, "s.py")
+    lost = [issue_answer.Replay("torch", "1.7.1", False, why="no wheel of torch 1.7.1 for any Python here"),
+            issue_answer.Replay("torch", "2.13.0", True, _answer("part", "cached in the pool"))]
+    assert issue_answer.sentence("torch", lost, "s.py") == (
+        "torch: the reporter's 1.7.1 could not run here (no wheel of torch 1.7.1 for any Python here); on today's 2.13.0: "
+        "reproduces (cached in the pool).")
