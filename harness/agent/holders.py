@@ -33,6 +33,13 @@ TOP = 8  # holders named per checkpoint, the largest first
 SKIPPED = (str, bytes, int, float, bool, type(None), type, types.ModuleType, types.FunctionType, types.BuiltinFunctionType)
 
 
+def _is(obj, kinds):
+    """``isinstance`` by the object's type alone: ``isinstance`` asks an object of another type for its
+    ``__class__``, which runs its own ``__getattribute__`` (``torch.distributed.reduce_op`` warns there),
+    and the search must never run the script's code or raise a warning into it."""
+    return issubclass(type(obj), kinds)
+
+
 MODULE_DICTS = ("_parameters", "_buffers", "_modules")  # where a torch module keeps what its attributes name
 
 
@@ -52,21 +59,21 @@ def _closure(function, main):
 
 def _children(obj, torch, main=None):
     """(path suffix, child) pairs a walk follows from ``obj``."""
-    if isinstance(obj, types.FunctionType):
+    if _is(obj, types.FunctionType):
         for pair in _closure(obj, main):
             yield pair
         return
-    if isinstance(obj, dict):
+    if _is(obj, dict):
         for key, value in list(obj.items())[:10000]:
-            yield "[%r]" % (key if isinstance(key, (str, int)) else type(key).__name__,), value
-            if torch is not None and isinstance(key, torch.Tensor):  # an optimizer's state is keyed by parameters
+            yield "[%r]" % (key if _is(key, (str, int)) else type(key).__name__,), value
+            if torch is not None and _is(key, torch.Tensor):  # an optimizer's state is keyed by parameters
                 yield "[key]", key
         return
-    if isinstance(obj, (list, tuple, set, frozenset)):
+    if _is(obj, (list, tuple, set, frozenset)):
         for i, value in enumerate(list(obj)[:10000]):
             yield "[%d]" % i, value
         return
-    if isinstance(obj, BaseException):
+    if _is(obj, BaseException):
         tb = getattr(obj, "__traceback__", None)
         while tb is not None:
             frame = tb.tb_frame
@@ -78,10 +85,10 @@ def _children(obj, torch, main=None):
         attrs = object.__getattribute__(obj, "__dict__")
     except Exception:
         return
-    if isinstance(attrs, dict):  # an optimizer's .state (keyed by parameters) is an attribute like any other
+    if _is(attrs, dict):  # an optimizer's .state (keyed by parameters) is an attribute like any other
         for name in MODULE_DICTS:  # a torch module: its weights by their names
             inner = attrs.get(name)
-            if isinstance(inner, dict):
+            if _is(inner, dict):
                 for key, value in inner.items():
                     yield ".%s" % key, value
         for name, value in attrs.items():  # __wrapped__: what functools.wraps and jax.jit wrap
@@ -120,7 +127,7 @@ def _walk(roots, arrays, torch, budget_end, main=None):
                 if grad is not None and id(grad) in arrays:
                     owner.setdefault(id(grad), (root, path + ".grad"))
                 continue
-            if isinstance(obj, SKIPPED) and not isinstance(obj, types.FunctionType):
+            if _is(obj, SKIPPED) and not _is(obj, types.FunctionType):
                 continue  # a module's namespace is the framework's, not the script's; a function's closure is
             try:
                 following.extend((root, path + suffix, child) for suffix, child in _children(obj, torch, main))
@@ -178,7 +185,7 @@ def _graph_bytes(tensors, owned, unowned, budget_end):
                 saved = getattr(node, name)
             except Exception:  # freed by backward(): nothing kept
                 continue
-            for value in saved if isinstance(saved, (tuple, list)) else (saved,):
+            for value in saved if _is(saved, (tuple, list)) else (saved,):
                 try:
                     key, size = live_arrays.storage_of(value)
                 except Exception:
@@ -281,6 +288,6 @@ def _kind(main, root):
     value = main.__dict__.get(root)
     if value is None:
         return ""
-    if isinstance(value, (list, tuple, dict, set)):
+    if _is(value, (list, tuple, dict, set)):
         return "%s of %d" % (type(value).__name__, len(value))
     return type(value).__name__

@@ -25,7 +25,7 @@ def storage_of(tensor):
 def _torch_array(torch, cuda):
     """A tensor's (storage key, bytes) where the script's memory is measured (CUDA once CUDA started), or None."""
     def one(obj):
-        if not isinstance(obj, torch.Tensor) or bool(obj.is_cuda) != cuda or obj.is_meta:
+        if not issubclass(type(obj), torch.Tensor) or bool(obj.is_cuda) != cuda or obj.is_meta:
             return None
         return storage_of(obj)
     return one
@@ -34,7 +34,7 @@ def _torch_array(torch, cuda):
 def _cupy_array(cupy):
     """A CuPy array's (key, bytes) of the allocation it views, or None."""
     def one(obj):
-        if not isinstance(obj, cupy.ndarray):
+        if not issubclass(type(obj), cupy.ndarray):
             return None
         mem = obj.data.mem
         return ("cuda", int(obj.device.id), int(mem.ptr)), int(mem.size)
@@ -59,9 +59,9 @@ def _tf_array(tf, gpu):
     wanted = "GPU" if gpu else "CPU"
 
     def one(obj):
-        if variable is not None and isinstance(obj, variable):
+        if variable is not None and issubclass(type(obj), variable):
             kind = "tfvar"
-        elif tensor is not None and isinstance(obj, tensor) and type(obj).__name__ == "EagerTensor":
+        elif tensor is not None and issubclass(type(obj), tensor) and type(obj).__name__ == "EagerTensor":
             kind = "tf"
         else:
             return None
@@ -80,7 +80,7 @@ def _tf1_session(tf):
         session = getattr(getattr(getattr(tf, "compat", None), "v1", None), "Session", None)
 
     def one(obj):
-        if session is None or not isinstance(obj, session) or getattr(obj, "_closed", True):
+        if session is None or not issubclass(type(obj), session) or getattr(obj, "_closed", True):
             return None
         total = 0
         for var in obj.graph.get_collection("variables"):

@@ -72,3 +72,32 @@ def test_torch_cpu_tensors_behind_an_optimizer_and_a_list_of_losses(cpu_image: A
                      r"\(64\.03 MiB\)", text), text  # weights, Adam's two moments and the weights' .grad
     assert re.search(r"- `losses` \(list of 4\) keeps 4 tensors \([\d.]+ MiB, [\d.]+ MiB of it saved by their graphs", text), text
     assert "done 4 16 MiB of parameters" in log
+
+
+STRICT = '''import warnings
+warnings.simplefilter("error")  # a script that turns every warning into an error
+import gc
+import torch
+import torch.distributed as dist  # its module keeps `reduce_op`, whose attribute access warns (FutureWarning)
+
+kept = [torch.ones(16 << 20) for _ in range(2)]
+x = torch.ones(32 << 20)
+del x
+gc.collect()
+print("FIDELITY strict: done", len(kept), dist.is_available())
+'''
+
+
+def test_the_search_raises_no_warning_into_a_script_that_makes_them_errors(cpu_image: Any, tmp_path: Path) -> None:
+    """The search reads the collector's objects by their types alone: `isinstance` would ask
+    torch.distributed's reduce_op for its __class__, which warns (an error in this script)."""
+    tag = cpu_image("torch")
+    script = tmp_path / "strict.py"
+    script.write_text(STRICT)
+    (tmp_path / "results").mkdir()
+    text, log = _repro(script, "torch", tmp_path / "results")
+    assert "What holds the host memory at `strict.py:10: gc.collect()`:" in text, text
+    assert "- `kept` (list of 2) keeps 2 tensors (128.00 MiB)" in text and "could not be found" not in text, text
+    assert "Warning" not in log, log[-2000:]
+    code, bare, _ = compare.run_bare(script, None, tag, 600)
+    assert code == 0 and compare.marked(bare) == compare.marked(log) == ["FIDELITY strict: done 2 True"], (bare, log)
