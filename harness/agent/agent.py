@@ -262,7 +262,7 @@ def main(argv):
             status = classify(exc_type, exc_value)
             error = {
                 "type": exc_type.__name__,
-                "message": str(exc_value),
+                "message": as_bare.failure_message(sys.exc_info()),
                 "traceback": traceback.format_exc(),
             }
     counted = getattr(channel, "loops", None)

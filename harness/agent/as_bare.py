@@ -72,3 +72,20 @@ def exit_code(exc_info):
         return 1
     sys.excepthook(*exc_info)
     return 1
+
+
+def failure_message(exc_info):
+    """What a failed script said of its failure, in one line: the exception's message, or for a
+    usage error (argparse's SystemExit 2) the line argparse printed ("train.py: error: unrecognized
+    arguments: --lr 1e-3"), read from its own frame: its exit code alone says nothing."""
+    exc_type, exc_value, tb = exc_info[:3]
+    if exc_type is SystemExit:
+        while tb is not None:
+            frame = tb.tb_frame
+            if frame.f_code.co_name == "exit" and frame.f_code.co_filename.endswith("argparse.py"):
+                said = frame.f_locals.get("message")
+                if said:
+                    return "%s (exit code %s)" % (str(said).strip(), exc_value.code)
+            tb = tb.tb_next
+        return "exit code %s" % (exc_value.code,)
+    return str(exc_value)

@@ -58,7 +58,10 @@ class Relay(object):
             message.update(seq=seq, label=_label(message))
             self.channel.send("checkpoint", **message)
             self.channel.wait_ack(seq)
-            conn.sendall(b"ack\n")
+            try:
+                conn.sendall(b"ack\n")
+            except (IOError, OSError):  # the rank ended while measured (its launcher tore it down): nothing to answer
+                pass
         elif event == "rank-error":
             who = message.get("rank") if message.get("rank") is not None else message.get("pid")
             self.errors.append((who, message.get("type"), message.get("message")))
@@ -77,7 +80,10 @@ def _serve(server, relay, proc):
                 conn, _ = server.accept()
                 conns[conn] = b""
                 continue
-            chunk = sock.recv(65536)
+            try:
+                chunk = sock.recv(65536)
+            except (IOError, OSError):  # a rank killed mid-line: its connection is over
+                chunk = b""
             if not chunk:
                 del conns[sock]
                 sock.close()

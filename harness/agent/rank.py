@@ -69,7 +69,7 @@ def main(argv):
     except BaseException:
         exc_type, exc_value = sys.exc_info()[:2]
         if not (exc_type is SystemExit and not exc_value.code):
-            channel.send("rank-error", type=exc_type.__name__, message=str(exc_value))
+            channel.send("rank-error", type=exc_type.__name__, message=as_bare.failure_message(sys.exc_info()))
         code = as_bare.exit_code(sys.exc_info())
     else:
         code = 0

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -160,3 +161,19 @@ def test_torchrun_ddp_on_two_cpu_ranks(cpu_image, tmp_path: Path) -> None:
         assert f"rank {rank}: ddp_gloo.py:20: del model, opt" in [cp["label"] for cp in record["checkpoints"]]
     assert record["facts"]["frameworks"].get("torch", "").startswith("2.")  # what the ranks ran, not the launcher
     assert "Run as `torchrun --nproc_per_node=2" in (run_dir / "repro.md").read_text()
+
+
+def test_ranks_that_fail_at_argument_parsing_are_said_by_their_own_error(cpu_image, tmp_path: Path) -> None:
+    """A usage error in every rank: the status names what argparse said, rank-labelled (not the exit
+    code alone, nor the pipe the launcher's teardown broke)."""
+    cpu_image("torch")
+    argv = [sys.executable, "-m", "harness", "repro", "--env", "torch", "--results", str(tmp_path), "--timeout", "300",
+            "--", "torchrun", "--nproc_per_node=2", str(SNIPPETS / "launch" / "ddp_gloo.py"), "--lr", "1e-3"]
+    result = subprocess.run(argv, cwd=ROOT, capture_output=True, text=True, timeout=900, env=dict(os.environ, NO_COLOR="1"))
+    (run_dir,) = [p for p in tmp_path.iterdir() if p.is_dir()]
+    record = json.loads((run_dir / "torch" / "repro__ddp_gloo.json").read_text())
+    assert record["status"] == "error", record["status"]
+    assert re.fullmatch(r"ddp_gloo.py: error: unrecognized arguments: --lr 1e-3 \(exit code 2\) \(rank [01]; the "
+                        r"launcher exited with 1\)", record["error"]["message"]), record["error"]
+    assert "Status: **error**: `SystemExit: ddp_gloo.py: error: unrecognized arguments" in (run_dir / "repro.md").read_text()
+    assert "BrokenPipe" not in result.stdout + result.stderr

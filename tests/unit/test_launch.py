@@ -139,3 +139,26 @@ def test_resume_runs_the_same_command_again(tmp_path: Path) -> None:
     (run_dir / "manifest.json").write_text(json.dumps({"request": request_of(MatrixOptions(items=[item]))}))
     (again,) = resume_options(run_dir, MatrixOptions()).items or []
     assert (again.argv, again.launch, again.command) == (item.argv, item.launch, item.command)
+
+
+def test_a_usage_error_is_said_by_what_argparse_printed() -> None:
+    import argparse
+
+    sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "harness" / "agent"))
+    import as_bare  # noqa: E402  (agent code, imported from its folder as inside an environment)
+
+    parser = argparse.ArgumentParser(prog="train.py")
+    parser.add_argument("--epochs", type=int)
+    try:
+        parser.parse_args(["--lr", "1e-3"])
+    except SystemExit:
+        said = as_bare.failure_message(sys.exc_info())
+    assert said == "train.py: error: unrecognized arguments: --lr 1e-3 (exit code 2)"
+    try:
+        sys.exit(3)
+    except SystemExit:
+        assert as_bare.failure_message(sys.exc_info()) == "exit code 3"
+    try:
+        raise ValueError("boom")
+    except ValueError:
+        assert as_bare.failure_message(sys.exc_info()) == "boom"
