@@ -78,6 +78,7 @@ class Trend:
     noise: float  # bytes per iteration the slope cannot be told from (SIGMAS standard errors)
     iterations: int  # run at the site (the record's count where it has one)
     smallest: int  # the meter's smallest judged change
+    readings: int = 3  # measured at the site: two readings make no trend (a line through any two points)
 
     @property
     def total(self) -> float:
@@ -86,14 +87,17 @@ class Trend:
 
     @property
     def growing(self) -> bool:
-        """Clear of the noise, and adding up to a change the meter judges."""
-        return self.slope > self.noise and self.total > self.smallest
+        """Clear of the noise, and adding up to a change the meter judges, over three readings or more."""
+        return self.readings >= 3 and self.slope > self.noise and self.total > self.smallest
 
     @property
     def state(self) -> str:
         """grows; flat (inside the noise, and too little to judge over the iterations run); unclear
         (inside the noise, but enough to judge were it real); small (clear of the noise, but adding up
-        to less than the meter judges). A sweep calls no turn on an unclear or small loop."""
+        to less than the meter judges); twice (two readings: no trend). A sweep calls no turn on an
+        unclear, small or twice-run loop."""
+        if self.readings < 3:
+            return "twice"
         if self.growing:
             return "grows"
         if self.slope > self.noise:
@@ -102,6 +106,9 @@ class Trend:
 
     def text(self) -> str:
         noise = f"noise ±{human_bytes(int(self.noise))}"
+        if self.state == "twice":
+            return (f"ran twice ({_signed(self.slope)} from the first reading to the second): two readings make no "
+                    "trend, three or more are needed")
         if self.state == "grows":
             return f"grows {human_bytes(int(self.slope))} per iteration ({noise})"
         if self.state == "small":
@@ -129,7 +136,7 @@ def trend(points: Points, meter: str, iterations: int | None = None) -> Trend:
         intercept = sum(y for _, y in points) / n - rate * mean_x
         residual = sum((y - (intercept + rate * x)) ** 2 for x, y in points) / (n - 2)
         noise = max(noise, SIGMAS * math.sqrt(residual / spread))
-    return Trend(rate, noise, (iterations or points[-1][0]) - points[0][0] + 1, _rule(meter).min_signal)
+    return Trend(rate, noise, (iterations or points[-1][0]) - points[0][0] + 1, _rule(meter).min_signal, n)
 
 
 def _signed(value: float) -> str:

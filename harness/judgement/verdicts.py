@@ -183,7 +183,8 @@ IMPORT_LABEL = re.compile(r"^[^:]+:\d+: (?:import|from) ")  # agent/instrument.p
 # 10: a loop whose slope is inside its noise but would add up to a judged change is "unclear", never "flat" (loops.py)
 # 11: from five readings on, a loop's noise is its readings' own scatter down to one reading's resolution, not the
 # meter's noise floor: a steady 0.5 MiB a round over 100 rounds grows ("small" under what the meter judges), not flat
-RULES_VERSION = 11
+# 12: a loop measured twice "ran twice", never grows: two readings make no trend (loops.py)
+RULES_VERSION = 12
 
 
 def timeline_peak(record: CellRecord, checkpoints: list[Checkpoint]) -> Checkpoint | None:

@@ -30,7 +30,7 @@ def compared(cell: dict[str, Any] | None) -> Answer | None:
     if answer.get("back") in (None, "n/a") or (step is None and any(s.get("verdict") == "no-signal" for s in steps)):
         judged = None  # no signal: the cleanup part cannot be compared (the exit alone answers it), a loop still can
     state = (cell.get("loop") or {}).get("state")
-    loop = None if state in ("small", "unclear") else state  # neither a turn's side
+    loop = None if state in ("small", "unclear", "twice") else state  # neither a turn's side
     return None if judged is None and loop is None else (judged, loop)
 
 
