@@ -52,3 +52,16 @@ def test_bisects_growth_criterion_reads_the_frameworks_count_where_nvml_is_blind
             if view.get("in_use") is not None:
                 view["in_use"] = 60 * 2**20
     assert bisection.measure(flat, criterion).value == 0
+
+
+def test_two_readings_make_no_trend() -> None:
+    """A loop of two iterations (a TorchScript model moved to the GPU twice) grew 612 MiB between them:
+    a line through two points, never "grows"; three readings of the same growth do."""
+    from harness.judgement import loops as trend_rules
+
+    two = trend_rules.trend([(1, 518 << 20), (2, 1130 << 20)], "nvml_process")
+    assert (two.state, two.growing) == ("twice", False)
+    assert two.text() == ("ran twice (+612.00 MiB from the first reading to the second): two readings make no trend, "
+                          "three or more are needed")
+    three = trend_rules.trend([(1, 518 << 20), (2, 1130 << 20), (3, 1742 << 20)], "nvml_process")
+    assert (three.state, three.growing) == ("grows", True)
