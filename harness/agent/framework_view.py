@@ -35,11 +35,13 @@ def _torch_view():
     try:  # every GPU the script sees (its allocator keeps one pool per device); counted once CUDA started
         devices = list(range(int(cuda.device_count()))) or [None]
         in_use = [int(cuda.memory_allocated(d)) for d in devices]
-        view = {"in_use": sum(in_use), "reserved": sum(int(cuda.memory_reserved(d)) for d in devices)}
+        reserved = [int(cuda.memory_reserved(d)) for d in devices]
+        view = {"in_use": sum(in_use), "reserved": sum(reserved)}
     except Exception:
         return None
-    if len(devices) > 1:
+    if len(devices) > 1:  # per device: a GPU the process holds memory on while torch keeps nothing there
         view["per_device"] = dict((str(d), n) for d, n in zip(devices, in_use))
+        view["per_device_reserved"] = dict((str(d), n) for d, n in zip(devices, reserved))
     try:  # what pins a pool empty_cache() cannot return: segments holding live blocks
         stats = [cuda.memory_stats(d) for d in devices]
         view["segments"] = sum(int(st.get("segment.all.current", 0)) for st in stats)

@@ -127,7 +127,9 @@ OPTIONS: list[Option] = [
     Option(("--setenv",), "an environment variable NAME=VALUE for every cell (repeatable), on every backend; recorded",
            ("run", *CELLS), {"type": _setenv, "action": "append", "default": []}),
     Option(("--gpu",), "GPU index to measure (NVML order)", ("run",), {"type": int, "default": 0}),
-    Option(("--gpus",), "GPU indices to use, e.g. 0,1 (default: all)", ("matrix",), {"type": _indices, "default": None}),
+    Option(("--gpus",), "GPU indices to use, e.g. 0,1 (default: all); repro: the GPUs the script is given, as "
+           "CUDA_VISIBLE_DEVICES would (default: every GPU of the host)", ("matrix", "repro"),
+           {"type": _indices, "default": None}),
     Option(("--gpu-mode",), "how containers get the GPU (default: chosen from the host; `nox -s doctor` says which)",
            ("run", *CELLS), {"choices": GPU_MODES, "default": None}),
     Option(("--jobs",), "cells at once on the cpu variant (default 2), and environments made at once (default: "

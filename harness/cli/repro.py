@@ -49,7 +49,8 @@ def main(args: argparse.Namespace, err: Console, out: Console) -> int:
     if not item.notebook and not python2_possible(args, envs, names or []):
         repro.refuse_syntax_errors(args.script)
     options = MatrixOptions(envs=names, variant=args.variant, results_root=args.results, timeout=args.timeout,
-                            build=build_options(args), gpu_mode=args.gpu_mode, extra_envs=extra, backend=args.backend,
+                            build=build_options(args), gpu_mode=args.gpu_mode, gpu_indices=args.gpus,
+                            extra_envs=extra, backend=args.backend,
                             venv_root=args.venv_dir, items=[item], setenv=dict(args.setenv), with_pins=args.with_pins,
                             index_url=args.index_url, cluster=args.cluster)
     nvml = Nvml.open()

@@ -43,10 +43,61 @@ class StrayMemory:
                 "`torch.cuda.set_device(local_rank)` before any CUDA work.")
 
 
-def findings(record: CellRecord) -> list[StrayMemory | AfterDestroy | Outlived]:
+def findings(record: CellRecord) -> list[StrayMemory | UnchosenGpu | AfterDestroy | Outlived]:
     """Every multi-GPU finding of a cell: each says itself in a sentence (repro.md, with the fix) and in
     a phrase (the cell's one-line answer)."""
-    return [*stray_memory(record), *after_destroy(record), *outlived(record)]
+    stray = stray_memory(record)
+    return [*stray, *unchosen_gpus(record, {s.pid for s in stray}), *after_destroy(record), *outlived(record)]
+
+
+@dataclass(frozen=True)
+class UnchosenGpu:
+    """One process holding memory on a GPU where its framework keeps nothing, its tensors on another:
+    a context made there before the script chose its device (a TorchScript model loaded, then moved)."""
+
+    pid: int
+    rank: int | None
+    gpu: int
+    chosen: int
+    bytes: int
+    at: str
+    command: str | None = None
+
+    def phrase(self) -> str:
+        return (f"{who(self.pid, self.rank, self.command)} held {human_bytes(self.bytes)} on GPU {self.gpu}, where torch "
+                f"keeps nothing (its tensors on GPU {self.chosen}: a stray CUDA context)")
+
+    def sentence(self) -> str:
+        return (f"{_capital(who(self.pid, self.rank, self.command))} holds {human_bytes(self.bytes)} on GPU {self.gpu} "
+                f"({self.at}), where torch keeps nothing: its tensors are on GPU {self.chosen}. A CUDA context was made "
+                f"on GPU {self.gpu} before the script chose GPU {self.chosen} (`torch.jit.load` or `torch.load` without "
+                f"`map_location`, or CUDA used before `torch.cuda.set_device({self.chosen})`); nothing gives it back "
+                f"before the process exits. Call `torch.cuda.set_device({self.chosen})` first, load with "
+                f"`map_location='cuda:{self.chosen}'`, or run with `CUDA_VISIBLE_DEVICES={self.chosen}`.")
+
+
+def unchosen_gpus(record: CellRecord, said: set[int]) -> list[UnchosenGpu]:
+    """Each process (none of ``said``) that held memory on a GPU where torch reserved nothing while it
+    reserved memory on another: read where CUDA numbers GPUs as NVML does (no CUDA_VISIBLE_DEVICES)."""
+    seen = {**(record.get("env_seen") or {}), **(record.get("harness_env") or {})}
+    if "CUDA_VISIBLE_DEVICES" in seen:
+        return []
+    ranks, commands = attribution.ranks_by_pid(record), _commands(record)
+    found: dict[tuple[int, int], UnchosenGpu] = {}
+    for cp in record.get("checkpoints") or []:
+        reserved = ((cp.get("view") or {}).get("torch") or {}).get("per_device_reserved") or {}
+        chosen = [int(d) for d, n in reserved.items() if n]
+        pid = process_of(cp)
+        if len(chosen) != 1 or pid is None or pid in said:
+            continue
+        for p in cp.get("gpu_processes") or []:
+            gpu, held = p.get("gpu"), int(p.get("bytes") or 0)
+            if p.get("pid") != pid or gpu is None or str(gpu) not in reserved or reserved[str(gpu)] or held < STRAY_MIN_BYTES:
+                continue
+            if held > (found[(pid, gpu)].bytes if (pid, gpu) in found else 0):
+                found[(pid, gpu)] = UnchosenGpu(pid, ranks.get(pid), int(gpu), chosen[0], held, f"at `{cp['label']}`",
+                                                commands.get(pid))
+    return list(found.values())
 
 
 def short_findings(record: CellRecord) -> list[str]:

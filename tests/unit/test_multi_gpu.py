@@ -187,3 +187,39 @@ def test_what_each_rank_keeps_after_destroy_process_group_is_said_with_the_fix()
     assert "1.07 GiB that the CUDA context, NCCL's communicators and the libraries keep until the process exits" in said
     assert multigpu.after_destroy({**record, "checkpoints": [c for c in record["checkpoints"]
                                                             if "destroy" not in c["label"]]}) == []
+
+
+def _one_process(reserved: dict[str, int], env_seen: dict[str, str] | None = None) -> dict:
+    """One script process (PID 10) with a context on GPU 0 (518 MiB) and its model on GPU 1 (612 MiB)."""
+    cp = {"label": "ts.py:9: torch.cuda.empty_cache()", "pid": 10, "readings": {},
+          "view": {"torch": {"in_use": 600 * MiB, "reserved": 610 * MiB, "per_device_reserved": reserved}},
+          "gpu_processes": [{"pid": 10, "gpu": 0, "bytes": 518 * MiB, "in_cell": True},
+                            {"pid": 10, "gpu": 1, "bytes": 612 * MiB, "in_cell": True}]}
+    return {"scenario": {"name": "repro/ts"}, "script_pid": 10, "checkpoints": [cp], "env_seen": env_seen or {}}
+
+
+def test_one_process_with_a_context_on_a_gpu_it_keeps_nothing_on_is_named_with_the_fix() -> None:
+    """A TorchScript model loaded and moved to cuda:1 leaves a context on GPU 0 (a public report: 518 MiB
+    on GPU 0, 612 MiB on GPU 1): torch reserves nothing on GPU 0, so the GPU was not the script's choice."""
+    from harness.judgement import multigpu
+
+    (found,) = [f for f in multigpu.findings(_one_process({"0": 0, "1": 610 * MiB})) if isinstance(f, multigpu.UnchosenGpu)]
+    assert (found.pid, found.gpu, found.chosen, found.bytes) == (10, 0, 1, 518 * MiB)
+    assert found.sentence().startswith("PID 10 holds 518.00 MiB on GPU 0 (at `ts.py:9: torch.cuda.empty_cache()`), "
+                                       "where torch keeps nothing: its tensors are on GPU 1.")
+    assert "`torch.cuda.set_device(1)` first" in found.sentence() and "`map_location='cuda:1'`" in found.sentence()
+    assert multigpu.short_findings(_one_process({"0": 0, "1": 610 * MiB}))[0].endswith("(its tensors on GPU 1: a stray "
+                                                                                        "CUDA context)")
+    assert multigpu.findings(_one_process({"0": 300 * MiB, "1": 310 * MiB})) == []  # its tensors on both: by design
+    assert multigpu.findings(_one_process({"0": 0, "1": 610 * MiB}, {"CUDA_VISIBLE_DEVICES": "1,0"})) == []  # renumbered
+
+
+def test_repro_takes_the_gpus_to_give_the_script() -> None:
+    from harness.cli import build_parser
+
+    args = build_parser().parse_args(["repro", "x.py", "--gpus", "1,2"])
+    assert args.gpus == [1, 2]
+    nvml = PlantedNvml({0: 0, 1: 0, 2: 0}, {0: {}, 1: {}, 2: {}})
+    repro = [Scenario(name="repro/x", path=Path("x.py"), mode="repro")]
+    assert script_slots([1, 2], repro) == ([1], (1, 2))  # one cell holding GPUs 1 and 2
+    assert script_gpus((1, 2), nvml) == {"gpu_indices": (1, 2), "all_gpus": False}  # pinned: CUDA sees those two
