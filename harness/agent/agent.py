@@ -219,6 +219,10 @@ def run_script(path, argv, channel, bare_modules, source=None):
     channel.loops = mark.counts
     setattr(module, instrument.CHECKPOINT_NAME, mark)
     as_bare.report_child_exits(channel)
+    if getattr(channel, "events", None):  # workers it spawns report their checkpoints too (spawned.py)
+        import spawned
+        spawned.install({"nonce": channel.nonce, "events": channel.events, "ack_dir": channel.ack_dir,
+                         "ack_timeout": channel.ack_timeout, "script": path, "frameworks": framework_view.FRAMEWORKS})
     checkpoint("start")
     sys.argv = [path] + list(argv)
     if sys.path and sys.path[0] == HERE:  # `python agent.py` put the agent's folder first
@@ -242,6 +246,7 @@ def main(argv):
     framework_view.know(spec.get("frameworks"))
     out = detach_stdio()
     channel = Channel(spec["nonce"], spec["ack_dir"], float(spec.get("ack_timeout", 600)), out)
+    channel.events = spec.get("events")  # where a spawned worker's checkpoints go
     channel.send("hello", pid=os.getpid(), python=sys.version.split()[0], executable=sys.executable,
                  env=memory_environment(os.environ, spec.get("memory_env") or (), spec.get("asked_env") or ()))
     status, error, code, launched, extra = "ok", None, 0, None, {}

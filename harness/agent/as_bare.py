@@ -87,5 +87,4 @@ def failure_message(exc_info):
                 if said:
                     return "%s (exit code %s)" % (str(said).strip(), exc_value.code)
             tb = tb.tb_next
-        return "exit code %s" % (exc_value.code,)
     return str(exc_value)

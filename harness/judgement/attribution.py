@@ -18,8 +18,10 @@ from harness.model.record import CellRecord, Checkpoint, process_of
 
 
 def launched(record: CellRecord) -> bool:
-    """A launcher's command (torchrun ...): its ranks, and the launcher, are all the script's."""
-    return bool((record.get("scenario") or {}).get("launcher"))
+    """A launcher's command (torchrun ...), or a script whose spawned workers took checkpoints
+    (mp.spawn): its ranks, and the process that started them, are all the script's."""
+    return bool((record.get("scenario") or {}).get("launcher")) or any(
+        cp.get("spawned") for cp in record.get("checkpoints") or [])
 
 
 def judged_pid(record: CellRecord) -> int | None:

@@ -15,7 +15,7 @@ import re
 from harness.judgement import attribution
 from harness.model.record import TIMELINE_COLUMNS, CellRecord, Checkpoint, Readings, Timeline, meter_value, process_of
 
-RANK_PREFIX = re.compile(r"^rank (\d+): ")
+RANK_PREFIX = re.compile(r"^(?:rank|worker) (\d+): ")  # a launcher's rank, a spawned worker
 
 
 def held_by_gpu(record: CellRecord) -> dict[int, dict[int, tuple[int, str]]]:
@@ -65,7 +65,8 @@ def _own(cp: Checkpoint, pid: int, gpu: int | None) -> Checkpoint:
         readings["nvml_process"] = held_on(cp, pid, gpu)
     readings["nvml_device"] = ((cp.get("per_gpu") or {}).get(str(gpu)) or {}).get("nvml_device")
     readings.pop("nvml_reserved", None)
-    return {**cp, "label": RANK_PREFIX.sub("", cp["label"]), "readings": readings, "gpu_processes": mine}
+    return {**cp, "label": RANK_PREFIX.sub("", cp["label"]), "readings": readings, "gpu_processes": mine,
+            "spawned": None}  # the rank alone: no longer one of a job's processes
 
 
 def rank_views(record: CellRecord) -> list[tuple[str, CellRecord]]:
@@ -76,7 +77,9 @@ def rank_views(record: CellRecord) -> list[tuple[str, CellRecord]]:
     homes = home_gpus(held_by_gpu(record))
     pre = record.get("pre_gpu")
     views = []
-    for pid, rank in sorted(attribution.ranks_by_pid(record).items(), key=lambda item: item[1]):
+    prefixes = {pid: match.group(0) for cp in record.get("checkpoints") or []
+                if (pid := process_of(cp)) is not None and (match := RANK_PREFIX.match(cp["label"]))}
+    for pid, prefix in sorted(prefixes.items(), key=lambda item: (item[1].split()[0], int(item[1].split()[1][:-1]))):
         gpu = homes.get(pid)
         mine = [_own(cp, pid, gpu) for cp in record.get("checkpoints") or [] if process_of(cp) == pid]
         # Its timeline: its own checkpoints (the sampled one adds up the whole job).
@@ -86,5 +89,5 @@ def rank_views(record: CellRecord) -> list[tuple[str, CellRecord]]:
         view: CellRecord = {**record, "script_pid": pid, "timeline": timeline, "after_exit": None,
                 "scenario": {**(record.get("scenario") or {}), "launcher": False}, "checkpoints": mine,
                 "pre_gpu": _own(pre, pid, gpu) if pre is not None else None}
-        views.append((f"rank {rank}: ", view))
+        views.append((prefix, view))
     return views

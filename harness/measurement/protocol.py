@@ -58,6 +58,7 @@ class HostChannel:
     nonce: str
     ack_dir: str
     stray_lines: list[str] = field(default_factory=list)
+    closed: threading.Event = field(default_factory=threading.Event)  # the cell is over: stop watching
     _queue: queue.Queue[Event] = field(default_factory=queue.Queue)
 
     def follow(self, lines: Iterable[str]) -> None:
@@ -78,6 +79,29 @@ class HostChannel:
         finally:
             self._queue.put(EOF_EVENT)
 
+    def watch(self, folder: str) -> None:
+        """Also take the events a spawned worker leaves in ``folder`` as files (agent/spawned.py)."""
+        thread = threading.Thread(target=self._poll, args=(folder,), name="worker-events", daemon=True)
+        thread.start()
+
+    def _poll(self, folder: str) -> None:
+        while not self.closed.is_set():
+            try:
+                names = sorted(n for n in os.listdir(folder) if n.endswith(".json"))
+            except OSError:
+                return
+            for name in names:
+                path = os.path.join(folder, name)
+                try:
+                    with open(path, encoding="utf-8") as handle:
+                        event = parse_line(handle.read(), self.nonce)
+                    os.remove(path)
+                except (OSError, ValueError):
+                    continue
+                if event is not None:
+                    self._queue.put(event)
+            self.closed.wait(0.002 if names else 0.01)
+
     def next_event(self, timeout: float) -> Event | None:
         """The next event, EOF_EVENT once the stream has closed, None after ``timeout`` s."""
         try:
@@ -85,7 +109,7 @@ class HostChannel:
         except queue.Empty:
             return None
 
-    def ack(self, seq: int) -> None:
+    def ack(self, seq: int | str) -> None:
         path = os.path.join(self.ack_dir, f"ack-{seq}")
         tmp = path + ".tmp"
         with open(tmp, "w") as handle:

@@ -99,14 +99,17 @@ def run_cell(
     }
     record["baseline"] = meters.read(set())
     started = time.monotonic()
-    with tempfile.TemporaryDirectory(prefix="harness-ack-") as ack_dir:
+    with tempfile.TemporaryDirectory(prefix="harness-ack-") as ack_dir, \
+            tempfile.TemporaryDirectory(prefix="harness-events-") as events_dir:
         os.chmod(ack_dir, 0o755)  # a container's non-root user must read the acks
+        os.chmod(events_dir, 0o777)  # and its spawned workers write their checkpoints here
         spec = CellSpec(
             run_id=options.run_id, cell_id=cell_id, env_name=options.env_name, scenario=scenario,
             nonce=uuid.uuid4().hex, params=params, env_vars={**scenario.env, **options.setenv},
             ack_dir=Path(ack_dir), timeout=timeout, gpu_index=options.gpu_index if nvml.available else None,
             gpu_indices=options.gpu_indices, all_gpus=options.all_gpus,
             log_path=log_path(options.run_dir, options.env_name, scenario.name),
+            events_dir=Path(events_dir) if scenario.mode == "repro" and not scenario.launch else None,
         )
         record["harness_env"] = spec.gpu_pin()  # what the harness set, and only that, is named as its own
         try:
@@ -118,10 +121,13 @@ def run_cell(
         channel = HostChannel(spec.nonce, ack_dir)
         try:
             channel.follow(cell.lines())
+            if spec.events_dir is not None:
+                channel.watch(str(spec.events_dir))
             with TimelineSampler(meters, tracker) as sampler:
                 if _converse(channel, meters, tracker, record, started + timeout, notify):
                     _await_exit(channel, cell, record, started + timeout)
         finally:
+            channel.closed.set()
             tracker.current(force=True)
             procs.let_helpers_end(tracker.seen, record.get("script_pid"))  # a resource tracker ends on its own
             record["killed"] = _still_running(meters, tracker, record.get("script_pid"))
@@ -186,7 +192,7 @@ def _converse(
                 checkpoint["skipped"] = event.data["skipped"]
             if event.data.get("holders"):  # what holds the framework's live memory (agent/holders.py)
                 checkpoint["holders"] = event.data["holders"]
-            for key in ("rank", "pid"):  # a launcher's rank: which process took it
+            for key in ("rank", "pid", "spawned"):  # a launcher's rank, a spawned worker: which process took it
                 if event.data.get(key) is not None:
                     checkpoint[key] = event.data[key]
             if event.data.get("pid") is not None:  # in a container its PID is not the host's, which NVML gives
@@ -198,7 +204,7 @@ def _converse(
             else:
                 record["checkpoints"].append(checkpoint)
             notify("checkpoint", checkpoint)
-            channel.ack(int(event.data["seq"]))
+            channel.ack(event.data["seq"])
         elif event.kind == "end":
             record["status"] = Status(event.data.get("status") or Status.ERROR)
             record["error"] = event.data.get("error")

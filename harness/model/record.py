@@ -53,8 +53,7 @@ SCRIPT_FAILURES = (Status.ERROR, Status.UNSUPPORTED, Status.TIMEOUT, Status.CRAS
 
 
 class ErrorKind(str, Enum):
-    """The harness's own error types (a record's ``error.type``); a script's exception keeps its
-    own class name there (``RuntimeError``)."""
+    """The harness's own error types (``error.type``); a script's exception keeps its class name there."""
 
     SKIPPED = "Skipped"
     INTERRUPTED = "Interrupted"
@@ -86,7 +85,7 @@ class Settle(TypedDict, total=False):
 
 class Checkpoint(TypedDict, total=False):
     label: Required[str]
-    seq: int | None
+    seq: int | str | None  # a spawned worker's: "p<pid>-<n>"
     t: float | None
     readings: Readings
     view: dict[str, dict[str, Any]]  # the framework's own counts, by framework
@@ -94,7 +93,8 @@ class Checkpoint(TypedDict, total=False):
     skipped: str | None  # why the scenario said this step means nothing here
     gpu_processes: list[dict[str, Any]] | None
     per_gpu: dict[str, dict[str, int | None]] | None  # GPU index -> its device and process readings
-    rank: int | None  # the launcher's rank of the process that took it
+    rank: int | None  # the launcher's (or torch.multiprocessing.spawn's) rank of the process that took it
+    spawned: bool | None  # taken in a worker the script spawned (agent/spawned.py)
     pid: int | None  # that process, as it saw itself
     host_pid: int | None  # the same process as the host sees it (a container has its own PID namespace)
     holders: dict[str, Any] | None  # the objects that hold the framework's memory, largest first (agent/holders.py)

@@ -61,8 +61,7 @@ ERROR_LINE = re.compile(r"^\s*[A-Za-z_][\w.]*(Error|Exception|Exit|Interrupt)\b.
 
 
 def process_lines(record: CellRecord) -> list[str]:
-    """How the script's processes ended, where a reader could not tell from its status: a forked
-    worker that failed while the script went on, and an exit that came long after its last line."""
+    """How the script's processes ended where its status does not tell: a failed fork, a late exit."""
     lines = []
     failed = record.get("children_failed") or []
     if failed:
@@ -209,8 +208,9 @@ def markdown(records: list[CellRecord], script: Path) -> str:
     command = next((c for c in ((r.get("scenario") or {}).get("command") for r in records) if c), None)
     notebook = any((r.get("scenario") or {}).get("notebook") for r in records)
     if command and not notebook:
-        ranks = (", each rank's checkpoints labelled with its rank; the GPU columns add up the launcher and all its "
-                 "processes, each rank's verdict is judged on its own process and its own GPU") \
+        starter = "the launcher" if any((r.get("scenario") or {}).get("launcher") for r in records) else "the script"
+        ranks = (f", each rank's (or worker's) checkpoints labelled with it; the GPU columns add up {starter} and all "
+                 "its processes, each rank's verdict is judged on its own process and its own GPU") \
             if any(map(attribution.launched, records)) else ""
         lines += [f"Run as `{portable(command)}`{ranks}.", ""]
     missing = [r["env"]["name"] for r in records if never_ran(r) and r.get("status") != "skipped"]

@@ -177,3 +177,24 @@ def test_ranks_that_fail_at_argument_parsing_are_said_by_their_own_error(cpu_ima
                         r"launcher exited with 1\)", record["error"]["message"]), record["error"]
     assert "Status: **error**: `SystemExit: ddp_gloo.py: error: unrecognized arguments" in (run_dir / "repro.md").read_text()
     assert "BrokenPipe" not in result.stdout + result.stderr
+
+
+def test_mp_spawn_ranks_take_their_own_checkpoints(cpu_image, tmp_path: Path) -> None:
+    """`torch.multiprocessing.spawn` in the torch image: each rank runs the script's function with its
+    checkpoints, labelled `rank N: ...` by the index spawn gave it, and is judged on its own process."""
+    cpu_image("torch")
+    argv = [sys.executable, "-m", "harness", "repro", str(SNIPPETS / "torch_spawn_ranks.py"), "--env", "torch",
+            "--results", str(tmp_path), "--timeout", "300"]
+    result = subprocess.run(argv, cwd=ROOT, capture_output=True, text=True, timeout=900, env=dict(os.environ, NO_COLOR="1"))
+    assert result.returncode == 0, result.stderr[-3000:]
+    (run_dir,) = [p for p in tmp_path.iterdir() if p.is_dir()]
+    record = json.loads((run_dir / "torch" / "repro__torch_spawn_ranks.json").read_text())
+    labels = [cp["label"] for cp in record["checkpoints"]]
+    for rank in (0, 1):
+        assert f"rank {rank}: start" in labels and f"rank {rank}: torch_spawn_ranks.py:9: del x#1" in labels, labels
+    steps = {s["label"]: s for s in record["verdicts"]["steps"]}
+    assert steps["rank 0: torch_spawn_ranks.py:9: del x#1"].get("judged_alone"), steps
+    log = (run_dir / "logs" / "torch" / "repro__torch_spawn_ranks.log").read_text()
+    assert sorted(line for line in log.splitlines() if line.startswith("rank ")) == ["rank 0 of 2: 2.0", "rank 1 of 2: 2.0"]
+    text = (run_dir / "repro.md").read_text()
+    assert "`rank 1: torch_spawn_ranks.py:9: del x#1`" in text and "add up the script and all its processes" in text

@@ -53,3 +53,18 @@ def test_a_forked_worker_that_fails_is_named_while_the_script_is_ok(tmp_path: Pa
     assert outcome.repro_lines == ["FIDELITY child exit code 1"]
     line = next(s for s in outcome.repro_said if s.startswith("A process the script forked failed"))
     assert "exited with code 1" in line and "`RuntimeError: the worker failed on purpose`" in line
+
+
+def test_spawned_workers_take_checkpoints_and_see_what_they_see_bare(tmp_path: Path) -> None:
+    """A spawn Pool's and a spawn Process's workers run the script's functions with their checkpoints,
+    labelled by worker; what they print (argv, __main__, no module of the agent's) is the bare run's."""
+    outcome = _compare("spawn_workers_seen.py", tmp_path / "compared")
+    assert outcome.bare_lines == outcome.repro_lines and outcome.status == "ok", (outcome.bare_lines, outcome.repro_lines)
+    assert "spawn_workers_seen.py'], __main__ __mp_main__ spawn_workers_seen.py, agent modules [], n 0" \
+        in outcome.bare_lines[0]  # the parent's argv, as spawn's prepare() gives it
+    record, _, _ = compare.run_repro(SCRIPTS / "spawn_workers_seen.py", sys.executable, None, tmp_path / "again", 120.0, [])
+    labels = [cp["label"] for cp in record["checkpoints"]]
+    workers = sorted({label.split(":")[0] for label in labels if label.startswith("worker ")})
+    assert len(workers) == 3, labels  # the Pool's two and the Process
+    assert all(f"{w}: start" in labels for w in workers) and any("spawn_workers_seen.py:10: del block#1" in x for x in labels)
+    assert all(cp.get("spawned") for cp in record["checkpoints"] if cp["label"].startswith("worker "))

@@ -51,6 +51,7 @@ class CellSpec:
     gpu_indices: tuple[int, ...] = ()  # the GPUs a bug report's script sees, where more than gpu_index
     all_gpus: bool = False  # gpu_indices are every GPU of the host
     labels: dict[str, str] = field(default_factory=dict)
+    events_dir: Path | None = None  # where the script's spawned workers leave their checkpoints (agent/spawned.py)
 
     def gpu_pin(self) -> dict[str, str]:
         """What the harness sets so CUDA sees the cell's GPUs, in NVML's PCI order: the cell's one
@@ -61,7 +62,8 @@ class CellSpec:
         visible = self.gpu_indices or (self.gpu_index,)
         return {"CUDA_DEVICE_ORDER": "PCI_BUS_ID", "CUDA_VISIBLE_DEVICES": ",".join(str(i) for i in visible)}
 
-    def agent_spec(self, *, scenario_path: str, ack_dir: str, ipython: str | None = None) -> dict[str, Any]:
+    def agent_spec(self, *, scenario_path: str, ack_dir: str, ipython: str | None = None,
+                   events: str | None = None) -> dict[str, Any]:
         """The JSON the agent receives; paths as the agent will see them (``ipython``: the folder of
         IPython the host prepared for a notebook, where the environment has none of its own)."""
         notebook = {"cells": list(self.scenario.cells) if self.scenario.cells else None, "ipython": ipython}
@@ -78,6 +80,7 @@ class CellSpec:
             **({"argv": list(self.scenario.argv)} if self.scenario.argv else {}),
             **({"launch": list(self.scenario.launch)} if self.scenario.launch else {}),
             **({"notebook": notebook} if self.scenario.notebook else {}),
+            **({"events": events} if events and self.scenario.mode == "repro" and not self.scenario.launch else {}),
         }
 
 

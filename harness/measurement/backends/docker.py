@@ -51,6 +51,7 @@ MOUNT_AGENT = "/opt/harness/agent"
 MOUNT_SCENARIO = "/opt/harness/scenario"
 MOUNT_ACK = "/opt/harness/ack"
 MOUNT_IPYTHON = "/opt/harness/ipython"
+MOUNT_EVENTS = "/opt/harness/events"  # writable: the script's spawned workers leave their checkpoints there
 
 @dataclass
 class DockerCell:
@@ -183,7 +184,8 @@ class DockerBackend:
         scenario_dir = readable_scenario_dir(spec.scenario.path, spec.ack_dir, spec.scenario.companions)
         kit = self.ipython if spec.scenario.notebook else None
         agent_spec = spec.agent_spec(scenario_path=f"{MOUNT_SCENARIO}/{spec.scenario.path.name}", ack_dir=MOUNT_ACK,
-                                     ipython=MOUNT_IPYTHON if kit else None)
+                                     ipython=MOUNT_IPYTHON if kit else None,
+                                     events=MOUNT_EVENTS if spec.events_dir else None)
         environment = {"HOME": "/tmp", **self._gpu_environment(), **spec.env_vars}  # the non-root user needs a HOME
         if self.gpus:  # every GPU is in the container; CUDA sees the cell's
             environment.update({k: v for k, v in spec.gpu_pin().items() if k not in environment})
@@ -194,6 +196,7 @@ class DockerBackend:
             Mount(MOUNT_ACK, str(spec.ack_dir), type="bind", read_only=True),
             *gpu.pop("mounts", []),
             *([Mount(MOUNT_IPYTHON, str(kit), type="bind", read_only=True)] if kit else []),
+            *([Mount(MOUNT_EVENTS, str(spec.events_dir), type="bind")] if spec.events_dir else []),
         ]
         if self.gpus:
             mounts.append(Mount(jit_cache.MOUNT, str(jit_cache.folder()), type="bind"))

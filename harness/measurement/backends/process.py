@@ -116,7 +116,8 @@ class ProcessBackend:
 
     def start(self, spec: CellSpec) -> ProcessCell:
         agent_spec = spec.agent_spec(scenario_path=str(spec.scenario.path), ack_dir=str(spec.ack_dir),
-                                     ipython=str(self.ipython) if self.ipython else None)
+                                     ipython=str(self.ipython) if self.ipython else None,
+                                     events=str(spec.events_dir) if spec.events_dir else None)
         env = dict(os.environ)
         env.update(spec.env_vars)  # nothing else: the script sees the variables a bare run sees (-u is the agent's)
         env.update(spec.gpu_pin())  # NVML numbers GPUs in PCI order; CUDA agrees, so both name the same GPUs
