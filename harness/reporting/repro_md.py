@@ -17,7 +17,7 @@ from harness.common.units import host_memory, human_bytes
 from harness.judgement import answer, attribution, multigpu, tolerances, verdicts
 from harness.judgement.tolerances import TOLERANCES
 from harness.model.record import TIMELINE_COLUMNS, CellRecord, Checkpoint, ErrorInfo, meter_value
-from harness.reporting import aggregate, glance
+from harness.reporting import aggregate, glance, processes
 from harness.reporting.repro_notes import folded_iterations, holder_lines, loop_lines, notebook_lines
 
 
@@ -147,18 +147,6 @@ def _variables_line(record: CellRecord) -> str:
     return f"Variables: {shown}"
 
 
-def _others_cell(cp: Checkpoint, pid: int | None) -> str:
-    """The script's other processes at ``cp``, each with its PID, command line and memory."""
-    _, who = attribution.other_processes(cp, pid)
-    return attribution.named([p for p in who if p.get("bytes")]).replace("|", "\\|") or "-"
-
-
-def _processes_cell(cp: Checkpoint, record: CellRecord) -> str:
-    """Every process of a launched command at ``cp`` on each GPU, with its rank where it said one."""
-    mine = [p for p in cp.get("gpu_processes") or [] if p.get("in_cell") and p.get("bytes")]
-    return attribution.named(mine, attribution.ranks_by_pid(record)).replace("|", "\\|") or "-"
-
-
 def _peak_row(peak: dict[str, Any], others: bool, gpu: bool, launched: bool = False) -> list[str]:
     """A timeline peak: the cell's processes together (the timeline does not tell them apart)."""
     where = f"between `{peak['after']}` and `{peak['before']}`" if peak["before"] else f"after `{peak['after']}`"
@@ -241,6 +229,8 @@ def markdown(records: list[CellRecord], script: Path) -> str:
         cps = record.get("checkpoints") or []
         launched = attribution.launched(record)
         others = launched or any(attribution.other_processes(cp, pid)[0] for cp in cps)
+        named = processes.legend(record) if others else ""
+        lines += [named, ""] if named else []
         header = _row([h for h in (LAUNCHED_HEADER if launched else HEADER) if others or h != HEADER[2]], gpu, others)
         lines += ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
         folded = folded_iterations(record)
@@ -265,7 +255,7 @@ def markdown(records: list[CellRecord], script: Path) -> str:
                 verdict += ": " + str(step["detail"]).replace("|", "\\|")
             label = cp["label"].replace("|", "\\|")
             cells = [f"`{label}`", human_bytes(attribution.own_reading(cp, pid)),
-                     *([_processes_cell(cp, record) if launched else _others_cell(cp, pid)] if others else []),
+                     *([processes.cell(cp, record, pid)] if others else []),
                      human_bytes(r.get("nvml_device")),
                      host_memory(r), fw or "-", verdict]
             lines.append("| " + " | ".join(_row(cells, gpu, others)) + " |")

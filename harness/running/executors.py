@@ -78,8 +78,10 @@ class Executor(Protocol):
 
 def cell_facts(env: config.EnvDef, variant: str) -> dict[str, Any]:
     """What a record says of its environment: its kind, families, variant and the pins it was made from."""
+    built = {"base": env.variant(variant).base, "packages": list(env.variant(variant).packages)} \
+        if env.kind == "build" and not env.unavailable and variant in env.variants else {}
     return {"kind": env.kind, "family": list(env.family), "variant": variant if env.kind == "build" else None,
-            **pin_facts(env, variant)}
+            **built, **pin_facts(env, variant)}
 
 
 def pin_facts(env: config.EnvDef, variant: str) -> dict[str, Any]:

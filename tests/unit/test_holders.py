@@ -416,7 +416,7 @@ def test_a_framework_import_is_measured_but_never_searched() -> None:
         calls.append((label, frame is not None))
 
     code, _, sites = instrument.instrument_sites("import json\nx = [1]\ndel x\n", "s.py", ("json",))
-    exec(code, {instrument.CHECKPOINT_NAME: agent.numbered(checkpoint, sites)})
+    exec(code, {instrument.CHECKPOINT_NAME: agent.sampled.numbered(checkpoint, sites)})
     assert calls == [("s.py:1: import json", False), ("s.py:3: del x", True)]
 
 

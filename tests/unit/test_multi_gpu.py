@@ -223,3 +223,18 @@ def test_repro_takes_the_gpus_to_give_the_script() -> None:
     repro = [Scenario(name="repro/x", path=Path("x.py"), mode="repro")]
     assert script_slots([1, 2], repro) == ([1], (1, 2))  # one cell holding GPUs 1 and 2
     assert script_gpus((1, 2), nvml) == {"gpu_indices": (1, 2), "all_gpus": False}  # pinned: CUDA sees those two
+
+
+def test_each_process_is_named_once_and_the_tables_cells_by_name() -> None:
+    """repro.md of a two-rank job: the legend names each process once with the command as the user typed
+    it (no wrapper of the tool's, no folder of this machine); each row's cell names them by rank alone."""
+    from harness.reporting import processes
+
+    record = _launched([[(11, 0, 900)], [(11, 0, 1500), (12, 1, 1400)]])
+    for cp in record["checkpoints"]:
+        for p in cp["gpu_processes"]:
+            p["command"] = "/venv/bin/python /opt/harness/agent/rank.py /opt/harness/scenario/train.py --epochs 1"
+    said = processes.legend(record)
+    assert said == ("Processes: rank 0 = PID 11, `python train.py --epochs 1`; rank 1 = PID 12, "
+                    "`python train.py --epochs 1`.")
+    assert processes.cell(record["checkpoints"][1], record, None) == "rank 0 on GPU 0: 1.46 GiB, rank 1 on GPU 1: 1.37 GiB"
