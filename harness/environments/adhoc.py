@@ -143,12 +143,10 @@ def plan(reqs: list[Requirement], variant: str, index_url: str = pkgindex.DEFAUL
     version, kind = pinned(main), kind_of(main.name)
     if kind == "torch" and version.local:  # torch==1.7.1+cu110: PyTorch's own index for that CUDA
         index_url = TORCH_INDEX.format(local=version.local)
-        try:
-            found = pkgindex.releases(main.name, index_url)
-        except EnvironmentNotFound as exc:
-            raise Unavailable(exc.message) from exc
-    else:
+    try:  # no index answers here: this release cannot be made, the run's other environments still run
         found = pkgindex.releases(main.name, index_url)
+    except EnvironmentNotFound as exc:
+        raise Unavailable(exc.message) from exc
     if version not in found:
         near = sorted(v for v in found if v.major == version.major)[-3:]
         raise Unavailable(f"{index_url} has no release {version} of {main.name}"

@@ -121,3 +121,10 @@ def test_torch_environments_carry_numpy_as_users_have_it_unless_pinned(index: st
     assert "numpy" in adhoc.environment("torch==2.5.1", "cpu", index_url=index).variants["cpu"].packages
     pinned = adhoc.environment("torch==2.5.1,numpy==1.26.4", "cpu", index_url=index).variants["cpu"].packages
     assert "numpy==1.26.4" in pinned and "numpy" not in pinned
+
+
+def test_a_release_no_index_answers_for_is_unavailable_not_the_runs_failure() -> None:
+    """Offline (a lent GPU machine, an air-gapped host): the pin is an environment that cannot be made,
+    said with why; the run's other environments still run."""
+    env = adhoc.environment("torch==2.11.0", "gpu", index_url="http://127.0.0.1:9/simple")
+    assert env.unavailable.startswith("package index http://127.0.0.1:9/simple unreachable"), env.unavailable
