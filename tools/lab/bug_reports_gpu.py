@@ -9,7 +9,6 @@ the cells' PYTHONPATH; the harness runs through runpy with SITE on its own sys.p
 from __future__ import annotations
 
 import json
-import os
 import subprocess
 import sys
 import tarfile
@@ -28,11 +27,11 @@ HARNESS = [PY, "-c", f"import runpy, sys; sys.path[:0] = [{SITE!r}, {str(REPO)!r
 IPYTHON = next((Path.home() / ".cache" / "gpu-cleanup-matrix" / "ipython").glob("py*"), None)
 F = REPO / "tests" / "fidelity"
 LAUNCH = ["torchrun", "--standalone", "--nproc_per_node=2"]
+NB_OUT, NB_ERROR = str(F / "notebooks" / "gpu_out_keeps_module.ipynb"), str(F / "notebooks" / "gpu_error_keeps_tensor.ipynb")
 ROWS = [  # name, bare argv, repro argv (after `repro`)
-    ("notebook: a bare expression keeps the module", [PY, str(F / "notebook_bare.py"),
-     str(F / "notebooks" / "gpu_out_keeps_module.ipynb"), str(IPYTHON)], [str(F / "notebooks" / "gpu_out_keeps_module.ipynb")]),
-    ("notebook: a failing cell's traceback keeps a tensor", [PY, str(F / "notebook_bare.py"),
-     str(F / "notebooks" / "gpu_error_keeps_tensor.ipynb"), str(IPYTHON)], [str(F / "notebooks" / "gpu_error_keeps_tensor.ipynb")]),
+    ("notebook: a bare expression keeps the module", [PY, str(F / "notebook_bare.py"), NB_OUT, str(IPYTHON)], [NB_OUT]),
+    ("notebook: a failing cell's traceback keeps a tensor", [PY, str(F / "notebook_bare.py"), NB_ERROR, str(IPYTHON)],
+     [NB_ERROR]),
     ("pasted torch issue (collect_env: 2.11.0)", [PY, "ISSUE_BLOCK"], [str(F / "gpu" / "issue_torch_del.md")]),
     ("DDP with mp.spawn (NCCL, 2 ranks)", [PY, str(F / "multigpu" / "ddp_spawn.py")], [str(F / "multigpu" / "ddp_spawn.py")]),
     ("TorchScript model moved to cuda:1", [PY, str(F / "multigpu" / "torchscript_cuda1.py")],
