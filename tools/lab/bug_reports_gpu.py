@@ -27,6 +27,7 @@ HARNESS = [PY, "-c", f"import runpy, sys; sys.path[:0] = [{SITE!r}, {str(REPO)!r
 IPYTHON = next((Path.home() / ".cache" / "gpu-cleanup-matrix" / "ipython").glob("py*"), None)
 F = REPO / "tests" / "fidelity"
 LAUNCH = ["torchrun", "--standalone", "--nproc_per_node=2"]
+DDP_GLOO = str(REPO / "tests" / "repro" / "launch" / "ddp_gloo.py")
 NB_OUT, NB_ERROR = str(F / "notebooks" / "gpu_out_keeps_module.ipynb"), str(F / "notebooks" / "gpu_error_keeps_tensor.ipynb")
 ROWS = [  # name, bare argv, repro argv (after `repro`)
     ("notebook: a bare expression keeps the module", [PY, str(F / "notebook_bare.py"), NB_OUT, str(IPYTHON)], [NB_OUT]),
@@ -38,8 +39,7 @@ ROWS = [  # name, bare argv, repro argv (after `repro`)
      [str(F / "multigpu" / "torchscript_cuda1.py")]),
     ("CUDA used before set_device(1)", [PY, str(F / "multigpu" / "cuda_before_set_device.py")],
      [str(F / "multigpu" / "cuda_before_set_device.py")]),
-    ("torchrun, ranks fail at argument parsing", [*LAUNCH, str(REPO / "tests" / "repro" / "launch" / "ddp_gloo.py"), "--lr", "1e-3"],
-     ["--", *LAUNCH, str(REPO / "tests" / "repro" / "launch" / "ddp_gloo.py"), "--lr", "1e-3"]),
+    ("torchrun, ranks fail at argument parsing", [*LAUNCH, DDP_GLOO, "--lr", "1e-3"], ["--", *LAUNCH, DDP_GLOO, "--lr", "1e-3"]),
 ]
 KEPT = ("Status:", "Answer:", "- ", "Cell ", "Cells ", "Processes:", "A process", "After exit")
 
