@@ -87,7 +87,7 @@ def unchosen_gpus(record: CellRecord, said: set[int]) -> list[UnchosenGpu]:
     for cp in record.get("checkpoints") or []:
         reserved = ((cp.get("view") or {}).get("torch") or {}).get("per_device_reserved") or {}
         chosen = [int(d) for d, n in reserved.items() if n]
-        pid = process_of(cp)
+        pid = process_of(cp) or record.get("script_pid")  # the script's own checkpoints name no PID
         if len(chosen) != 1 or pid is None or pid in said:
             continue
         for p in cp.get("gpu_processes") or []:

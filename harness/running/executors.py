@@ -87,7 +87,7 @@ def cell_facts(env: config.EnvDef, variant: str) -> dict[str, Any]:
 def pin_facts(env: config.EnvDef, variant: str) -> dict[str, Any]:
     """What a --with environment was made from: the pins asked for and everything chosen for them."""
     if not env.pin or env.unavailable:
-        return {}
+        return {"pin": env.pin} if env.pin else {}  # a pin that cannot be made here is still named by it
     pins = env.variant(variant)
     return {"pin": env.pin, "python_version": env.python_version, "base": pins.base, "packages": list(pins.packages),
             "index_url": pins.index_url or None}

@@ -177,6 +177,8 @@ def _write_skipped(run: MatrixRun, todo: list[tuple[config.EnvDef, Scenario]]) -
             record["error"] = {"type": ENVIRONMENT_FAILED, "message": run.failed[env.name]}
         else:
             continue
+        if env.pin:  # a --with release that could not be made is still named by its pins (a report's answer)
+            record["env"]["pin"] = env.pin
         results.write_record(run.run_dir, record)
         written.append(record)
     return written

@@ -115,3 +115,19 @@ def test_the_judge_says_per_framework_whether_it_reproduces_and_where_it_turned(
     assert issue_answer.sentence("torch", lost, "s.py") == (
         "torch: the reporter's 1.7.1 could not run here (no wheel of torch 1.7.1 for any Python here); on today's 2.13.0: "
         "reproduces (cached in the pool).")
+
+
+def test_a_reporters_release_that_could_not_be_made_is_said_with_why(index: None, tmp_path: Path) -> None:
+    """Offline (a lent GPU machine): the reporter's pin is a skipped environment; the sentence keeps it,
+    with why, beside the release that ran (records as the runner writes them)."""
+    from harness.cli import repro_issue
+
+    plan = issue.plan(ISSUES / "pip_freeze.md", tmp_path)
+    skipped = {"env": {"name": "torch==2.0.1", "pin": "torch==2.0.1"}, "status": "skipped", "facts": {},
+               "error": {"type": "Skipped", "message": "package index https://pypi.org/simple unreachable (no network)"}}
+    done = repro_issue.replays(plan, [skipped])  # type: ignore[list-item]
+    assert [(r.release, r.today, r.answer, r.why) for r in done] == [
+        ("2.0.1", False, None, "Skipped: package index https://pypi.org/simple unreachable (no network)")]
+    assert issue_answer.sentence("torch", done, "s.py") == (
+        "torch: the reporter's 2.0.1 could not run here (Skipped: package index https://pypi.org/simple unreachable "
+        "(no network)).")

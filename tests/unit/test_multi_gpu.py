@@ -191,7 +191,7 @@ def test_what_each_rank_keeps_after_destroy_process_group_is_said_with_the_fix()
 
 def _one_process(reserved: dict[str, int], env_seen: dict[str, str] | None = None) -> dict:
     """One script process (PID 10) with a context on GPU 0 (518 MiB) and its model on GPU 1 (612 MiB)."""
-    cp = {"label": "ts.py:9: torch.cuda.empty_cache()", "pid": 10, "readings": {},
+    cp = {"label": "ts.py:9: torch.cuda.empty_cache()", "readings": {},  # the script's own: no PID of its own
           "view": {"torch": {"in_use": 600 * MiB, "reserved": 610 * MiB, "per_device_reserved": reserved}},
           "gpu_processes": [{"pid": 10, "gpu": 0, "bytes": 518 * MiB, "in_cell": True},
                             {"pid": 10, "gpu": 1, "bytes": 612 * MiB, "in_cell": True}]}
