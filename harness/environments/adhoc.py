@@ -213,7 +213,7 @@ def environment(text: str, variant: str, fallback_families: tuple[str, ...] = ()
     try:
         chosen = plan(reqs, variant, index_url)
     except Unavailable as exc:
-        return EnvDef(name=name, family=families, dockerfile=DOCKERFILE, default=False, unavailable=str(exc))
+        return EnvDef(name=name, family=families, dockerfile=DOCKERFILE, default=False, unavailable=str(exc), pin=name)
     imports = modules_of(families)
     return EnvDef(name=name, family=families, dockerfile=DOCKERFILE, python="python", python_version=chosen.python,
                   default=False, imports=imports, pin=name,

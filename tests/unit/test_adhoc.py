@@ -128,3 +128,4 @@ def test_a_release_no_index_answers_for_is_unavailable_not_the_runs_failure() ->
     said with why; the run's other environments still run."""
     env = adhoc.environment("torch==2.11.0", "gpu", index_url="http://127.0.0.1:9/simple")
     assert env.unavailable.startswith("package index http://127.0.0.1:9/simple unreachable"), env.unavailable
+    assert env.pin == "torch==2.11.0"  # its records are named by the pins asked for
