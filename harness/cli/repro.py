@@ -7,13 +7,12 @@ from pathlib import Path
 
 from rich.console import Console
 
-from harness.cli import repro_issue
 from harness.cli.shared import asked_for, build_options, command_line_envs, nothing_ran, plain_events
 from harness.common.errors import UsageError
 from harness.environments import config
 from harness.measurement.nvml import Nvml
 from harness.reporting import render, repro_md
-from harness.running import catalogue, issue, launch, repro
+from harness.running import catalogue, launch, repro
 from harness.running.matrix import run_matrix
 from harness.running.request import MatrixOptions
 from harness.store import results
@@ -27,8 +26,12 @@ def python2_possible(args: argparse.Namespace, envs: dict[str, config.EnvDef], n
 
 
 def main(args: argparse.Namespace, err: Console, out: Console) -> int:
+    from harness.running import issue  # here: a report's readers (packaging) cost a plain script's start-up nothing
+
     report = None
     if issue.is_report(args.script):  # a pasted bug report: its code, on the releases it states and on today's
+        from harness.cli import repro_issue
+
         report = issue.plan(args.script, args.results / "reports", args.block, args.index_url)
         for line in repro_issue.stated_lines(report):
             err.print(line, markup=False, soft_wrap=True)
@@ -64,9 +67,12 @@ def main(args: argparse.Namespace, err: Console, out: Console) -> int:
             out.print("\n".join(repro_md.not_run_section(record)), markup=False)
         else:
             out.print(render.checkpoint_table(record))
-    answers = repro_issue.answers(report, records) if report else []
-    block = repro_md.markdown(records, args.script) + repro_issue.markdown(report, answers) if report else \
-        repro_md.markdown(records, args.script)
+    block, answers = repro_md.markdown(records, args.script), []
+    if report is not None:
+        from harness.cli import repro_issue
+
+        answers = repro_issue.answers(report, records)
+        block += repro_issue.markdown(report, answers)
     try:
         (run.run_dir / "repro.md").write_text(block, encoding="utf-8")
     except OSError as exc:

@@ -11,12 +11,14 @@ from __future__ import annotations
 import sys
 from dataclasses import dataclass, field
 from pathlib import Path
-
-from packaging.version import InvalidVersion, Version
+from typing import TYPE_CHECKING
 
 from harness import frameworks
 from harness.common.errors import HarnessError, UsageError
 from harness.running import issue_text, issue_versions, script_imports
+
+if TYPE_CHECKING:
+    from packaging.version import Version
 
 SUFFIXES = (".md", ".markdown", ".txt")
 MAX_RELEASES = 4  # per framework: more than this stated, the rest are named, not run
@@ -51,6 +53,7 @@ def read(path: Path) -> tuple[str, str]:
 
 def _release(item: issue_versions.Stated, known: dict[Version, object] | None, report: str) -> str:
     """The exact release to pin: the local part (+cu121) dropped, a minor made its last patch."""
+    from packaging.version import InvalidVersion, Version
     try:
         version = Version(item.version.split("+")[0].replace("-rc", "rc"))
     except InvalidVersion as exc:
