@@ -49,6 +49,8 @@ def main(args: argparse.Namespace, err: Console, out: Console) -> int:
     envs = config.load_environments()
     if names is None and not extra and (not args.with_pins or report is not None):  # a report: today's beside its own
         names = [env.name for env in config.select(envs, None) if catalogue.applies(env, item)]
+        if report is not None:
+            names = issue.todays([envs[name] for name in names], report.imported)
     if not item.notebook and not python2_possible(args, envs, names or []):
         repro.refuse_syntax_errors(args.script)
     options = MatrixOptions(envs=names, variant=args.variant, results_root=args.results, timeout=args.timeout,

@@ -20,6 +20,8 @@ from harness.running import issue_text, issue_versions, script_imports
 if TYPE_CHECKING:
     from packaging.version import Version
 
+    from harness.environments.config import EnvDef
+
 SUFFIXES = (".md", ".markdown", ".txt")
 MAX_RELEASES = 4  # per framework: more than this stated, the rest are named, not run
 
@@ -31,6 +33,7 @@ class IssuePlan:
     blocks: int  # how many code blocks the report has
     stated: list[issue_versions.Stated]
     releases: dict[str, list[str]] = field(default_factory=dict)  # framework -> the reporter's releases to run
+    imported: list[str] = field(default_factory=list)  # the frameworks the code imports
     notes: list[str] = field(default_factory=list)  # stated but not run, and why
 
     @property
@@ -104,7 +107,7 @@ def plan(path: Path, folder: Path, block: int | None = None, index_url: str | No
     folder.mkdir(parents=True, exist_ok=True)
     script = folder / f"{name}_block{chosen.number}.py"
     script.write_text(source, encoding="utf-8")
-    result = IssuePlan(script, chosen, len(found), stated)
+    result = IssuePlan(script, chosen, len(found), stated, imported=imported)
     index = index_url or config.DEFAULT_INDEX
     for framework in imported:
         mine = [s for s in stated if s.package == framework]
@@ -122,3 +125,29 @@ def plan(path: Path, folder: Path, block: int | None = None, index_url: str | No
             result.notes.append(f"{framework}: {', '.join(releases[MAX_RELEASES:])} stated too, not run (give them "
                                 "with --with to run them)")
     return result
+
+
+def todays(envs: list[EnvDef], imported: list[str]) -> list[str]:
+    """Today's environment of each framework the code imports: among ``envs`` (those that fit the
+    code), the one whose pins hold its newest release (tf-current, not tf1.8 or tf2.7)."""
+    from packaging.requirements import InvalidRequirement, Requirement
+    from packaging.version import InvalidVersion, Version
+
+    def newest(env: EnvDef, framework: str) -> Version | None:
+        found = []
+        for variant in env.variants.values():
+            for text in variant.packages:
+                try:
+                    req = Requirement(text)
+                    kind = frameworks.of_distribution(str(req.name).lower())
+                    found += [Version(s.version) for s in req.specifier if s.operator == "==" and kind
+                              and kind.name == framework]
+                except (InvalidRequirement, InvalidVersion):
+                    continue
+        return max(found) if found else None
+    chosen: list[str] = []
+    for framework in imported:
+        ranked = [(version, env.name) for env in envs if (version := newest(env, framework)) is not None]
+        if ranked:
+            chosen.append(max(ranked)[1])
+    return list(dict.fromkeys(chosen)) or [env.name for env in envs]

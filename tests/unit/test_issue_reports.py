@@ -131,3 +131,11 @@ def test_a_reporters_release_that_could_not_be_made_is_said_with_why(index: None
     assert issue_answer.sentence("torch", done, "s.py") == (
         "torch: the reporter's 2.0.1 could not run here (Skipped: package index https://pypi.org/simple unreachable "
         "(no network)).")
+
+
+def test_todays_release_is_the_environment_with_the_newest_pins() -> None:
+    from harness.environments import config
+
+    envs = config.load_environments()
+    assert issue.todays([envs[n] for n in ("tf1.8", "tf2.7", "tf-current")], ["tensorflow"]) == ["tf-current"]
+    assert issue.todays([envs["torch"], envs["jax"]], ["torch"]) == ["torch"]
