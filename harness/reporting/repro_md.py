@@ -151,7 +151,7 @@ def _peak_row(peak: dict[str, Any], others: bool, gpu: bool, launched: bool = Fa
     """A timeline peak: the cell's processes together (the timeline does not tell them apart)."""
     where = f"between `{peak['after']}` and `{peak['before']}`" if peak["before"] else f"after `{peak['after']}`"
     r = peak["readings"]
-    together = " (the launcher and its ranks)" if launched else " (with its other processes)" if others else ""
+    together = " (the job's processes)" if launched else " (with its other processes)" if others else ""
     own = [f"{human_bytes(r.get('nvml_process'))}{together}"]
     return _row([f"*peak {where.replace('|', chr(92) + '|')}, at {peak['t_s']:.2f} s*", *own, *([""] if others else []),
                  human_bytes(r.get("nvml_device")), host_memory(r), "(timeline)", ""], gpu, others)
@@ -166,8 +166,8 @@ def _row(cells: list[str], gpu: bool, others: bool) -> list[str]:
 
 HEADER = ["checkpoint", "GPU, the script's process", "GPU, its other processes", "GPU, device", "host RSS",
           "framework in use / reserved", "verdict"]
-# A launcher's command: the launcher and its ranks are the script's processes, each named per GPU.
-LAUNCHED_HEADER = ["checkpoint", "GPU, the launcher and its ranks", "GPU, per process", *HEADER[3:]]
+# A launcher's command or spawned ranks: the job's processes (the launcher or the script and its ranks), each named per GPU.
+LAUNCHED_HEADER = ["checkpoint", "GPU, the job's processes", "GPU, per process", *HEADER[3:]]
 
 
 def never_ran(record: CellRecord) -> bool:

@@ -124,7 +124,7 @@ def test_a_launched_jobs_peak_row_names_what_it_sums() -> None:
     from harness.reporting import repro_md
 
     peak = {"after": "rank 0: start", "before": "rank 1: end", "t_s": 1.0, "readings": {"nvml_process": 2**30}}
-    assert repro_md._peak_row(peak, True, True, launched=True)[1] == "1.00 GiB (the launcher and its ranks)"
+    assert repro_md._peak_row(peak, True, True, launched=True)[1] == "1.00 GiB (the job's processes)"
     assert repro_md._peak_row(peak, True, True)[1] == "1.00 GiB (with its other processes)"
 
 
