@@ -162,3 +162,16 @@ def test_a_usage_error_is_said_by_what_argparse_printed() -> None:
         raise ValueError("boom")
     except ValueError:
         assert as_bare.failure_message(sys.exc_info()) == "boom"
+
+
+def test_the_paste_block_names_no_folder_of_this_machine() -> None:
+    from harness.reporting import repro_md
+
+    assert repro_md.portable("python /home/me/work/train.py --data /srv/d --lr 1e-3") == "python train.py --data d --lr 1e-3"
+    assert repro_md.portable("torchrun --nproc_per_node=2 /tmp/x/ddp.py") == "torchrun --nproc_per_node=2 ddp.py"
+    assert repro_md._where({"backend": "venv", "packages": ["torch==2.4.1"], "interpreter": "/root/.venvs/t/bin/python"}) \
+        == "a virtualenv of torch==2.4.1"
+    assert repro_md._where({"backend": "process", "interpreter": "/opt/torch/.venv/bin/python3"}) == "the interpreter python3"
+    assert repro_md._where({"backend": "docker", "image": "gpu-cleanup-matrix/torch:gpu-1a2b", "packages": ["torch==2.15.0"],
+                            "base": "nvidia/cuda:13.0.0-base-ubuntu24.04"}) == \
+        "image gpu-cleanup-matrix/torch:gpu-1a2b (torch==2.15.0 on nvidia/cuda:13.0.0-base-ubuntu24.04)"

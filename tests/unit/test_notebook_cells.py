@@ -79,3 +79,21 @@ def test_the_scenario_of_a_notebook_needs_what_its_cells_import() -> None:
 def test_cells_asked_of_a_script_are_refused() -> None:
     with pytest.raises(UsageError, match="is a script, not a notebook"):
         repro.script_scenario(ROOT / "tests" / "repro" / "torch_model_loop.py", cells="2-3")
+
+
+def test_bad_input_is_one_line_with_the_fix_and_exit_2(tmp_path: Path) -> None:
+    """A notebook that is not JSON, a report without a Python block, a version that does not parse,
+    a block that reads data it does not come with: refused before anything runs, in one line."""
+    from helpers import harness_cli
+
+    (tmp_path / "cut.ipynb").write_text('{"cells": [')
+    (tmp_path / "words.md").write_text("It leaks on torch 2.1.0.\n")
+    (tmp_path / "data.md").write_text("```python\nimport torch\nx = torch.load('w.pt')\n```\n")
+    (tmp_path / "nb.ipynb").write_text(json.dumps({"nbformat": 4, "cells": [{"cell_type": "code", "source": "import torch"}]}))
+    cases = {("cut.ipynb",): "is not a notebook: not JSON", ("words.md",): "has no Python code block",
+             ("data.md",): "the code reads 'w.pt', which is not beside the report",
+             ("nb.ipynb", "--cells", "2-3"): "has code cells 1-1"}
+    for args, said in cases.items():
+        done = harness_cli("repro", str(tmp_path / args[0]), *args[1:], "--results", str(tmp_path / "r"))
+        lines = [line for line in done.stderr.splitlines() if line.strip()]
+        assert done.returncode == 2 and len(lines) == 1 and said in lines[0], (args, done.stderr)
