@@ -42,11 +42,12 @@ def replays(plan: IssuePlan, records: list[CellRecord]) -> list[issue_answer.Rep
             if not pin and (env.get("pin") or framework not in versions):
                 continue
             release = pin.split("==")[1] if pin else str(versions[framework]).split("+")[0]
-            ran = record.get("status") not in (Status.HARNESS_ERROR, Status.SKIPPED)
-            why = answer.error_line(record.get("error")) if not ran else ""
-            judged = answer.of_cell(aggregate.cell_summary(record)) if ran else None
+            made = record.get("status") not in (Status.HARNESS_ERROR, Status.SKIPPED)
+            ran = record.get("status") == Status.OK
+            why = "" if ran else answer.error_line(record.get("error")) or str(record.get("status"))
+            judged = answer.of_cell(aggregate.cell_summary(record)) if made else None
             found.append(issue_answer.Replay(framework, release, today=pin is None, answer=judged, why=why[:200],
-                                             said=_said(plan, framework, release)))
+                                             said=_said(plan, framework, release), ran=ran))
     return found
 
 

@@ -1,9 +1,12 @@
-"""Does a bug report reproduce, on the reporter's release and on today's: one sentence per framework.
+"""Does a bug report reproduce, on the reporter's releases and on today's: one sentence per framework.
 
-A release reproduces the report where the judge's answer is not "all back" (amber or red: memory
-the cleanups did not give back, or a loop that grows); green is "does not reproduce"; a cell that
-did not run to its end (grey) or could not run here says so and why. Where the two ends differ, the
-sentence ends with the bisect that finds the release where it turned.
+A release reproduces the report where its memory stays: the judge's answer is not "all back"
+(amber or red), or its loop grows clear of the readings' noise (also where that growth adds up to
+less than the meter judges over the iterations run: a leak per call is a leak). It does not where
+everything came back and no loop grows (a flat loop, or green). A release that ran but measured
+nothing that answers (no signal, an unclear loop) cannot tell; one that did not run to its end, or
+could not run here, says why. Releases are put in order, and each place where the answer turns
+between two of them is said with the bisect that finds the release.
 """
 from __future__ import annotations
 
@@ -11,6 +14,8 @@ from dataclasses import dataclass
 
 from harness.common.commands import command
 from harness.judgement.answer import Answer, Colour
+
+LEAKING = ("grows", "small")  # a loop's states that are growth clear of its noise (loops.py)
 
 
 @dataclass(frozen=True)
@@ -21,11 +26,19 @@ class Replay:
     answer: Answer | None = None  # None: it could not run here
     why: str = ""  # why it could not run
     said: str = ""  # what the report says of this release: "good", "bad" or ""
+    ran: bool = True  # the script ran to its end (an error or a crash is no answer about memory)
 
 
-def reproduces(answer: Answer | None) -> bool | None:
-    if answer is None or answer.colour is Colour.GREY:
+def reproduces(replay: Replay) -> bool | None:
+    """True, False, or None where this run cannot tell."""
+    answer = replay.answer
+    if answer is None or not replay.ran:
         return None
+    state = (answer.loop or {}).get("state")
+    if state in LEAKING:
+        return True
+    if answer.colour is Colour.GREY:
+        return False if state == "flat" else None
     return answer.colour is not Colour.GREEN
 
 
@@ -34,28 +47,40 @@ def _part(replay: Replay) -> str:
     said = {"good": ", said to work", "bad": ", said to have the bug"}.get(replay.said, "")
     if replay.answer is None:
         return f"{whose} {replay.release}{said} could not run here ({replay.why})"
-    verdict = {True: "reproduces", False: "does not reproduce", None: "did not run to its end"}[reproduces(replay.answer)]
+    if not replay.ran:
+        return f"on {whose} {replay.release}{said}: did not run to its end ({replay.why or replay.answer.text})"
+    verdict = {True: "reproduces", False: "does not reproduce", None: "cannot tell"}[reproduces(replay)]
     return f"on {whose} {replay.release}{said}: {verdict} ({replay.answer.text})"
+
+
+def _order(replay: Replay) -> tuple[object, ...]:
+    from packaging.version import InvalidVersion, Version
+
+    try:
+        return (0, Version(replay.release), replay.today)
+    except InvalidVersion:
+        return (1, replay.release, replay.today)
 
 
 def sentence(framework: str, replays: list[Replay], script: str) -> str:
     """``torch: on the reporter's 2.1.0: reproduces (...); on today's 2.13.0: does not reproduce
-    (released): fixed between them; `bisect ...` finds the release.``"""
-    mine = sorted((r for r in replays if r.framework == framework), key=lambda r: r.today)  # the reporter's first
+    (released): fixed between 2.1.0 and 2.13.0; `bisect ...` finds the release.``"""
+    mine = sorted((r for r in replays if r.framework == framework), key=_order)
     said = "; ".join(_part(r) for r in mine)
-    theirs = [r for r in mine if not r.today and reproduces(r.answer) is not None]
-    today = [r for r in mine if r.today and reproduces(r.answer) is not None]
-    if not theirs or not today:
-        return f"{framework}: {said}."
-    bad_then, bad_now = any(reproduces(r.answer) for r in theirs), any(reproduces(r.answer) for r in today)
-    if bad_then and bad_now:
-        return f"{framework}: {said}: it still happens."
-    if not bad_then and not bad_now:
-        return (f"{framework}: {said}: it reproduces on neither (the memory comes back here; the report's numbers may "
+    known = [r for r in mine if reproduces(r) is not None]
+    turns = []
+    for before, after in zip(known, known[1:]):
+        if reproduces(before) is reproduces(after):
+            continue
+        good, bad = (after, before) if reproduces(before) else (before, after)
+        what = "fixed" if reproduces(before) else "it appeared"
+        bisect = command("bisect", script, "--package", framework, "--good", good.release, "--bad", bad.release)
+        turns.append(f"{what} between {before.release} and {after.release} (`{bisect}` finds the release)")
+    if turns:
+        return f"{framework}: {said}: " + "; ".join(turns) + "."
+    if len(known) > 1 and all(reproduces(r) for r in known):
+        return f"{framework}: {said}: it happens on every release that ran."
+    if len(known) > 1:
+        return (f"{framework}: {said}: it reproduces on none (the memory comes back here; the report's numbers may "
                 "come from another meter, GPU or setting).")
-    old = next(r for r in theirs if reproduces(r.answer) is bad_then)
-    new = today[-1]
-    good, bad = (new, old) if bad_then else (old, new)
-    turn = "fixed between them" if bad_then else "a regression between them"
-    bisect = command("bisect", script, "--package", framework, "--good", good.release, "--bad", bad.release)
-    return f"{framework}: {said}: {turn}; `{bisect}` finds the release."
+    return f"{framework}: {said}."

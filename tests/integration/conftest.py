@@ -19,7 +19,6 @@ from harness.environments import config, images
 from harness.measurement.backends.owned_containers import LABEL_RUN, remove_container
 
 
-
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     """The ``docker`` marker on every test that reaches the engine (through docker_client, cpu_image...),
     so `-m docker` and `-m "not docker"` select what they say (a conftest's pytestmark marks nothing)."""
