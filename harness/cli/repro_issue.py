@@ -3,6 +3,8 @@ per framework (judgement/issue_answer.py) on the reporter's releases and today's
 and at the end of repro.md."""
 from __future__ import annotations
 
+from pathlib import Path
+
 from harness.judgement import answer, issue_answer
 from harness.model.record import CellRecord, Status
 from harness.reporting import aggregate
@@ -28,7 +30,9 @@ def stated_lines(plan: IssuePlan) -> list[str]:
 
 
 def _said(plan: IssuePlan, framework: str, release: str) -> str:
-    roles = {s.role for s in plan.stated if s.package == framework and s.version.split("+")[0] == release}
+    """What the report says of ``release``: its own words for it, or for its minor ("leaks on 2.11")."""
+    stated = [s for s in plan.stated if s.package == framework]
+    roles = {s.role for s in stated if release == s.version.split("+")[0] or release.startswith(s.version + ".")}
     return "bad" if "bad" in roles else "good" if "good" in roles else ""
 
 
@@ -52,8 +56,13 @@ def replays(plan: IssuePlan, records: list[CellRecord]) -> list[issue_answer.Rep
 
 
 def answers(plan: IssuePlan, records: list[CellRecord]) -> list[str]:
+    """A sentence per framework; its bisect names the code as written out, from here (never an absolute path)."""
     done = replays(plan, records)
-    return [issue_answer.sentence(f, done, plan.script.name) for f in dict.fromkeys(r.framework for r in done)]
+    try:
+        script = str(plan.script.resolve().relative_to(Path.cwd().resolve()))
+    except ValueError:
+        script = plan.script.name
+    return [issue_answer.sentence(f, done, script) for f in dict.fromkeys(r.framework for r in done)]
 
 
 def markdown(plan: IssuePlan, said: list[str]) -> str:

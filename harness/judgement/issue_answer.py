@@ -69,7 +69,7 @@ def sentence(framework: str, replays: list[Replay], script: str) -> str:
     said = "; ".join(_part(r) for r in mine)
     known = [r for r in mine if reproduces(r) is not None]
     turns = []
-    for before, after in zip(known, known[1:]):
+    for before, after in zip(known, known[1:], strict=False):  # each release beside the next
         if reproduces(before) is reproduces(after):
             continue
         good, bad = (after, before) if reproduces(before) else (before, after)
