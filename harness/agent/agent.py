@@ -131,10 +131,14 @@ def make_checkpoint(channel, look=None):
         a machine without a GPU): it is still measured, but never judged. ``baseline=True`` is
         the agent's own reading before any scenario code runs (no framework, no CUDA context).
         ``frame``: the script's frame at a cleanup line, where what still holds memory is named.
-        A process the script forked runs the same instrumented code: it is measured with the cell,
-        never stopped at a checkpoint (it would wait for a measurement meant for its parent).
+        A process the script forked runs the same instrumented code: its checkpoints are its own,
+        labelled by worker, sent as a spawned worker's are (spawned.forked), never on its parent's
+        channel (it would wait for a measurement meant for its parent).
         """
         if os.getpid() != owner:
+            forked = getattr(channel, "forked", None)
+            if forked is not None:
+                forked(label)
             return
         channel.seq += 1
         seq = channel.seq
@@ -221,8 +225,10 @@ def run_script(path, argv, channel, bare_modules, source=None):
     as_bare.report_child_exits(channel)
     if getattr(channel, "events", None):  # workers it spawns report their checkpoints too (spawned.py)
         import spawned
-        spawned.install({"nonce": channel.nonce, "events": channel.events, "ack_dir": channel.ack_dir,
-                         "ack_timeout": channel.ack_timeout, "script": path, "frameworks": framework_view.FRAMEWORKS})
+        given = {"nonce": channel.nonce, "events": channel.events, "ack_dir": channel.ack_dir,
+                 "ack_timeout": channel.ack_timeout, "script": path, "frameworks": framework_view.FRAMEWORKS}
+        spawned.install(given)
+        channel.forked = spawned.forked(given, framework_view)
     checkpoint("start")
     sys.argv = [path] + list(argv)
     if sys.path and sys.path[0] == HERE:  # `python agent.py` put the agent's folder first

@@ -58,9 +58,10 @@ class FileChannel(object):
 
 def who(process=None):
     """``rank 1`` for torch.multiprocessing.spawn's process i (or a RANK the worker was given), else
-    ``worker N`` by its multiprocessing identity."""
-    import multiprocessing
-
+    ``worker N`` by its multiprocessing identity (its PID for a process multiprocessing did not start)."""
+    multiprocessing = sys.modules.get("multiprocessing")  # never imported here: a bare child has it or not
+    if process is None and multiprocessing is None:
+        return "worker", os.getpid()
     process = process or multiprocessing.current_process()
     target, args = getattr(process, "_target", None), getattr(process, "_args", ()) or ()
     if getattr(target, "__module__", "") == "torch.multiprocessing.spawn" and len(args) > 1:
@@ -105,6 +106,24 @@ def wrap(module, spec):
         given = dict(spec, spawn=kwds)
         return line[:cut] + ["-B", os.path.join(HERE, "spawned.py"), json.dumps(given)] + line[cut + 2:]
     module.get_command_line = get_command_line
+
+
+def forked(spec, view):
+    """The checkpoint of a process forked from the script's (a fork Pool's or DataLoader's worker, an
+    ``os.fork`` child): the instrumented code it inherited reports on a channel of its own."""
+    channels = {}
+
+    def checkpoint(label):
+        pid = os.getpid()
+        channel = channels.get(pid) or channels.setdefault(pid, FileChannel(spec))
+        kind, number = who()
+        fields = {"label": "%s %s: %s" % (kind, number, label), "view": view.collect(),
+                  "frameworks": view.imported_versions()}
+        if kind == "rank":
+            fields["rank"] = number
+        channel.send("checkpoint", **fields)
+        channel.wait_ack(channel.seq)
+    return checkpoint
 
 
 def install(spec):

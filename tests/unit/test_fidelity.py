@@ -68,3 +68,14 @@ def test_spawned_workers_take_checkpoints_and_see_what_they_see_bare(tmp_path: P
     assert len(workers) == 3, labels  # the Pool's two and the Process
     assert all(f"{w}: start" in labels for w in workers) and any("spawn_workers_seen.py:10: del block#1" in x for x in labels)
     assert all(cp.get("spawned") for cp in record["checkpoints"] if cp["label"].startswith("worker "))
+
+
+def test_forked_workers_take_their_own_checkpoints(tmp_path: Path) -> None:
+    """A fork Pool's workers inherit the instrumented code: each reports its checkpoints on a channel of
+    its own (labelled by worker), never on the parent's; the output is the bare run's."""
+    outcome = _compare("fork_pool_workers.py", tmp_path / "compared")
+    assert outcome.bare_lines == outcome.repro_lines == ["FIDELITY [0, 1, 2, 3]"] and outcome.status == "ok"
+    record, _, _ = compare.run_repro(SCRIPTS / "fork_pool_workers.py", sys.executable, None, tmp_path / "again", 120.0, [])
+    labels = [cp["label"] for cp in record["checkpoints"]]
+    workers = {label.split(":")[0] for label in labels if label.startswith("worker ")}
+    assert len(workers) == 2 and all(any(x == f"{w}: fork_pool_workers.py:7: del block#1" for x in labels) for w in workers), labels
