@@ -36,6 +36,7 @@ class FileChannel(object):
         self.ack_timeout = float(spec.get("ack_timeout", 600))
         self.seq = 0
         self.pid = os.getpid()
+        self.gone = False  # the cell has ended: the host measures no more (its ack folder is gone)
 
     def send(self, event, **fields):
         self.seq += 1
@@ -51,8 +52,9 @@ class FileChannel(object):
         path = os.path.join(self.ack_dir, "ack-p%d-%d" % (self.pid, seq))
         deadline = time.time() + self.ack_timeout
         while not os.path.exists(path):
-            if time.time() > deadline:
-                raise RuntimeError("host did not acknowledge checkpoint %s in %ss" % (seq, self.ack_timeout))
+            if time.time() > deadline or not os.path.isdir(self.ack_dir):
+                self.gone = True  # a worker that outlives its cell runs on unmeasured, never failed by us
+                return
             time.sleep(0.002)
 
 
@@ -114,8 +116,14 @@ def forked(spec, view):
     channels = {}
 
     def checkpoint(label):
+        multiprocessing = sys.modules.get("multiprocessing")
+        process = multiprocessing.current_process() if multiprocessing is not None else None
+        if not getattr(process, "_identity", ()):  # a bare os.fork child (a daemon on its way to exec): as bare
+            return
         pid = os.getpid()
         channel = channels.get(pid) or channels.setdefault(pid, FileChannel(spec))
+        if channel.gone:
+            return
         kind, number = who()
         fields = {"label": "%s %s: %s" % (kind, number, label), "view": view.collect(),
                   "frameworks": view.imported_versions()}
@@ -146,7 +154,7 @@ def _instrumented_main(spec, channel):
     rerun = []  # set while the script's module level runs again (its imports): no worker's checkpoint yet
 
     def checkpoint(label, skipped=None, baseline=False, frame=None, process=None):
-        if rerun:
+        if rerun or channel.gone:
             return
         kind, number = who(process)
         fields = {"label": "%s %s: %s" % (kind, number, label), "view": agent.framework_view.collect(),

@@ -1,17 +1,22 @@
-"""A scenario whose point is GPU memory, run where no GPU was measured: it does not show it there.
+"""A scenario whose point is GPU memory, or a script's GPU-only line, run where no GPU was measured:
+it does not show it there.
 
 On a CPU, ``torch/del_no_empty_cache`` frees its tensors through the C allocator and reads
 "released to the OS": the opposite of what the scenario exists to show (the CUDA caching
 allocator keeps them). A GPU-only setting (JAX's preallocation, ``cuda_malloc_async``,
 ``set_memory_growth``) changes nothing there at all. Such a scenario declares why in its META
 (``gpu_only``); a cell of it that measured no GPU answers n/a with that reason, its steps kept for
-the drill-down. Records written before the key existed are read against the scenario's file.
+the drill-down. Records written before the key existed are read against the scenario's file. A
+user's script's line that returns only GPU memory (``torch.cuda.empty_cache()``) is a step that means
+nothing there: n/a, with why, never "released to the OS".
 """
 from __future__ import annotations
 
 import ast
 import functools
+import re
 from pathlib import Path
+from typing import Any
 
 from harness.common.meta import literal_meta
 from harness.judgement.gpu_use import measured_gpu
@@ -40,3 +45,20 @@ def not_shown(record: CellRecord) -> str:
     if not reason:
         return ""
     return "" if measured_gpu(record) else str(reason)
+
+
+# Lines that give back GPU memory only (the device pool of torch, CuPy), as repro labels them.
+GPU_ONLY_LINE = re.compile(r":\d+: .*\b(cuda\.empty_cache|cuda\.ipc_collect|cuda\.reset_peak_memory_stats|"
+                           r"free_all_blocks)\(")
+
+
+def step_not_shown(record: CellRecord, step: dict[str, Any]) -> dict[str, Any]:
+    """A script's GPU-only line measured without a GPU: n/a (skipped) with why; any other step as it is."""
+    if (record.get("scenario") or {}).get("mode") != "repro" or measured_gpu(record):
+        return step
+    found = GPU_ONLY_LINE.search(str(step.get("label") or ""))
+    if not found or step.get("verdict") in ("skipped", None):
+        return step
+    reason = f"no GPU measured here: `{found.group(1)}()` gives back only GPU memory (host memory was measured)"
+    return {"label": step["label"], "verdict": "skipped", "meter": step.get("meter"), "reason": reason,
+            "word": f"n/a: {reason}"}

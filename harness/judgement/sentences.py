@@ -62,3 +62,10 @@ def detail(verdict: str, left: int, fw_now: int | None, floor: Any, cp: Checkpoi
     if verdict in ("held", "partial"):
         return f"{human_bytes(left)} not {back}{why}{elsewhere}"
     return elsewhere.lstrip("; ")
+
+
+def step_word(step: dict[str, Any]) -> str:
+    """A step's verdict as every output shows it: a step that means nothing here is "n/a", with why."""
+    if step.get("verdict") == "skipped":  # the judge's word (a record of older rules: made from its reason)
+        return str(step.get("word") or (f"n/a: {step['reason']}" if step.get("reason") else "n/a"))
+    return str(step.get("verdict") or "")

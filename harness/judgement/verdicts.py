@@ -100,7 +100,8 @@ def judge_step(
     meter = primary_meter([floor_cp, peak_cp, cp], prefer)
     floor = (floors or {}).get(meter or "")
     if cp.get("skipped"):
-        return {"label": cp["label"], "verdict": "skipped", "meter": meter, "reason": cp["skipped"]}
+        return {"label": cp["label"], "verdict": "skipped", "meter": meter, "reason": cp["skipped"],
+                "word": f"n/a: {cp['skipped']}"}
     if meter is None:
         return {"label": cp["label"], "verdict": "unmeasured", "meter": None}
     base = floor.value if floor is not None else (reading(floor_cp, meter) or 0)
@@ -184,7 +185,8 @@ IMPORT_LABEL = re.compile(r"^[^:]+:\d+: (?:import|from) ")  # agent/instrument.p
 # 11: from five readings on, a loop's noise is its readings' own scatter down to one reading's resolution, not the
 # meter's noise floor: a steady 0.5 MiB a round over 100 rounds grows ("small" under what the meter judges), not flat
 # 12: a loop measured twice "ran twice", never grows: two readings make no trend (loops.py)
-RULES_VERSION = 12
+# 13: a script's GPU-only line (torch.cuda.empty_cache()) measured without a GPU is n/a with why (gpu_only.py)
+RULES_VERSION = 13
 
 
 def timeline_peak(record: CellRecord, checkpoints: list[Checkpoint]) -> Checkpoint | None:
@@ -231,7 +233,7 @@ def judge(record: CellRecord) -> dict[str, Any]:
         judged = [judge_step(checkpoints[floor], peak_cp, checkpoints[i], prefer, floors, attribution.judged_pid(record))
                   for i in steps]
     meters = [s["meter"] for s in judged if s.get("meter") in floors]
-    judged = _ranks_alone(record, judged)
+    judged = [gpu_only.step_not_shown(record, step) for step in _ranks_alone(record, judged)]
     no_gpu = framework_without_gpu(record) if record.get("status") == "ok" else needs_a_gpu(record)
     return {
         "rules_version": RULES_VERSION,

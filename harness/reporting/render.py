@@ -7,7 +7,7 @@ from rich.table import Table
 from rich.text import Text
 
 from harness.common.units import host_memory, human_bytes
-from harness.judgement import answer
+from harness.judgement import answer, sentences
 from harness.judgement.tolerances import TOLERANCES
 from harness.judgement.verdicts import RULES_VERSION
 from harness.model.record import CellRecord, Readings
@@ -53,7 +53,8 @@ def checkpoint_table(record: CellRecord) -> Table:
         fw = "; ".join(f"{name}: {human_bytes(v.get('in_use'))} / {human_bytes(v.get('reserved'))}" for name, v in views.items())
         step = judged.get(cp["label"])
         label = cp["label"] + ("" if (cp.get("settle") or {}).get("settled", True) else " (unsettled)")
-        row(label, cp["readings"], fw or "-", styled(step["verdict"]) if step else Text(""))
+        row(label, cp["readings"], fw or "-", Text(sentences.step_word(step), style=STYLES.get(step["verdict"], ""))
+            if step else Text(""))
     after = record.get("after_exit")
     if after:
         exit_verdict = (record.get("verdicts") or {}).get("exit") or {}

@@ -14,7 +14,7 @@ from typing import Any
 
 from harness import __version__
 from harness.common.units import host_memory, human_bytes
-from harness.judgement import answer, attribution, multigpu, tolerances, verdicts
+from harness.judgement import answer, attribution, multigpu, sentences, tolerances, verdicts
 from harness.judgement.tolerances import TOLERANCES
 from harness.model.record import TIMELINE_COLUMNS, CellRecord, Checkpoint, ErrorInfo, meter_value
 from harness.reporting import aggregate, glance, processes
@@ -246,8 +246,8 @@ def markdown(records: list[CellRecord], script: Path) -> str:
             r, views = cp["readings"], cp.get("view") or {}
             fw = "; ".join(f"{n} {human_bytes(v.get('in_use'))} / {human_bytes(v.get('reserved'))}" for n, v in views.items())
             step = judged.get(cp["label"], {})
-            verdict = step.get("verdict", "")
-            if step.get("left") is not None and verdict not in ("skipped", ""):
+            verdict = sentences.step_word(step)
+            if step.get("left") is not None and step.get("verdict") not in ("skipped", ""):
                 children = r.get("rss_children") if step.get("meter") == "rss" else None
                 apart = f", the reading's {human_bytes(children)} in child processes among it" if children else ""
                 verdict += f" ({human_bytes(step['left'])} left{apart})"

@@ -74,3 +74,32 @@ def test_cupy_without_a_driver_is_unsupported_here_not_an_error_of_the_scenario(
     assert judged["unsupported_reason"].startswith("it needs an NVIDIA GPU and driver, and none answered here")
     with_gpu = {**record, "checkpoints": [{"label": "ready", "t": 0.0, "readings": {"rss": 1, "nvml_device": 5}}]}
     assert verdicts.judge(with_gpu)["status"] == "error"
+
+
+def test_a_scripts_empty_cache_line_without_a_gpu_is_na_with_why_in_every_output(tmp_path: Path) -> None:
+    """`repro` of a torch CPU script: its `torch.cuda.empty_cache()` line was judged "released (2.72 MiB
+    left): back to the OS" although nothing was measured that it could give back. Rules 13: n/a, and why,
+    in the record's steps, the terminal's table and repro.md; `del x` stays judged on host memory."""
+    from rich.console import Console
+
+    from harness.judgement import verdicts
+    from harness.reporting import render, repro_md
+
+    cps = [{"label": "start", "t": 0.0, "readings": {"rss": 20 << 20}},
+           {"label": "ec.py:1: import torch", "t": 1.0, "readings": {"rss": 220 << 20}},
+           {"label": "ec.py:3: del x", "t": 2.0, "readings": {"rss": 222 << 20}},
+           {"label": "ec.py:4: torch.cuda.empty_cache()", "t": 3.0, "readings": {"rss": 222 << 20}},
+           {"label": "end", "t": 4.0, "readings": {"rss": 222 << 20}}]
+    record = {"scenario": {"name": "repro/ec", "mode": "repro"}, "status": "ok", "checkpoints": cps,
+              "timeline": {"columns": ["t", "rss", "nvml_device", "nvml_process"], "samples": [[2.5, 480 << 20, None, None]]},
+              "env": {"name": "torch", "backend": "venv"}, "host": {"nvml_available": False}, "facts": {}}
+    steps = {s["label"]: s for s in verdicts.judge(record)["steps"]}
+    cleared = steps["ec.py:4: torch.cuda.empty_cache()"]
+    assert cleared["verdict"] == "skipped" and cleared["word"].startswith("n/a: no GPU measured here: `cuda.empty_cache()`")
+    assert steps["ec.py:3: del x"]["verdict"] == "released"
+    record["verdicts"] = verdicts.judge(record)
+    text = repro_md.markdown([record], Path("ec.py"))
+    assert "| `ec.py:4: torch.cuda.empty_cache()` | 222.00 MiB | - | n/a: no GPU measured here" in text, text
+    console = Console(record=True, width=300)
+    console.print(render.checkpoint_table(record))
+    assert "n/a: no GPU measured here: `cuda.empty_cache()` gives back only GPU memory" in console.export_text()
