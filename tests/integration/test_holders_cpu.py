@@ -92,8 +92,12 @@ def test_the_search_raises_no_warning_into_a_script_that_makes_them_errors(cpu_i
     """The search reads the collector's objects by their types alone: `isinstance` would ask
     torch.distributed's reduce_op for its __class__, which warns (an error in this script)."""
     tag = cpu_image("torch")
-    script = tmp_path / "strict.py"
+    folder = tmp_path / "script"
+    folder.mkdir()
+    folder.chmod(0o755)  # the bare run mounts it for the container's non-root user (pytest's tmp_path is 0700)
+    script = folder / "strict.py"
     script.write_text(STRICT)
+    script.chmod(0o644)
     (tmp_path / "results").mkdir()
     text, log = _repro(script, "torch", tmp_path / "results")
     assert "What holds the host memory at `strict.py:10: gc.collect()`:" in text, text
