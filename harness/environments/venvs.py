@@ -23,11 +23,13 @@ import os
 import re
 import shutil
 import subprocess
+import sys
 from collections.abc import Callable
 from dataclasses import asdict
 from pathlib import Path
 from typing import Any
 
+from harness.common.errors import BuildError
 from harness.environments.config import EnvDef
 from harness.environments.images import BuildOptions, index_reachable
 from harness.measurement import subproc
@@ -129,7 +131,7 @@ def ensure(env: EnvDef, variant: str, root: Path, options: BuildOptions, note: N
         building = root / f".{folder.name}.{wanted}-{os.getpid()}"
         shutil.rmtree(building, ignore_errors=True)
         try:
-            _create(python, env.python_version, building)
+            _create(python, env.python_version, building, options)
             _install(env, variant, building, options, note)
             (building / MARKER).write_text(json.dumps({"hash": wanted, "python": python,
                                                        "packages": list(env.variant(variant).packages)}))
@@ -173,15 +175,29 @@ def _swap_in(built: Path, folder: Path) -> None:
         shutil.rmtree(retired, ignore_errors=True)
 
 
-def _create(python: str, version: str, folder: Path) -> None:
+# The last virtualenv that makes Python 2.7 environments (20.22 dropped them), run from the tool's own
+# Python: a Python 2.7 rarely has virtualenv of its own (TF 1.8's environment is one).
+VIRTUALENV_PIN = "virtualenv==20.21.1"
+
+
+def _create(python: str, version: str, folder: Path, options: BuildOptions) -> None:
     folder.parent.mkdir(parents=True, exist_ok=True)
-    # Python 3 has venv; Python 2.7 needs the virtualenv package (nox's other backend).
-    module = "venv" if not version.startswith("2") else "virtualenv"
-    result = subproc.run([python, "-m", module, str(folder)], timeout=CREATE_TIMEOUT_S)
+    if not version.startswith("2"):  # Python 3 has venv
+        argv, env = [python, "-m", "venv", str(folder)], None
+    else:
+        from harness.environments import tool_sites
+
+        tool = tool_sites.cache_root() / VIRTUALENV_PIN.replace("==", "-")
+        try:
+            tool_sites.ensure(tool, "virtualenv/__init__.py", VIRTUALENV_PIN, options, f"a Python {version} virtualenv")
+        except BuildError as exc:
+            raise EnvSkipped(f"{exc.message}; or run with Docker") from exc
+        argv = [sys.executable, "-m", "virtualenv", "--no-periodic-update", "-p", python, str(folder)]
+        env = {**os.environ, "PYTHONPATH": str(tool)}
+    result = subproc.run(argv, timeout=CREATE_TIMEOUT_S, env=env)
     if result.returncode != 0:
-        hint = "pip install virtualenv for that Python, " if module == "virtualenv" else ""
         raise EnvSkipped(f"could not make a virtualenv with {python} ({result.stdout.strip().splitlines()[-1:]}); "
-                         f"{hint}or run with Docker")
+                         "run with Docker")
 
 
 def _install(env: EnvDef, variant: str, folder: Path, options: BuildOptions, note: Note) -> None:

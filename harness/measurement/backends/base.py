@@ -126,9 +126,10 @@ def agent_argv(python: str, agent_dir: str, spec_json: str) -> list[str]:
     return [python, "-B", "-u", f"{agent_dir}/{AGENT_SCRIPT}", spec_json]
 
 
-def reaper_argv(python: str, agent_dir: str, nonce: str, agent: list[str]) -> list[str]:
-    """``agent`` under the cell's reaper (the same interpreter, without site: stdlib is all it needs)."""
-    return [python, "-S", "-B", f"{agent_dir}/{REAPER_SCRIPT}", nonce, *agent]
+def reaper_argv(python: str, agent_dir: str, nonce: str, agent: list[str], site: bool = False) -> list[str]:
+    """``agent`` under the cell's reaper (the same interpreter, without site: stdlib is all it needs;
+    ``site``: with it, where the stdlib is found through site, as in a Python 2 virtualenv)."""
+    return [python, *([] if site else ["-S"]), "-B", f"{agent_dir}/{REAPER_SCRIPT}", nonce, *agent]
 
 
 def tail(path: Path, limit: int = STDERR_TAIL_BYTES) -> str:
