@@ -95,7 +95,7 @@ def history_roots(roots):
     return kept
 
 
-def _transformer(shell, state, instrument, frameworks, sites, mark):
+def _transformer(state, instrument, frameworks, sites, mark):
     import ast
 
     class Checkpoints(ast.NodeTransformer):
@@ -132,7 +132,7 @@ def run(path, spec, channel, hooks):
     shell.user_ns[instrument.CHECKPOINT_NAME] = mark
     shell.user_ns_hidden[instrument.CHECKPOINT_NAME] = mark  # %who and %whos do not list it
     state = {"cell": 0, "lines": []}
-    shell.ast_transformers.append(_transformer(shell, state, instrument, hooks["frameworks"], sites, mark))
+    shell.ast_transformers.append(_transformer(state, instrument, hooks["frameworks"], sites, mark))
     shell.execution_count = first  # cell n is In[n], as in a kernel run from the top
     import IPython
     found = {"cells": [first, last], "errors": [], "not_run": [], "ipython": IPython.__version__, "origin": origin}

@@ -60,11 +60,8 @@ class FileChannel(object):
 
 def who(process=None):
     """``rank 1`` for torch.multiprocessing.spawn's process i (or a RANK the worker was given), else
-    ``worker N`` by its multiprocessing identity (its PID for a process multiprocessing did not start)."""
-    multiprocessing = sys.modules.get("multiprocessing")  # never imported here: a bare child has it or not
-    if process is None and multiprocessing is None:
-        return "worker", os.getpid()
-    process = process or multiprocessing.current_process()
+    ``worker N`` by its multiprocessing identity. Asked only in multiprocessing's workers (it is loaded)."""
+    process = process or sys.modules["multiprocessing"].current_process()
     target, args = getattr(process, "_target", None), getattr(process, "_args", ()) or ()
     if getattr(target, "__module__", "") == "torch.multiprocessing.spawn" and len(args) > 1:
         return "rank", args[1]
@@ -110,9 +107,21 @@ def wrap(module, spec):
     module.get_command_line = get_command_line
 
 
+def report(channel, view, label, process=None):
+    """One checkpoint of a worker, labelled by its rank or number, measured by the host and answered."""
+    kind, number = who(process)
+    fields = {"label": "%s %s: %s" % (kind, number, label), "view": view.collect(),
+              "frameworks": view.imported_versions()}
+    if kind == "rank":
+        fields["rank"] = number
+    channel.send("checkpoint", **fields)
+    channel.wait_ack(channel.seq)
+
+
 def forked(spec, view):
-    """The checkpoint of a process forked from the script's (a fork Pool's or DataLoader's worker, an
-    ``os.fork`` child): the instrumented code it inherited reports on a channel of its own."""
+    """The checkpoint of a worker multiprocessing forked from the script's process (a fork Pool's, a
+    DataLoader's): the instrumented code it inherited reports on a channel of its own. A bare
+    ``os.fork`` child (a daemon on its way to exec) takes none, as it would take none bare."""
     channels = {}
 
     def checkpoint(label):
@@ -122,15 +131,8 @@ def forked(spec, view):
             return
         pid = os.getpid()
         channel = channels.get(pid) or channels.setdefault(pid, FileChannel(spec))
-        if channel.gone:
-            return
-        kind, number = who()
-        fields = {"label": "%s %s: %s" % (kind, number, label), "view": view.collect(),
-                  "frameworks": view.imported_versions()}
-        if kind == "rank":
-            fields["rank"] = number
-        channel.send("checkpoint", **fields)
-        channel.wait_ack(channel.seq)
+        if not channel.gone:
+            report(channel, view, label)
     return checkpoint
 
 
@@ -154,15 +156,8 @@ def _instrumented_main(spec, channel):
     rerun = []  # set while the script's module level runs again (its imports): no worker's checkpoint yet
 
     def checkpoint(label, skipped=None, baseline=False, frame=None, process=None):
-        if rerun or channel.gone:
-            return
-        kind, number = who(process)
-        fields = {"label": "%s %s: %s" % (kind, number, label), "view": agent.framework_view.collect(),
-                  "frameworks": agent.framework_view.imported_versions()}
-        if kind == "rank":
-            fields["rank"] = number
-        channel.send("checkpoint", **fields)
-        channel.wait_ack(channel.seq)
+        if not rerun and not channel.gone:
+            report(channel, agent.framework_view, label, process)
 
     def fixup(main_path):
         current = sys.modules["__main__"]

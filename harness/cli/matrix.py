@@ -9,7 +9,15 @@ from typing import Any, cast
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
-from harness.cli.shared import asked_for, build_options, command_line_envs, nothing_ran, show_matrix, warn_unreadable
+from harness.cli.shared import (
+    asked_for,
+    build_options,
+    command_line_envs,
+    ipython_line,
+    nothing_ran,
+    show_matrix,
+    warn_unreadable,
+)
 from harness.common.errors import UsageError
 from harness.measurement.nvml import Nvml
 from harness.model.record import CellRecord
@@ -54,7 +62,7 @@ def main(args: argparse.Namespace, err: Console, out: Console) -> int:
         elif kind == "failed":
             err.print(f"[red]failed[/] {data['env']}: {data['reason']}", markup=True, soft_wrap=True)
         elif kind == "ipython":
-            err.print(f"{data['env']}: IPython for Python {data['python']} {'reused' if data['reused'] else 'installed'}")
+            err.print(ipython_line(data), markup=False)
         elif kind == "venv":
             err.print(f"{data['env']}: virtualenv {'reused' if data['reused'] else 'made'} ({data['python']})")
         elif kind == "detected":

@@ -89,14 +89,18 @@ def show_matrix(matrix: dict[str, Any], as_json: bool, out: Console) -> None:
     out.print(render.tolerance_line(matrix.get("tolerances_text")))
 
 
+def ipython_line(data: Mapping[str, Any]) -> str:
+    """The ``ipython`` event: a notebook's environment got IPython for its Python."""
+    return f"{data['env']}: IPython for Python {data['python']} {'reused' if data['reused'] else 'installed'}"
+
+
 def plain_events(err: Console) -> Any:
     """Progress for commands without a progress bar: finished cells, backends, skips and builds, a line each."""
     def emit(kind: str, data: Mapping[str, Any]) -> None:
         if kind == "cell-done":
             err.print(render.summary_line(cast(CellRecord, data)))  # the record, as the runner sent it
         elif kind == "ipython":
-            err.print(f"{data['env']}: IPython for Python {data['python']} {'reused' if data['reused'] else 'installed'}",
-                      markup=False)
+            err.print(ipython_line(data), markup=False)
         elif kind in ("backend", "skipped", "failed", "build", "fallback"):
             err.print(f"{kind}: " + ", ".join(str(v) for v in data.values()), markup=False)
     return emit

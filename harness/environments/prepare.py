@@ -175,8 +175,10 @@ def backend_for(env: config.EnvDef, kind: str, variant: str, client: Any, access
                  build: images.BuildOptions, venv_root: Path, emit: Event) -> Backend:
     from harness.measurement.backends.process import ProcessBackend
 
-    if env.kind == "process":
-        return ProcessBackend(python=env.interpreter)
+    if env.kind == "process":  # a Python given as it is (perhaps a Python 2 virtualenv): asked its version once
+        given = ProcessBackend(python=env.interpreter)
+        given.site = (given.python_version() or "").startswith("2")
+        return given
     if kind == "docker":
         from harness.measurement.backends.docker import DockerBackend
 
@@ -192,4 +194,4 @@ def backend_for(env: config.EnvDef, kind: str, variant: str, client: Any, access
         return ProcessBackend(python=python)
     python, reused = venvs.ensure(env, variant, venv_root, build, lambda text: emit("build-log", {"text": text}))
     emit("venv", {"env": env.name, "python": python, "reused": reused})
-    return ProcessBackend(python=python, name="venv")
+    return ProcessBackend(python=python, name="venv", site=env.python_version.startswith("2"))

@@ -9,6 +9,7 @@ a result, never an exception.
 """
 from __future__ import annotations
 
+import contextlib
 import datetime as dt
 import os
 import tempfile
@@ -66,6 +67,13 @@ def _host_facts(nvml: Nvml, gpu_index: int, gpu_indices: tuple[int, ...]) -> Hos
     return host
 
 
+def _events_folder(folders: contextlib.ExitStack) -> Path:
+    """Where a script's spawned and forked workers leave their checkpoints (a container's user writes it)."""
+    folder = Path(folders.enter_context(tempfile.TemporaryDirectory(prefix="harness-events-")))
+    folder.chmod(0o777)
+    return folder
+
+
 def run_cell(
     backend: Backend,
     scenario: Scenario,
@@ -99,17 +107,15 @@ def run_cell(
     }
     record["baseline"] = meters.read(set())
     started = time.monotonic()
-    with tempfile.TemporaryDirectory(prefix="harness-ack-") as ack_dir, \
-            tempfile.TemporaryDirectory(prefix="harness-events-") as events_dir:
+    with tempfile.TemporaryDirectory(prefix="harness-ack-") as ack_dir, contextlib.ExitStack() as folders:
         os.chmod(ack_dir, 0o755)  # a container's non-root user must read the acks
-        os.chmod(events_dir, 0o777)  # and its spawned workers write their checkpoints here
         spec = CellSpec(
             run_id=options.run_id, cell_id=cell_id, env_name=options.env_name, scenario=scenario,
             nonce=uuid.uuid4().hex, params=params, env_vars={**scenario.env, **options.setenv},
             ack_dir=Path(ack_dir), timeout=timeout, gpu_index=options.gpu_index if nvml.available else None,
             gpu_indices=options.gpu_indices, all_gpus=options.all_gpus,
             log_path=log_path(options.run_dir, options.env_name, scenario.name),
-            events_dir=Path(events_dir) if scenario.mode == "repro" and not scenario.launch else None,
+            events_dir=_events_folder(folders) if scenario.mode == "repro" and not scenario.launch else None,
         )
         record["harness_env"] = spec.gpu_pin()  # what the harness set, and only that, is named as its own
         try:

@@ -80,7 +80,7 @@ class CellSpec:
             **({"argv": list(self.scenario.argv)} if self.scenario.argv else {}),
             **({"launch": list(self.scenario.launch)} if self.scenario.launch else {}),
             **({"notebook": notebook} if self.scenario.notebook else {}),
-            **({"events": events} if events and self.scenario.mode == "repro" and not self.scenario.launch else {}),
+            **({"events": events} if events else {}),  # the runner gives a folder where workers are followed
         }
 
 

@@ -100,16 +100,10 @@ class ProcessBackend:
     python: str = "python3"
     name: str = "process"
     ipython: Path | None = None
-    _version: str | None = field(default=None, repr=False)
+    site: bool = False  # the reaper keeps site: a Python 2 virtualenv finds its stdlib through it
 
     def __post_init__(self) -> None:
         self.python = resolve_python(self.python)
-
-    def _python2(self) -> bool:
-        """A Python 2 interpreter: a virtualenv of it finds its stdlib through site (the reaper keeps site there)."""
-        if self._version is None:
-            self._version = self.python_version() or ""
-        return self._version.startswith("2")
 
     def python_version(self) -> str | None:
         try:
@@ -132,7 +126,7 @@ class ProcessBackend:
         try:
             proc = subproc.start(
                 reaper_argv(self.python, str(AGENT_DIR), spec.nonce,
-                            agent_argv(self.python, str(AGENT_DIR), json.dumps(agent_spec)), site=self._python2()),
+                            agent_argv(self.python, str(AGENT_DIR), json.dumps(agent_spec)), site=self.site),
                 env=env,
                 stdout=subprocess.PIPE,
                 stderr=subprocess.PIPE,
