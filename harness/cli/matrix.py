@@ -8,7 +8,9 @@ from typing import Any, cast
 
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+from rich.text import Text
 
+from harness.cli.fallbacks import FallbackLines
 from harness.cli.shared import (
     asked_for,
     build_options,
@@ -41,8 +43,15 @@ def main(args: argparse.Namespace, err: Console, out: Console) -> int:
     progress = Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
                         console=err, transient=False)
     task = progress.add_task("cells", total=None)
+    fallbacks = FallbackLines()
+
+    def say_fallbacks() -> None:
+        for line in fallbacks.lines():
+            err.print(Text.assemble((line[:10], "yellow"), line[10:]), soft_wrap=True)  # "virtualenv" coloured
 
     def emit(kind: str, data: Mapping[str, Any]) -> None:
+        if kind in ("plan", "skipped", "failed"):  # said before what follows from them
+            say_fallbacks()
         if kind == "plan":
             err.print(f"variant: [bold]{data['variant']}[/] ({data['reason']})")
             err.print(f"GPU access for containers: [bold]{data['gpu_mode']}[/] ({data['gpu_note']})")
@@ -58,7 +67,7 @@ def main(args: argparse.Namespace, err: Console, out: Console) -> int:
         elif kind == "skipped":
             err.print(f"[yellow]skipped[/] {data['env']}: {data['reason']}")
         elif kind == "fallback":
-            err.print(f"[yellow]virtualenv[/] {data['env']}: {data['reason']}", markup=True, soft_wrap=True)
+            fallbacks.add(data)
         elif kind == "failed":
             err.print(f"[red]failed[/] {data['env']}: {data['reason']}", markup=True, soft_wrap=True)
         elif kind == "ipython":
@@ -80,7 +89,8 @@ def main(args: argparse.Namespace, err: Console, out: Console) -> int:
     finally:
         progress.stop()
         nvml.close()
-    show_matrix(run.matrix, args.json, out)
+        say_fallbacks()  # a run that stopped before its plan still says them
+    show_matrix(run.matrix, args.json, out, words_at=f"{run.run_dir / 'matrix.md'} (report.html: each cell's timeline)")
     warn_unreadable(run.matrix, err)
     err.print(render.matrix_summary(run.matrix), soft_wrap=True)  # one line a script or a test can find whole
     bad = [r for r in run.records if r["status"] not in ("ok", "unsupported")]

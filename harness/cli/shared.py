@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import argparse
+import io
 import json
 import os
 from collections.abc import Collection, Mapping
@@ -9,11 +10,14 @@ from typing import Any, cast
 
 from rich.console import Console
 
+from harness.cli.fallbacks import FallbackLines
 from harness.common.errors import UsageError
 from harness.environments import config
 from harness.environments.images import BuildOptions
+from harness.judgement import per_framework
 from harness.model.record import CellRecord, error_type
-from harness.reporting import render
+from harness.reporting import closing, render
+from harness.reporting.glance import NO_GPU
 
 RAN = {"ok", "error", "unsupported", "timeout", "crashed"}  # the cell's own code ran, whatever it came to
 
@@ -81,12 +85,32 @@ def warn_unreadable(matrix: dict[str, Any], err: Console) -> None:
                   markup=False, soft_wrap=True)
 
 
-def show_matrix(matrix: dict[str, Any], as_json: bool, out: Console) -> None:
+def show_matrix(matrix: dict[str, Any], as_json: bool, out: Console, words_at: str | None = None) -> None:
+    """The matrix's table, or where it would not fit the screen (and ``words_at`` names where each cell's
+    words are), a block per framework family; then one sentence per environment and the tolerances."""
     if as_json:
         print(json.dumps(matrix, indent=1, sort_keys=True))
         return
-    out.print(render.matrix_table(matrix, out.width))
+    table = render.matrix_table(matrix, out.width)
+    if words_at and _height(table, out.width) > (out.size.height if out.is_terminal else SCREEN_LINES):
+        for block in closing.blocks(matrix):
+            out.print(block)
+        out.print(closing.legend(), style="dim")
+        out.print(f"each cell in words: {words_at}", markup=False, soft_wrap=True)
+    else:
+        out.print(table)
+    for line in per_framework.sentences(matrix, host_only=matrix.get("machine") == NO_GPU):
+        out.print(line, markup=False)
     out.print(render.tolerance_line(matrix.get("tolerances_text")))
+
+
+SCREEN_LINES = 50  # a screen, where the output is not a terminal that says its height
+
+
+def _height(table: Any, width: int) -> int:
+    buffer = io.StringIO()
+    Console(file=buffer, width=width).print(table)
+    return buffer.getvalue().count("\n")
 
 
 def ipython_line(data: Mapping[str, Any]) -> str:
@@ -95,13 +119,21 @@ def ipython_line(data: Mapping[str, Any]) -> str:
 
 
 def plain_events(err: Console) -> Any:
-    """Progress for commands without a progress bar: finished cells, backends, skips and builds, a line each."""
+    """Progress for commands without a progress bar: finished cells, backends, skips and builds, a line
+    each; environments in virtualenvs for want of their base images, a line per cause at the plan."""
+    fallbacks = FallbackLines()
+
     def emit(kind: str, data: Mapping[str, Any]) -> None:
+        if kind in ("plan", "skipped", "failed"):  # said before what follows from them
+            for line in fallbacks.lines():
+                err.print(line, markup=False, soft_wrap=True)
         if kind == "cell-done":
             err.print(render.summary_line(cast(CellRecord, data)))  # the record, as the runner sent it
         elif kind == "ipython":
             err.print(ipython_line(data), markup=False)
-        elif kind in ("backend", "skipped", "failed", "build", "fallback"):
+        elif kind == "fallback":
+            fallbacks.add(data)
+        elif kind in ("backend", "skipped", "failed", "build"):
             err.print(f"{kind}: " + ", ".join(str(v) for v in data.values()), markup=False)
     return emit
 

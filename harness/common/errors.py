@@ -44,6 +44,10 @@ class BuildError(HarnessError):
 class BaseUnavailable(BuildError):
     """An image's base is not on this host and cannot be pulled (no registry answers, or none has it)."""
 
+    def __init__(self, base: str, cause: str) -> None:
+        super().__init__(f"its base image {base} is not on this host and cannot be pulled ({cause})")
+        self.base, self.cause = base, cause  # several environments failing on one cause are said once
+
 
 class DockerUnavailable(EnvironmentNotFound):
     """No Docker engine answers."""

@@ -4,6 +4,7 @@ Only the docker backend, the image builder and `doctor` come here; the process p
 """
 from __future__ import annotations
 
+import socket
 from typing import Any
 
 from harness.common.errors import DockerUnavailable
@@ -17,6 +18,7 @@ def connect(timeout: int = 120) -> Any:
     except ImportError as exc:
         raise DockerUnavailable("the docker SDK is not installed (pip install docker), or use --backend process") from exc
     try:
+        _unix_socket_answers(engine_address())
         client = docker.from_env(timeout=timeout)
         client.ping()
     except Exception as exc:
@@ -26,3 +28,13 @@ def connect(timeout: int = 120) -> Any:
             "or run without Docker: --backend process"
         ) from exc
     return client
+
+
+def _unix_socket_answers(address: str) -> None:
+    """Raise OSError when a unix socket engine is not listening: asked before the SDK, whose client
+    would otherwise leave its connection open behind the error (a ResourceWarning at some later point)."""
+    if not address.startswith("unix://"):
+        return
+    with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as probe:
+        probe.settimeout(5)
+        probe.connect(address[len("unix://"):])

@@ -204,7 +204,7 @@ def base_id(client: Any, base: str) -> str:
         return str(client.images.pull(base).id)
     except docker.errors.APIError as exc:
         cause = str(exc.explanation or exc).strip().splitlines()[0][:160]
-        raise BaseUnavailable(f"its base image {base} is not on this host and cannot be pulled ({cause})") from exc
+        raise BaseUnavailable(base, cause) from exc
 
 
 def size_of(client: Any, tag: str) -> int:

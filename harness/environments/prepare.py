@@ -129,7 +129,7 @@ def _in_a_virtualenv(prepared: Prepared, env: config.EnvDef, why: BaseUnavailabl
     same pins in a virtualenv, as without Docker, said in one line; skipped with both reasons when
     that cannot be made either (its Python is not on this host)."""
     reason = f"{why.message}: run in a virtualenv instead"
-    emit("fallback", {"env": env.name, "reason": reason})
+    emit("fallback", {"env": env.name, "reason": reason, "base": why.base, "cause": why.cause})
     try:
         prepared.backends[env.name] = backend_for(env, "venv", variant, None, prepared.access, build, venv_root, emit)
         prepared.fallback[env.name] = reason

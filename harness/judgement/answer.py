@@ -158,7 +158,9 @@ def _answer(cell: dict[str, Any]) -> Answer:
     step = decisive_step(steps)
     unmeasured = any(s.get("verdict") in ("no-signal", "unmeasured") for s in steps)
     if step is None and unmeasured:  # nothing to judge the cleanup on: grey, whatever the exit did
-        return Answer(back="n/a", word="no signal" if any(s.get("verdict") == "no-signal" for s in steps) else "not measured")
+        said = next((s["word"] for s in steps if s.get("verdict") == "no-signal" and s.get("word")), None)
+        return Answer(back="n/a", word=said or ("no signal" if any(s.get("verdict") == "no-signal" for s in steps)
+                                                else "not measured"))
     if step is None and cell.get("exit") in ("returned", "not-returned"):  # a scenario about exit itself
         back = "all" if cell["exit"] == "returned" else "none"
         return Answer(back=back, word="back at exit" if back == "all" else "not back at exit", label="after exit",

@@ -21,22 +21,31 @@ class MeterRule:
     abs_tol: int  # a difference this small is noise on this meter
     min_signal: int  # growth below this is not judged
     resolution: int = MiB  # the finest step one reading shows (a loop's trend, once its own scatter is known)
+    borderline: int = 16 * MiB  # growth this close to min_signal reads either side of it run to run: said, not judged
 
 
 METER_RULES = {
-    "nvml_process": MeterRule(abs_tol=8 * MiB, min_signal=16 * MiB, resolution=2 * MiB),
+    "nvml_process": MeterRule(abs_tol=8 * MiB, min_signal=16 * MiB, resolution=2 * MiB, borderline=2 * MiB),
     "nvml_device": MeterRule(abs_tol=64 * MiB, min_signal=128 * MiB, resolution=2 * MiB),
     "rss": MeterRule(abs_tol=64 * MiB, min_signal=128 * MiB),
 }
-FRAMEWORK_RULE = MeterRule(abs_tol=4 * MiB, min_signal=16 * MiB)  # the framework's own byte count
+FRAMEWORK_RULE = MeterRule(abs_tol=4 * MiB, min_signal=16 * MiB, borderline=MiB)  # the framework's own byte count
 ABS_TOL = METER_RULES["rss"].abs_tol  # after exit: the device reading against the cell's start
 
 TOLERANCES = {
     "rel_tol": REL_TOL,
-    "meters": {m: {"abs_tol_bytes": r.abs_tol, "min_signal_bytes": r.min_signal} for m, r in METER_RULES.items()},
+    "meters": {m: {"abs_tol_bytes": r.abs_tol, "min_signal_bytes": r.min_signal, "borderline_bytes": r.borderline}
+               for m, r in METER_RULES.items()},
     "framework": {"abs_tol_bytes": FRAMEWORK_RULE.abs_tol, "min_signal_bytes": FRAMEWORK_RULE.min_signal},
     "rule": "NVML against the pre-GPU reading + the runtime cost; released: left <= max(abs_tol, rel_tol * grown)",
 }
+
+
+def borderline(grown: int, meter: str) -> bool:
+    """Growth within the meter's noise of the smallest judged change: one run reads it just under the
+    floor (no signal), the next just over (judged); both say "borderline" instead."""
+    rule = METER_RULES[meter]
+    return abs(grown - rule.min_signal) < rule.borderline
 
 
 def tolerance(grown: int, meter: str = "rss") -> float:
@@ -49,10 +58,11 @@ def tolerances_text(host_only: bool = False) -> str:
         rss = METER_RULES["rss"]
         return (f"host memory (RSS) judged against the process's own reading before the measured code; released when "
                 f"left <= max({human_bytes(rss.abs_tol)}, {REL_TOL:.0%} of growth); no signal below "
-                f"{human_bytes(rss.min_signal)} of growth")
+                f"{human_bytes(rss.min_signal)} of growth (borderline within {human_bytes(rss.borderline)} of it)")
     rules = ", ".join(f"{m} {human_bytes(r.abs_tol)}/{human_bytes(r.min_signal)}" for m, r in METER_RULES.items())
     return (f"GPU memory judged against the pre-GPU reading plus the runtime cost; released when left <= "
-            f"max(abs_tol, {REL_TOL:.0%} of growth); abs_tol/min_signal per meter: {rules}")
+            f"max(abs_tol, {REL_TOL:.0%} of growth); abs_tol/min_signal per meter: {rules}; growth within the meter's "
+            "noise of min_signal is borderline, not judged")
 
 
 TOLERANCES["text"] = tolerances_text()

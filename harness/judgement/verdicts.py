@@ -18,7 +18,8 @@ the first one with a value at the floor, the peak and that checkpoint):
   Host RSS keeps ``ready`` as its floor: imports alone move it.
 
   grown = peak - floor;  left = reading - floor;  tol = max(abs_tol[meter], REL_TOL * grown)
-  no-signal  grown < min_signal[meter] and the framework's own growth too
+  no-signal  grown < min_signal[meter] and the framework's own growth too; "borderline" (its word) when
+             grown is within the meter's noise of min_signal either side: a run just over would judge it
   released   left <= tol; or the framework's live bytes are back to its floor and its pool
              (where it reports one) is empty: what is left is the runtime's growth since the
              first touch (attribution.py), stated beside the verdict
@@ -45,6 +46,7 @@ import re
 from dataclasses import replace
 from typing import Any, cast
 
+from harness.common.units import human_bytes
 from harness.judgement import attribution, gpu_only, ranks, sentences
 from harness.judgement.floors import DriverFloor, driver_floor, in_use, reading, unused_pool
 from harness.judgement.gpu_use import framework_without_gpu, needs_a_gpu
@@ -56,6 +58,7 @@ from harness.judgement.tolerances import (
     PRIMARY_ORDER,
     REL_TOL,
     TOLERANCES,
+    borderline,
     tolerance,
 )
 from harness.model.record import CellRecord, Checkpoint, Readings, meter_value
@@ -128,7 +131,11 @@ def judge_step(
     result.update(framework_left=fw_left, framework_grown=fw_grown)
     fw_signal = fw_grown is not None and fw_grown >= FRAMEWORK_RULE.min_signal
     gpu_pool = unused_pool(cp) if meter in NVML_METERS else None  # the framework's pool is GPU memory
-    if grown < METER_RULES[meter].min_signal and not fw_signal:
+    if borderline(grown, meter) and not fw_signal:
+        verdict = "no-signal"  # either side of the floor run to run: said as such, the same every run
+        result["word"] = (f"borderline: {human_bytes(grown)} grown, the floor is "
+                          f"{human_bytes(METER_RULES[meter].min_signal)}")
+    elif grown < METER_RULES[meter].min_signal and not fw_signal:
         verdict = "no-signal"
     elif left <= tol:
         verdict = "released"
@@ -186,7 +193,9 @@ IMPORT_LABEL = re.compile(r"^[^:]+:\d+: (?:import|from) ")  # agent/instrument.p
 # meter's noise floor: a steady 0.5 MiB a round over 100 rounds grows ("small" under what the meter judges), not flat
 # 12: a loop measured twice "ran twice", never grows: two readings make no trend (loops.py)
 # 13: a script's GPU-only line (torch.cuda.empty_cache()) measured without a GPU is n/a with why (gpu_only.py)
-RULES_VERSION = 13
+# 14: growth within the meter's noise of its smallest judged change is "borderline" (no signal, with both figures),
+# never judged on one run and not on the next
+RULES_VERSION = 14
 
 
 def timeline_peak(record: CellRecord, checkpoints: list[Checkpoint]) -> Checkpoint | None:

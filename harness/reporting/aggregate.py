@@ -75,7 +75,7 @@ def cell_summary(record: CellRecord) -> dict[str, Any]:
         "runtime_cost": judged.get("runtime_cost"),
         "floor_basis": judged.get("floor_basis"),
         "exit_meter": (judged.get("exit") or {}).get("meter"),
-        "steps": [{k: s.get(k) for k in STEP_KEYS} for s in judged["steps"]],
+        "steps": [{k: s.get(k) for k in STEP_KEYS} | ({"word": s["word"]} if s.get("word") else {}) for s in judged["steps"]],
         "exit": (judged.get("exit") or {}).get("verdict"),
         "error": judged.get("unsupported_reason") or answer.error_line(error) or None,
         "framework": record.get("facts", {}).get("frameworks", {}),

@@ -5,6 +5,7 @@ from typing import Any
 
 from harness import frameworks
 from harness.common.units import clip, human_bytes
+from harness.judgement import per_framework
 from harness.reporting import glance
 
 
@@ -82,6 +83,8 @@ def to_markdown(matrix: dict[str, Any]) -> str:
     if matrix.get("note"):
         lines += [matrix["note"], ""]
     lines += [f"Measured on: {matrix.get('machine') or 'unknown machine'}.", ""]
+    lines += [f"- {line}" for line in per_framework.sentences(matrix, host_only=matrix.get("machine") == glance.NO_GPU)]
+    lines += [""]
     lines.append("| scenario | " + " | ".join(column_header(e, (matrix.get("columns") or {}).get(e) or {}) for e in envs) + " |")
     lines.append("|---|" + "---|" * len(envs))
     for name in matrix["scenarios"]:

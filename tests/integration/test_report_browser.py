@@ -173,3 +173,34 @@ def test_a_run_without_a_gpu_counts_its_undecided_claims_as_matrix_md_does(chrom
     matrix_md = (run / "matrix.md").read_text(encoding="utf-8")
     assert f"no GPU here, so the {said.group(1)} claims" in matrix_md or f"{said.group(1)} claims" in matrix_md
     assert "<title>Host memory cleanup matrix, no GPU" in dom
+
+
+# Where a cell's link leaves the page: the window's scroll, the cell page's heading against the window,
+# and what the grid's n/a cells say beneath their word.
+LANDING = """<script>setTimeout(function () {
+  var h = document.querySelector("#detail h2"), r = h ? h.getBoundingClientRect() : null;
+  var na = document.querySelectorAll("td.cell.back-na"), why = [].map.call(na, function (td) {
+    var w = td.querySelector(".why"); return w ? w.textContent : ""; });
+  document.body.dataset.probe = JSON.stringify({y: window.scrollY, inner: window.innerHeight,
+    heading: r ? Math.round(r.top) : -1, title: h ? h.textContent : "", why: why});
+}, 1500);</script></body>"""
+
+
+def test_a_cell_link_opens_with_the_cell_in_view_and_na_cells_say_why(chromium: str, tmp_path: Path) -> None:
+    """A link to a cell used to scroll to a page drawn below the grid (a blank window in a headless
+    shot); the cell's page is now the page's top. A cell that is not judged says why where it is shown."""
+    run = _reference("sweeps/cpu-jax-0.4-0.12/20261124T015231Z-0af507", tmp_path)
+    page = run / "report.html"
+    head, _, tail = page.read_text(encoding="utf-8").rpartition("</body>")
+    probed = page.with_name("landing.html")
+    probed.write_text(head + LANDING + tail, encoding="utf-8")
+    url = probed.as_uri() + "#cell=jax%2Fjit_cache_clear%7Cjax%3D%3D0.4.38"
+    dom = _browse(chromium, url, tmp_path / "profile-landing", "--window-size=1400,900", "--dump-dom").stdout
+    start = dom.index('data-probe="') + len('data-probe="')
+    probe = json.loads(dom[start:dom.index('"', start)].replace("&quot;", '"'))
+    assert 0 <= probe["heading"] < probe["inner"] and probe["title"].startswith("jax/jit_cache_clear @ "), probe
+    assert probe["why"] and all(probe["why"]), probe["why"]  # every n/a cell: the GPU-only reason, or why it was skipped
+    assert any("about GPU memory" in why for why in probe["why"]) and any(why.startswith("Skipped: ") for why in probe["why"])
+    shot = tmp_path / "landing.png"
+    _browse(chromium, url, tmp_path / "profile-landing-shot", "--window-size=1400,900", f"--screenshot={shot}")
+    assert shot.stat().st_size > 20_000  # drawn, not a blank window (a blank one is ~6 KB)

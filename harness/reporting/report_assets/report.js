@@ -50,6 +50,8 @@ window.onerror = function (msg) { document.body.dataset.errors = (document.body.
       var td = el("td", {"class": "cell back-" + g.back.replace("/", "") + (changed[key] ? " changed" : ""), "data-key": key,
         "data-verdict": outcome(c), "title": cellText(c)}, g.text);
       if (g.label) td.appendChild(el("div", {"class": "step"}, "at " + g.label));
+      var why = g.back === "n/a" ? (c.gpu_only || c.error || "") : "";  // an n/a cell says why where it is shown
+      if (why) td.appendChild(el("div", {"class": "why"}, why));
       (claimsFor[key] || []).forEach(function (p) { if (p[1].outcome !== "untestable")
         td.appendChild(el("sup", {"title": p[0].says, "class": "claim"}, (p[1].outcome === "confirmed" ? " \u2713" : p[1].outcome === "not reproduced" ? " \u25cb" : " \u2717") + noteNo[p[0].id])); });
       td.onclick = function () { location.hash = "cell=" + encodeURIComponent(key); };
@@ -174,7 +176,7 @@ window.onerror = function (msg) { document.body.dataset.errors = (document.body.
       var tr = el("tr"); tr.appendChild(el("td", {}, k)); tr.appendChild(el("td", {}, typeof obj[k] === "object" ? JSON.stringify(obj[k]) : String(obj[k])));
       tb.appendChild(tr); } return tb; }
   function show(key) { var box = document.getElementById("detail"), d = DATA.details[key], parts = key.split("|"); box.innerHTML = "";
-    box.appendChild(el("h2", {}, parts[0] + " @ " + parts[1]));
+    box.appendChild(el("h2", {}, parts[0] + " @ " + parts[1])); box.appendChild(el("a", {"href": "#matrix", "class": "back"}, "\u2191 the matrix"));
     if (!d) { box.appendChild(el("p", {}, "No record for this cell (" + (((M.cells[parts[0]] || {})[parts[1]] || {}).status || "missing") + ").")); return; }
     box.appendChild(el("p", {}, (d.scenario.title || "") + " \u2014 " + (d.scenario.technique || "") + (d.scenario.seed ? " (source: " + d.scenario.seed + ")" : "")));
     box.appendChild(el("p", {"class": "summary"}, "status: " + d.status + (d.error ? " \u2014 " + d.error.type + ": " + d.error.message : "")));
@@ -207,8 +209,9 @@ window.onerror = function (msg) { document.body.dataset.errors = (document.body.
   function route() { var m = /cell=([^&]+)/.exec(location.hash), keys = Object.keys(DATA.details);
     if (m) { var key = decodeURIComponent(m[1]); show(key);  // a link to a cell lands on its timeline, its grid cell marked
       [].forEach.call(document.querySelectorAll("td.cell"), function (td) { td.classList.toggle("selected", td.dataset.key === key); });
-      var box = document.getElementById("detail"); if (box && box.scrollIntoView) box.scrollIntoView(); }
-    else if (keys.length === 1) show(keys[0]); }  // a one-cell report opens on its cell
+      window.scrollTo(0, 0); }  // the cell's page is the page's top: it opens in view, the grid below it
+    else if (keys.length === 1) show(keys[0]);  // a one-cell report opens on its cell
+    else document.getElementById("detail").innerHTML = ""; }  // back to the matrix alone
   window.addEventListener("hashchange", route); route();
   document.body.dataset.ready = "1";
 })();

@@ -1,0 +1,76 @@
+"""One sentence per environment of a run: how many of its cleanups gave the memory back, the worst
+one named, and what could not be judged there and why. Counted from the judge's own answers
+(answer.py), so the sentence and the cells never disagree; the closing lines of `matrix` and
+matrix.md say these."""
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Mapping
+from typing import Any
+
+from harness.common.units import human_bytes
+from harness.judgement import answer
+
+MAIN_PACKAGES = ("torch", "tensorflow", "jax", "cupy")  # the release a column is known by (not keras, jaxlib)
+
+
+def sentences(matrix: Mapping[str, Any], host_only: bool) -> list[str]:
+    """A sentence for each environment column of ``matrix`` (matrix.json's shape), in column order."""
+    columns = matrix.get("columns") or {}
+    return [sentence(env, columns.get(env) or {}, {name: row[env] for name, row in matrix["cells"].items() if env in row},
+                     host_only) for env in matrix["environments"]]
+
+
+def sentence(env: str, facts: Mapping[str, Any], cells: Mapping[str, Mapping[str, Any]], host_only: bool) -> str:
+    said = {name: dict(cell.get("glance") or answer.of_cell(dict(cell)).as_dict()) for name, cell in cells.items()}
+    by_back: dict[str, list[str]] = {}
+    for name, glance in sorted(said.items()):
+        by_back.setdefault(str(glance["back"]), []).append(name)
+    measured = sum(len(by_back.get(b, [])) for b in ("all", "part", "none"))
+    parts = []
+    if measured:
+        to = "to the OS" if host_only else "to the driver"
+        parts.append(f"{len(by_back.get('all', []))} of {measured} cleanup{'s' if measured > 1 else ''} gave everything "
+                     f"back {to}")
+        for back, how in (("part", "only part"), ("none", "nothing")):
+            names = by_back.get(back, [])
+            if names:
+                worst = max(names, key=lambda n: _left(said[n]))
+                parts.append(f"{len(names)} gave {how} ({_short(worst)}: {_what(said[worst])})")
+    unjudged = Counter(_why_not(said[name]) for name in by_back.get("n/a", []))
+    if unjudged:
+        parts.append(("not judged here: " if measured else "nothing judged here: ")
+                     + ", ".join(f"{n} {why}" for why, n in sorted(unjudged.items(), key=lambda x: (-x[1], x[0]))))
+    return f"{release(env, facts)}: {'; '.join(parts) or 'no cell ran'}."
+
+
+def release(env: str, facts: Mapping[str, Any]) -> str:
+    """'tensorflow 2.21.0 (tf-current)': the release first, the environment's name beside it."""
+    frameworks = dict(facts.get("frameworks") or {})
+    main = next((name for name in MAIN_PACKAGES if name in frameworks), next(iter(frameworks), None))
+    return f"{main} {frameworks[main]} ({env})" if main else env
+
+
+def _left(glance: Mapping[str, Any]) -> float:
+    loop = glance.get("loop") or {}
+    return float(glance.get("left") or 0) + (float(loop.get("slope") or 0) * 100 if loop.get("growing") else 0)
+
+
+def _what(glance: Mapping[str, Any]) -> str:
+    loop = glance.get("loop") or {}
+    said = [f"{human_bytes(glance.get('left'))} left"] if glance.get("left") else []
+    said += [f"grows {human_bytes(loop.get('slope'))} per iteration"] if loop.get("growing") else []
+    return ", ".join(said) or str(glance["word"])
+
+
+def _why_not(glance: Mapping[str, Any]) -> str:
+    word = str(glance["word"])
+    if word == answer.NOT_SHOWN:
+        return "need a GPU"
+    if word.startswith("borderline"):
+        return "borderline"
+    return word
+
+
+def _short(scenario: str) -> str:
+    return scenario.split("/", 1)[-1]
