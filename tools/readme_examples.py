@@ -1,13 +1,13 @@
-"""The README's worked examples, made from a named reference run so they cannot drift.
+"""The worked examples of the README and docs/*.md, made from a named reference run so they cannot drift.
 
-A README block between
+A block between
     <!-- example FOLDER from="TEXT" to="TEXT" -->
     ...
     <!-- /example -->
 holds the lines of FOLDER's repro.md (rendered now, from the committed records, by today's judge)
 from the first line starting with ``from`` through the next one starting with ``to``.
 
-    python tools/readme_examples.py           # exit 1 and name the block when one differs
+    python tools/readme_examples.py           # exit 1 and name the file and block when one differs
     python tools/readme_examples.py --write   # make every block again
 """
 from __future__ import annotations
@@ -43,16 +43,24 @@ def made_again(readme: str) -> str:
                      readme)
 
 
+def pages() -> list[Path]:
+    """Every page that may hold example blocks: the README and the docs."""
+    return [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
+
+
 def main() -> int:
-    path = ROOT / "README.md"
-    readme = path.read_text(encoding="utf-8")
-    fresh = made_again(readme)
-    if "--write" in sys.argv[1:]:
-        path.write_text(fresh, encoding="utf-8")
-        return 0
-    stale = [m.group(2) for m, n in zip(BLOCK.finditer(readme), BLOCK.finditer(fresh), strict=True) if m.group(0) != n.group(0)]
-    for folder in stale:
-        print(f"README.md's example from {folder} differs from what it renders now: python tools/readme_examples.py --write")
+    stale = []
+    for path in pages():
+        text = path.read_text(encoding="utf-8")
+        fresh = made_again(text)
+        if "--write" in sys.argv[1:]:
+            if fresh != text:
+                path.write_text(fresh, encoding="utf-8")
+            continue
+        stale += [f"{path.relative_to(ROOT)}'s example from {m.group(2)}" for m, n in
+                  zip(BLOCK.finditer(text), BLOCK.finditer(fresh), strict=True) if m.group(0) != n.group(0)]
+    for block in stale:
+        print(f"{block} differs from what it renders now: python tools/readme_examples.py --write")
     return 1 if stale else 0
 
 

@@ -34,6 +34,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "report": ("report", "re-render a saved run: terminal table, matrix.md, matrix.json, report.html"),
     "atlas": ("atlas", "every committed reference run as one static site (grid, evidence, claims) and atlas.json/csv"),
     "scenarios": ("scenarios", "the catalogue as a Markdown table: scenario, technique, seed, envs"),
+    "examples": ("examples", "the example scripts shipped with the tool, or the path of one: repro \"$(gcm examples NAME)\""),
     "doctor": ("doctor", "what this host can run: engine, driver, container GPU support, images"),
     "cdi-spec": ("cdi_spec", "write a CDI spec (nvidia.com/gpu) for this host's driver: GPUs in containers on "
                              "Docker >= 25 without the toolkit"),

@@ -73,6 +73,8 @@ _THRESHOLDS = ", ".join(f"{k} {v:g}" for k, v in criteria.DEFAULT_THRESHOLD_MIB.
 OPTIONS: list[Option] = [
     # positionals
     Option(("scenario",), "path to a scenario file", ("run",)),
+    Option(("name",), "an example's name: its path is printed, to give repro (none: the list)", ("examples",),
+           {"nargs": "?", "default": None}),
     Option(("script",), "the script from the bug report, unmodified", ("bisect",), {"type": Path}),
     Option(("script",), "the script from the bug report, unmodified (or its notebook, or the report itself: issue.md, "
            "- for stdin); its arguments after -- (`repro train.py -- "

@@ -96,6 +96,8 @@ def prepare(envs: list[config.EnvDef], variant: str, requested: str, gpu_mode: s
 
     # Several at once: a build or an install mostly waits on the network, the disk or Docker.
     threads.run_each(range(len(prepared.envs)), one, workers, on_interrupt=subproc.stop_running)
+    if client is not None and len(prepared.fallback) == len(prepared.backends):  # every one in a virtualenv
+        prepared.access = gpu_access.GpuAccess("none", "no container in this run")
     if notebook:
         for name in sorted(prepared.backends):
             _give_ipython(prepared, name, build, emit)

@@ -155,6 +155,9 @@ def _answer(cell: dict[str, Any]) -> Answer:
     if cell.get("gpu_only"):  # what it shows exists only on a GPU, and none was measured (gpu_only.py)
         return Answer(back="n/a", word=NOT_SHOWN)
     steps = cell.get("steps") or []
+    last = next((s for s in reversed(steps) if s.get("verdict") != "skipped"), None)
+    if last is not None and str(last.get("word") or "").startswith("borderline"):  # the last cleanup is not to be called
+        return Answer(back="n/a", word=str(last["word"]), label=last.get("label"), meter=last.get("meter"))
     step = decisive_step(steps)
     unmeasured = any(s.get("verdict") in ("no-signal", "unmeasured") for s in steps)
     if step is None and unmeasured:  # nothing to judge the cleanup on: grey, whatever the exit did

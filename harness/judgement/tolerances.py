@@ -22,20 +22,23 @@ class MeterRule:
     min_signal: int  # growth below this is not judged
     resolution: int = MiB  # the finest step one reading shows (a loop's trend, once its own scatter is known)
     borderline: int = 16 * MiB  # growth this close to min_signal reads either side of it run to run: said, not judged
+    release_band: int = 32 * MiB  # what is left this close to abs_tol reads released one run, partial the next
 
 
 METER_RULES = {
-    "nvml_process": MeterRule(abs_tol=8 * MiB, min_signal=16 * MiB, resolution=2 * MiB, borderline=2 * MiB),
+    "nvml_process": MeterRule(abs_tol=8 * MiB, min_signal=16 * MiB, resolution=2 * MiB, borderline=2 * MiB,
+                              release_band=4 * MiB),
     "nvml_device": MeterRule(abs_tol=64 * MiB, min_signal=128 * MiB, resolution=2 * MiB),
     "rss": MeterRule(abs_tol=64 * MiB, min_signal=128 * MiB),
 }
-FRAMEWORK_RULE = MeterRule(abs_tol=4 * MiB, min_signal=16 * MiB, borderline=MiB)  # the framework's own byte count
+# the framework's own byte count
+FRAMEWORK_RULE = MeterRule(abs_tol=4 * MiB, min_signal=16 * MiB, borderline=MiB, release_band=MiB)
 ABS_TOL = METER_RULES["rss"].abs_tol  # after exit: the device reading against the cell's start
 
 TOLERANCES = {
     "rel_tol": REL_TOL,
-    "meters": {m: {"abs_tol_bytes": r.abs_tol, "min_signal_bytes": r.min_signal, "borderline_bytes": r.borderline}
-               for m, r in METER_RULES.items()},
+    "meters": {m: {"abs_tol_bytes": r.abs_tol, "min_signal_bytes": r.min_signal, "borderline_bytes": r.borderline,
+                   "release_band_bytes": r.release_band} for m, r in METER_RULES.items()},
     "framework": {"abs_tol_bytes": FRAMEWORK_RULE.abs_tol, "min_signal_bytes": FRAMEWORK_RULE.min_signal},
     "rule": "NVML against the pre-GPU reading + the runtime cost; released: left <= max(abs_tol, rel_tol * grown)",
 }
@@ -58,11 +61,12 @@ def tolerances_text(host_only: bool = False) -> str:
         rss = METER_RULES["rss"]
         return (f"host memory (RSS) judged against the process's own reading before the measured code; released when "
                 f"left <= max({human_bytes(rss.abs_tol)}, {REL_TOL:.0%} of growth); no signal below "
-                f"{human_bytes(rss.min_signal)} of growth (borderline within {human_bytes(rss.borderline)} of it)")
+                f"{human_bytes(rss.min_signal)} of growth (borderline within {human_bytes(rss.borderline)} of it, and what "
+                f"is left within {human_bytes(rss.release_band)} of the release line)")
     rules = ", ".join(f"{m} {human_bytes(r.abs_tol)}/{human_bytes(r.min_signal)}" for m, r in METER_RULES.items())
     return (f"GPU memory judged against the pre-GPU reading plus the runtime cost; released when left <= "
             f"max(abs_tol, {REL_TOL:.0%} of growth); abs_tol/min_signal per meter: {rules}; growth within the meter's "
-            "noise of min_signal is borderline, not judged")
+            "noise of min_signal, or left within it of abs_tol without a framework count, is borderline, not judged")
 
 
 TOLERANCES["text"] = tolerances_text()

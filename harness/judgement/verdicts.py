@@ -19,7 +19,8 @@ the first one with a value at the floor, the peak and that checkpoint):
 
   grown = peak - floor;  left = reading - floor;  tol = max(abs_tol[meter], REL_TOL * grown)
   no-signal  grown < min_signal[meter] and the framework's own growth too; "borderline" (its word) when
-             grown is within the meter's noise of min_signal either side: a run just over would judge it
+             grown is within the meter's noise of min_signal either side (a run just over would judge it),
+             or, without a framework count, left is within it of tol (released on one run, partial on the next)
   released   left <= tol; or the framework's live bytes are back to its floor and its pool
              (where it reports one) is empty: what is left is the runtime's growth since the
              first touch (attribution.py), stated beside the verdict
@@ -150,6 +151,12 @@ def judge_step(
         verdict = "held"
     else:
         verdict = "partial"
+    if verdict in ("released", "partial") and fw_left is None and abs(left - tol) < METER_RULES[meter].release_band:
+        # what is left sits within the meter's noise of the release line, with no framework count to
+        # decide: one run reads it released, the next partly held; both say so instead
+        verdict = "no-signal"
+        result["word"] = (f"borderline: {human_bytes(left)} left of {human_bytes(grown)} grown, released at or under "
+                          f"{human_bytes(tol)}")
     result["verdict"] = verdict
     parts = attribution.split_own(left, gpu_pool, fw_left) if left > tol else None
     if parts:
@@ -193,8 +200,9 @@ IMPORT_LABEL = re.compile(r"^[^:]+:\d+: (?:import|from) ")  # agent/instrument.p
 # meter's noise floor: a steady 0.5 MiB a round over 100 rounds grows ("small" under what the meter judges), not flat
 # 12: a loop measured twice "ran twice", never grows: two readings make no trend (loops.py)
 # 13: a script's GPU-only line (torch.cuda.empty_cache()) measured without a GPU is n/a with why (gpu_only.py)
-# 14: growth within the meter's noise of its smallest judged change is "borderline" (no signal, with both figures),
-# never judged on one run and not on the next
+# 14: growth within the meter's noise of its smallest judged change, or what is left within it of the release line
+# where no framework count decides, is "borderline" (no signal, with the figures): never one word on one run and
+# another on the next
 RULES_VERSION = 14
 
 

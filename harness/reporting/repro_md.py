@@ -247,7 +247,7 @@ def markdown(records: list[CellRecord], script: Path) -> str:
             fw = "; ".join(f"{n} {human_bytes(v.get('in_use'))} / {human_bytes(v.get('reserved'))}" for n, v in views.items())
             step = judged.get(cp["label"], {})
             verdict = sentences.step_word(step)
-            if step.get("left") is not None and step.get("verdict") not in ("skipped", ""):
+            if step.get("left") is not None and step.get("verdict") not in ("skipped", "") and not step.get("word"):
                 children = r.get("rss_children") if step.get("meter") == "rss" else None
                 apart = f", the reading's {human_bytes(children)} in child processes among it" if children else ""
                 verdict += f" ({human_bytes(step['left'])} left{apart})"

@@ -86,3 +86,24 @@ def test_the_installed_tool_does_what_the_checkout_does(installed: Path, tmp_pat
     report = run(installed, work, "gpu-cleanup-matrix", "report", str(run_dir))
     assert report.returncode == 0, report.stderr[-2000:]
     assert (run_dir / "report.html").stat().st_size > 10_000
+
+
+def test_the_readme_examples_run_after_an_install(installed: Path, tmp_path: Path) -> None:
+    """The README's `gcm repro "$(gcm examples holders_cpu)"` after an install, on a machine without a
+    GPU: the example's path comes from the installed package (a `python -m harness.examples` there
+    ran the user's own Python, which has no harness), and repro names the three holders of host memory."""
+    work = tmp_path / "examples"
+    work.mkdir()
+    listed = run(installed, work, "gcm", "examples")
+    assert listed.returncode == 0 and "holders_cpu: " in listed.stdout and "holders_torch: " in listed.stdout
+    path = run(installed, work, "gcm", "examples", "holders_cpu").stdout.strip()
+    assert Path(path).is_file() and path.startswith(str(installed.parent)), path
+    repro = run(installed, work, "gcm", "repro", path, "--env", "torch", "--backend", "venv", "--variant", "cpu", timeout=1500)
+    assert repro.returncode == 0, repro.stderr[-3000:]
+    said = repro.stdout
+    assert "What holds the host memory at `holders_cpu.py:32: gc.collect()`:" in said, said[-3000:]
+    for holder in ("the traceback in `err` keeps the frame of `train()`", "`opt` (Adam) holds its state",
+                   "`history` (list of 3) keeps 3 tensors"):
+        assert holder in said, said[-3000:]
+    missing = run(installed, work, "gcm", "examples", "nope")
+    assert missing.returncode == 2 and missing.stderr.count("\n") == 1 and "holders_cpu" in missing.stderr
