@@ -8,9 +8,12 @@ containers takes seconds and no GPU: a release that cannot run here is said with
 instead of being built, run and crashed (judgement/gpu_code.py words it).
 
 Fat binary layout (as cuobjdump reads it): a 16-byte header (magic 0xBA55ED50, version 1, header
-size 16, the size of what follows), then entries, each a header (kind at 0: 1 PTX, 2 or 0x10 an
-ELF cubin; its own size at 4; its payload's padded size at 8; the SM architecture at 28, 90 for
-sm_90) followed by its payload.
+size 16, the size of what follows), then entries, each a
+header (kind at 0: 1 PTX, 2 or 0x10 an ELF cubin; its own size at 4, 64 bytes and more in newer
+toolkits; its payload's padded size at 8; the SM architecture at 28, 90 for sm_90) followed by its
+payload. Every container in the file is read, not only the ``.nv_fatbin`` section's that cuobjdump
+lists: cuFFT keeps most of its kernels elsewhere and loads them itself. Checked against cuobjdump
+and real runs on an H100 (matrix/reference/h100-580.159.04-cuda-code/).
 """
 from __future__ import annotations
 
@@ -20,64 +23,58 @@ import struct
 import tempfile
 import zipfile
 from collections.abc import Iterable, Iterator
-from dataclasses import dataclass, field
 from pathlib import Path
 
-MAGIC = struct.pack("<I", 0xBA55ED50)
+from harness.model.gpu_code import BuildCode, LibraryCode
+
+# An executable container's magic; a relocatable one (0x466243B1, code kept for device linking, never
+# loaded as it is) is not read.
+MAGICS = (struct.pack("<I", 0xBA55ED50),)
 PTX, ELF_KINDS = 1, (2, 0x10)
-ENTRY_SIZES = (64, 80, 112)
 
 
-@dataclass(frozen=True)
-class LibraryCode:
-    """One shared library's GPU code: SM architectures with machine code, and with PTX."""
-
-    name: str
-    sass: frozenset[int] = frozenset()
-    ptx: frozenset[int] = frozenset()
-
-    @property
-    def has_code(self) -> bool:
-        return bool(self.sass or self.ptx)
-
-
-@dataclass(frozen=True)
-class BuildCode:
-    """A framework build's libraries that carry GPU code (a CPU build has none)."""
-
-    libraries: tuple[LibraryCode, ...] = field(default_factory=tuple)
+def units(data: bytes | mmap.mmap) -> dict[tuple[frozenset[int], frozenset[int]], int]:
+    """Every fat binary container in ``data``: (SASS architectures, PTX architectures) -> how many."""
+    found: dict[tuple[frozenset[int], frozenset[int]], int] = {}
+    for magic in MAGICS:
+        at = data.find(magic)
+        while at != -1:
+            end, unit = _container(data, at)
+            if unit is not None:
+                found[unit] = found.get(unit, 0) + 1
+            at = data.find(magic, max(end, at + 4))
+    return found
 
 
 def architectures(data: bytes | mmap.mmap) -> tuple[set[int], set[int]]:
-    """(SASS architectures, PTX architectures) of every fat binary container in ``data``."""
-    sass: set[int] = set()
-    ptx: set[int] = set()
-    at = data.find(MAGIC)
-    while at != -1:
-        end = _container(data, at, sass, ptx)
-        at = data.find(MAGIC, max(end, at + 4))
-    return sass, ptx
+    """(SASS architectures, PTX architectures) of every container in ``data``: what cuobjdump lists."""
+    found = units(data)
+    return set().union(*(s for s, _ in found)), set().union(*(p for _, p in found))
 
 
-def _container(data: bytes | mmap.mmap, start: int, sass: set[int], ptx: set[int]) -> int:
-    """Read the container at ``start`` into ``sass``/``ptx``; where the next search begins (a magic
-    that is not a container's, a pattern inside some payload, is passed over)."""
+def _container(data: bytes | mmap.mmap, start: int) -> tuple[int, tuple[frozenset[int], frozenset[int]] | None]:
+    """Where the next search begins, and the container's (SASS, PTX) architectures; None for a
+    magic that is not a container's (a pattern inside some payload): its entries must chain from
+    its header to exactly its end."""
     if start + 16 > len(data):
-        return start + 4
+        return start + 4, None
     version, header, size = (int(v) for v in struct.unpack_from("<HHQ", data, start + 4))
     if version != 1 or header != 16 or start + 16 + size > len(data):
-        return start + 4
-    entry, end, found = start + 16, start + 16 + size, []
+        return start + 4, None
+    entry, end = start + 16, start + 16 + size
+    sass: set[int] = set()
+    ptx: set[int] = set()
     while entry + 64 <= end:
         kind, entry_size, padded = (int(v) for v in struct.unpack_from("<H2xIQ", data, entry))
         arch = int(struct.unpack_from("<I", data, entry + 28)[0])
-        if entry_size not in ENTRY_SIZES or not 10 <= arch <= 200 or kind not in (PTX, *ELF_KINDS, 0x40):
-            return start + 4  # not a container after all
-        found.append((kind, arch))
-        entry += entry_size + padded
-    for kind, arch in found:
+        # an entry's header is 64 bytes and grows with newer toolkits (80, 104, 112 seen): any multiple of 8 up to 256
+        if not (64 <= entry_size <= 256 and entry_size % 8 == 0) or not 10 <= arch <= 200 or kind not in (PTX, *ELF_KINDS, 0x40):
+            return start + 4, None
         (ptx if kind == PTX else sass if kind in ELF_KINDS else set()).add(arch)
-    return end
+        entry += entry_size + padded
+    if end - entry >= 64 or entry > end or not (sass or ptx):  # the chain stops short of, or runs past, its end
+        return start + 4, None
+    return end, (frozenset(sass), frozenset(ptx))
 
 
 def read_library(path: Path, name: str | None = None) -> LibraryCode:
@@ -85,8 +82,13 @@ def read_library(path: Path, name: str | None = None) -> LibraryCode:
         if path.stat().st_size == 0:
             return LibraryCode(name or path.name)
         with mmap.mmap(handle.fileno(), 0, access=mmap.ACCESS_READ) as data:
-            sass, ptx = architectures(data)
-    return LibraryCode(name or path.name, frozenset(sass), frozenset(ptx))
+            found = units(data)
+    return LibraryCode(name or path.name, tuple((s, p, n) for (s, p), n in sorted(found.items(), key=_order)))
+
+
+def _order(item: tuple[tuple[frozenset[int], frozenset[int]], int]) -> tuple[list[int], list[int]]:
+    (sass, ptx), _ = item
+    return sorted(sass), sorted(ptx)
 
 
 def _is_library(name: str) -> bool:
