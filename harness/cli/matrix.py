@@ -70,6 +70,8 @@ def main(args: argparse.Namespace, err: Console, out: Console) -> int:
             fallbacks.add(data)
         elif kind == "failed":
             err.print(f"[red]failed[/] {data['env']}: {data['reason']}", markup=True, soft_wrap=True)
+        elif kind == "gpu-code":
+            err.print(str(data["text"]), markup=False, soft_wrap=True)
         elif kind == "ipython":
             err.print(ipython_line(data), markup=False)
         elif kind == "venv":

@@ -131,6 +131,8 @@ def plain_events(err: Console) -> Any:
             err.print(render.summary_line(cast(CellRecord, data)))  # the record, as the runner sent it
         elif kind == "ipython":
             err.print(ipython_line(data), markup=False)
+        elif kind == "gpu-code":
+            err.print(str(data["text"]), markup=False, soft_wrap=True)
         elif kind == "fallback":
             fallbacks.add(data)
         elif kind in ("backend", "skipped", "failed", "build"):

@@ -16,7 +16,7 @@ from typing import Any
 from harness.common import threads
 from harness.common.errors import BaseUnavailable, BuildError, DockerUnavailable, HarnessError, UsageError
 from harness.common.events import Event
-from harness.environments import config, images, venvs
+from harness.environments import config, gpu_fit, images, venvs
 from harness.measurement import gpu_access, subproc
 from harness.measurement.backends.base import Backend
 from harness.measurement.nvml import Nvml
@@ -75,6 +75,14 @@ def prepare(envs: list[config.EnvDef], variant: str, requested: str, gpu_mode: s
             prepared.skipped[env.name] = env.unavailable
             emit("skipped", {"env": env.name, "reason": env.unavailable})
             return
+        if env.pin and nvml.available:  # a release asked for on a GPU host: can it run on these GPUs at all?
+            cannot, said = gpu_fit.judge(env, variant, nvml.gpus, build)
+            for line in said:
+                emit("gpu-code", {"env": env.name, "text": line})
+            if cannot:
+                prepared.skipped[env.name] = cannot
+                emit("skipped", {"env": env.name, "reason": cannot})
+                return
         began = time.monotonic()
         try:  # one environment's failure is its own result: the others still run
             if client is not None:

@@ -83,14 +83,16 @@ def fit(build: BuildCode, capability: tuple[int, int], gpu: str, release: str) -
     judged = [lib for lib in own if not _sass_fits(lib.sass, cc)]  # machine code for the GPU: it runs as built
     total = sum(n for lib in judged for _, _, n in lib.units)
     missing = sum(_without(lib, cc) for lib in judged)
-    dead = [lib for lib in judged if _without(lib, cc) == sum(n for _, _, n in lib.units)]
+    dead = sorted((lib for lib in judged if _without(lib, cc) == sum(n for _, _, n in lib.units)),
+                  key=lambda lib: -sum(n for _, _, n in lib.units))  # the library with the most kernels first
     if dead:
-        lib = dead[0]
-        newest = max(lib.sass) if lib.sass else None
+        sass = frozenset().union(*(lib.sass for lib in dead))
+        ptx = frozenset().union(*(lib.ptx for lib in dead))
+        newest = max(sass) if sass else None
         reach = f"; it runs on {FAMILIES.get(newest // 10, 'older')} GPUs up to sm_{newest}" if newest else ""
         return Fit(False, "none", f"{release}: {_names(dead)} {'has' if len(dead) == 1 else 'have'} no {here} code and no "
-                                  f"PTX the driver could compile for it (machine code {_archs(lib.sass, 'sm')}; PTX "
-                                  f"{_archs(lib.ptx, 'compute')}): cannot run on {gpu}{reach}{also}",
+                                  f"PTX the driver could compile for it (machine code {_archs(sass, 'sm')}; PTX "
+                                  f"{_archs(ptx, 'compute')}): cannot run on {gpu}{reach}{also}",
                    missing=missing, total=total)
     jitted = [(lib, arch) for lib in judged if (arch := _jit_from(lib, cc)) is not None]
     lowest = min((arch for _, arch in jitted), default=None)

@@ -190,8 +190,9 @@ def not_run_section(record: CellRecord) -> list[str]:
 def markdown(records: list[CellRecord], script: Path) -> str:
     """The per-environment results as one Markdown block for an issue thread."""
     gpu = any((r.get("host") or {}).get("nvml_available") for r in records)
-    lines = [f"### {'GPU' if gpu else 'Host'} memory of `{script.name}`, per environment", ""]
-    if not gpu:
+    measured = any(r.get("status") != "skipped" for r in records)  # a skipped environment measured no host
+    lines = [f"### {'GPU' if gpu else 'Host' if measured else 'The'} memory of `{script.name}`, per environment", ""]
+    if measured and not gpu:
         lines += ["No NVIDIA GPU here: host memory (RSS) only; run it on a machine with a GPU for GPU memory.", ""]
     command = next((c for c in ((r.get("scenario") or {}).get("command") for r in records) if c), None)
     notebook = any((r.get("scenario") or {}).get("notebook") for r in records)
