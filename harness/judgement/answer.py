@@ -90,7 +90,8 @@ class Answer:
     def text(self) -> str:
         """The answer in one phrase: the word, the amounts where something is left, how its loop grew."""
         phrase = self.amounts.phrase(SAID.get(self.word.split(";")[0])) if self.amounts and self.left else ""
-        return (self.word + (f": {phrase}" if phrase else (f", {human_bytes(self.left)} left" if self.left else ""))
+        amount = f": {phrase}" if phrase else (f", {human_bytes(self.left)} left" if self.left else "")
+        return (self.word + ("" if self.word.startswith("borderline") else amount)  # a borderline word holds its figures
                 + (f"; in the loop: {self.loop['text']}" if self.loop else "")
                 + "".join(f"; {finding}" for finding in self.gpus))
 
@@ -156,7 +157,7 @@ def _answer(cell: dict[str, Any]) -> Answer:
         return Answer(back="n/a", word=NOT_SHOWN)
     steps = cell.get("steps") or []
     last = next((s for s in reversed(steps) if s.get("verdict") != "skipped"), None)
-    if last is not None and str(last.get("word") or "").startswith("borderline"):  # the last cleanup is not to be called
+    if last is not None and last.get("verdict") == "no-signal" and last.get("word"):  # its growth is borderline
         return Answer(back="n/a", word=str(last["word"]), label=last.get("label"), meter=last.get("meter"))
     step = decisive_step(steps)
     unmeasured = any(s.get("verdict") in ("no-signal", "unmeasured") for s in steps)
@@ -179,8 +180,8 @@ def _of_step(step: dict[str, Any], floor_basis: str) -> Answer:
     amounts = split(step, left, premapped="first touch" in floor_basis)
     runtime = amounts.runtime or 0
     own = max(0, left - runtime)  # the runtime's growth is never the cleanup's to give back
-    word = WORDS[verdict] if meter != "rss" else RSS_WORDS[verdict]
-    if verdict in ("held", "partial") and step.get("framework_left") is None:
+    word = str(step.get("word") or (WORDS[verdict] if meter != "rss" else RSS_WORDS[verdict]))  # "borderline: ..."
+    if verdict in ("held", "partial") and step.get("framework_left") is None and not step.get("word"):
         # no framework view (TF 1.x, a script's peak): pool and live objects cannot be told apart
         word = "held by the process" if verdict == "held" else "partly held by the process"
     if verdict == "released":

@@ -20,7 +20,8 @@ the first one with a value at the floor, the peak and that checkpoint):
   grown = peak - floor;  left = reading - floor;  tol = max(abs_tol[meter], REL_TOL * grown)
   no-signal  grown < min_signal[meter] and the framework's own growth too; "borderline" (its word) when
              grown is within the meter's noise of min_signal either side (a run just over would judge it),
-             or, without a framework count, left is within it of tol (released on one run, partial on the next)
+             (a run just over would judge it); "borderline" partial when, without a framework count, left is
+             within the meter's noise of tol (released on one run, partly held on the next: partial on both)
   released   left <= tol; or the framework's live bytes are back to its floor and its pool
              (where it reports one) is empty: what is left is the runtime's growth since the
              first touch (attribution.py), stated beside the verdict
@@ -153,8 +154,9 @@ def judge_step(
         verdict = "partial"
     if verdict in ("released", "partial") and fw_left is None and abs(left - tol) < METER_RULES[meter].release_band:
         # what is left sits within the meter's noise of the release line, with no framework count to
-        # decide: one run reads it released, the next partly held; both say so instead
-        verdict = "no-signal"
+        # decide: one run reads it released, the next partly held. Not all of it can be said to be
+        # back: partial on every run, and the word says how close it is
+        verdict = "partial"
         result["word"] = (f"borderline: {human_bytes(left)} left of {human_bytes(grown)} grown, released at or under "
                           f"{human_bytes(tol)}")
     result["verdict"] = verdict
@@ -163,7 +165,8 @@ def judge_step(
         result.update(parts)
     if elsewhere > tol:
         result.update(elsewhere=elsewhere, elsewhere_processes=others)
-    result["detail"] = sentences.detail(verdict, left, fw_now, floor, cp, parts, result.get("elsewhere_processes"), meter)
+    result["detail"] = ("" if "word" in result else  # a borderline step's word holds its figures
+                        sentences.detail(verdict, left, fw_now, floor, cp, parts, result.get("elsewhere_processes"), meter))
     return result
 
 
@@ -200,9 +203,9 @@ IMPORT_LABEL = re.compile(r"^[^:]+:\d+: (?:import|from) ")  # agent/instrument.p
 # meter's noise floor: a steady 0.5 MiB a round over 100 rounds grows ("small" under what the meter judges), not flat
 # 12: a loop measured twice "ran twice", never grows: two readings make no trend (loops.py)
 # 13: a script's GPU-only line (torch.cuda.empty_cache()) measured without a GPU is n/a with why (gpu_only.py)
-# 14: growth within the meter's noise of its smallest judged change, or what is left within it of the release line
-# where no framework count decides, is "borderline" (no signal, with the figures): never one word on one run and
-# another on the next
+# 14: growth within the meter's noise of its smallest judged change is "borderline" (no signal, with the figures); what
+# is left within it of the release line where no framework count decides is a "borderline" partial: never one word
+# on one run and another on the next
 RULES_VERSION = 14
 
 
