@@ -119,8 +119,9 @@ def ipython_line(data: Mapping[str, Any]) -> str:
 
 
 def plain_events(err: Console) -> Any:
-    """Progress for commands without a progress bar: finished cells, backends, skips and builds, a line
-    each; environments in virtualenvs for want of their base images, a line per cause at the plan."""
+    """Progress for commands without a progress bar: finished cells, backends, skips and builds (and
+    what a build is doing), a line each; environments in virtualenvs for want of their base images, a
+    line per cause at the plan."""
     fallbacks = FallbackLines()
 
     def emit(kind: str, data: Mapping[str, Any]) -> None:
@@ -133,6 +134,8 @@ def plain_events(err: Console) -> Any:
             err.print(ipython_line(data), markup=False)
         elif kind == "gpu-code":
             err.print(str(data["text"]), markup=False, soft_wrap=True)
+        elif kind == "build-log":  # an environment being made: what it fetches, how long so far
+            err.print(f"  {data['text']}", markup=False, highlight=False)
         elif kind == "fallback":
             fallbacks.add(data)
         elif kind in ("backend", "skipped", "failed", "build"):

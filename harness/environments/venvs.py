@@ -32,6 +32,7 @@ from typing import Any
 from harness.common.errors import BuildError
 from harness.environments.config import EnvDef
 from harness.environments.images import BuildOptions, index_reachable
+from harness.environments.install_progress import InstallProgress, torch_build
 from harness.measurement import subproc
 
 MARKER = ".harness-venv.json"
@@ -211,11 +212,17 @@ def _install(env: EnvDef, variant: str, folder: Path, options: BuildOptions, not
         if index_reachable(pins.index_url):
             argv += ["--extra-index-url", pins.index_url]
         else:
-            note(f"{env.name}: package index {pins.index_url} unreachable; using the wheelhouse and PyPI")
+            cpu_only = pins.index_url.rstrip("/").endswith("/cpu")  # PyTorch's CPU builds are on that index alone
+            note(f"{env.name}: package index {pins.index_url} unreachable; using the wheelhouse and PyPI"
+                 + (" (PyPI's torch is the CUDA build: with its nvidia-* wheels, gigabytes)" if cpu_only else ""))
     try:
-        result = subproc.run([*argv, *pins.packages], timeout=INSTALL_TIMEOUT_S)
+        with InstallProgress(env.name, note) as progress:
+            result = subproc.run([*argv, *pins.packages], timeout=INSTALL_TIMEOUT_S, on_line=progress.line)
     except subprocess.TimeoutExpired as exc:
         raise EnvSkipped(f"installing {' '.join(pins.packages)} took over {INSTALL_TIMEOUT_S}s") from exc
     if result.returncode != 0:
         tail = result.stdout.strip().splitlines()[-1] if result.stdout.strip() else "no output"
         raise EnvSkipped(f"pip could not install {' '.join(pins.packages)} ({tail}); fix the pins or run with Docker")
+    built = torch_build(folder)
+    if built:
+        note(f"{env.name}: installed {built}")

@@ -11,7 +11,7 @@ import signal
 import subprocess
 import threading
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import IO, Any
 
 from harness.measurement import procs
@@ -42,9 +42,11 @@ _running_lock = threading.Lock()
 
 
 def run(
-    argv: Sequence[str], *, timeout: float, env: Mapping[str, str] | None = None, cwd: str | None = None
+    argv: Sequence[str], *, timeout: float, env: Mapping[str, str] | None = None, cwd: str | None = None,
+    on_line: Callable[[str], None] | None = None,
 ) -> subprocess.CompletedProcess[str]:
     """Run ``argv`` to completion (output captured as text); past ``timeout`` its whole group is killed.
+    ``on_line`` sees each line of the output as it comes (a long install says what it is doing).
 
     Raises subprocess.TimeoutExpired after the kill, like subprocess.run.
     """
@@ -52,7 +54,7 @@ def run(
     with _running_lock:
         _running.add(proc)
     try:
-        out, _ = proc.communicate(timeout=timeout)
+        out = proc.communicate(timeout=timeout)[0] if on_line is None else _streamed(proc, timeout, on_line)
     except BaseException:
         stop(proc)
         raise
@@ -60,6 +62,34 @@ def run(
         with _running_lock:
             _running.discard(proc)
     return subprocess.CompletedProcess(list(argv), proc.returncode, out.decode("utf-8", "replace"), "")
+
+
+def _streamed(proc: subprocess.Popen[bytes], timeout: float, on_line: Callable[[str], None]) -> bytes:
+    """The output, each line handed to ``on_line`` as it arrives; past ``timeout`` the group is
+    stopped (its pipe then ends) and TimeoutExpired raised."""
+    expired = threading.Event()
+
+    def expire() -> None:
+        expired.set()
+        stop(proc, grace=1.0)
+
+    timer = threading.Timer(timeout, expire)
+    timer.daemon = True
+    timer.start()
+    lines = []
+    try:
+        assert proc.stdout is not None
+        for raw in iter(proc.stdout.readline, b""):
+            lines.append(raw)
+            on_line(raw.decode("utf-8", "replace").rstrip("\n"))
+        proc.wait()
+    finally:
+        timer.cancel()
+        if proc.stdout is not None:
+            proc.stdout.close()
+    if expired.is_set():
+        raise subprocess.TimeoutExpired(list(proc.args) if isinstance(proc.args, list) else str(proc.args), timeout)
+    return b"".join(lines)
 
 
 def stop_running() -> None:
