@@ -17,6 +17,7 @@ from harness.common.commands import command
 from harness.common.errors import UsageError
 from harness.common.units import human_bytes
 from harness.environments import config, images
+from harness.judgement.tolerances import tolerances_text
 from harness.measurement import scenario
 from harness.measurement.nvml import Nvml
 from harness.reporting import render
@@ -46,7 +47,8 @@ def main(args: argparse.Namespace, err: Console, out: Console) -> int:
         print(json.dumps(record, indent=1, sort_keys=True, default=str))
     else:
         out.print(render.checkpoint_table(record))
-        out.print(render.tolerance_line())
+        host_only = not (record.get("host") or {}).get("nvml_available")
+        out.print(render.tolerance_line(tolerances_text(host_only=host_only)))  # host memory's rules where no GPU was read
     err.print(render.summary_line(record))
     err.print(f"record: {results.cell_path(run.run_dir, record['env']['name'], record['scenario']['name'])}")
     return 0 if record["status"] in ("ok", "unsupported") else 1

@@ -66,7 +66,8 @@ def tolerances_text(host_only: bool = False) -> str:
     rules = ", ".join(f"{m} {human_bytes(r.abs_tol)}/{human_bytes(r.min_signal)}" for m, r in METER_RULES.items())
     return (f"GPU memory judged against the pre-GPU reading plus the runtime cost; released when left <= "
             f"max(abs_tol, {REL_TOL:.0%} of growth); abs_tol/min_signal per meter: {rules}; growth within the meter's "
-            "noise of min_signal, or left within it of abs_tol without a framework count, is borderline, not judged")
+            "noise of min_signal is borderline (no signal); left within it of abs_tol without a framework count, "
+            "a borderline partial")
 
 
 TOLERANCES["text"] = tolerances_text()
