@@ -18,7 +18,7 @@ from harness.common.units import human_bytes
 FETCHED = re.compile(r"^\s*(?:Downloading|Processing)\s+(\S+?)(?:\s+\(([\d.]+)\s*([kKMG]?B)\))?\s*$")
 UNITS = {"B": 1, "kB": 1000, "KB": 1000, "MB": 1000**2, "GB": 1000**3}
 HEARTBEAT_S = 30.0
-SAID_FROM = 1 << 20  # a wheel this big or bigger is said as it is fetched
+SAID_FROM = 50 << 20  # a wheel this big or bigger is said as it is fetched (the framework's, the CUDA libraries)
 
 
 class InstallProgress:

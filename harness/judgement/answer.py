@@ -91,7 +91,7 @@ class Answer:
         """The answer in one phrase: the word, the amounts where something is left, how its loop grew."""
         phrase = self.amounts.phrase(SAID.get(self.word.split(";")[0])) if self.amounts and self.left else ""
         amount = f": {phrase}" if phrase else (f", {human_bytes(self.left)} left" if self.left else "")
-        return (self.word + ("" if self.word.startswith("borderline") else amount)  # a borderline word holds its figures
+        return (self.word + ("" if "borderline" in self.word else amount)  # a borderline word holds its figures
                 + (f"; in the loop: {self.loop['text']}" if self.loop else "")
                 + "".join(f"; {finding}" for finding in self.gpus))
 

@@ -69,6 +69,8 @@ def _why_not(glance: Mapping[str, Any]) -> str:
         return "need a GPU"
     if word.startswith("borderline"):
         return "borderline"
+    if word.startswith("no signal"):
+        return "no signal"
     return word
 
 

@@ -66,7 +66,7 @@ def detail(verdict: str, left: int, fw_now: int | None, floor: Any, cp: Checkpoi
 
 def step_word(step: dict[str, Any]) -> str:
     """A step's verdict as every output shows it: a step that means nothing here is "n/a", with why; a
-    growth at the edge of what the meter judges is "borderline", with both figures."""
+    reading at the edge of a line the judge draws says "borderline", with its figures."""
     if step.get("verdict") == "skipped":  # the judge's word (a record of older rules: made from its reason)
         return str(step.get("word") or (f"n/a: {step['reason']}" if step.get("reason") else "n/a"))
     return str(step.get("word") or step.get("verdict") or "")  # "borderline: ..." where the judge said so

@@ -18,10 +18,10 @@ the first one with a value at the floor, the peak and that checkpoint):
   Host RSS keeps ``ready`` as its floor: imports alone move it.
 
   grown = peak - floor;  left = reading - floor;  tol = max(abs_tol[meter], REL_TOL * grown)
-  no-signal  grown < min_signal[meter] and the framework's own growth too; "borderline" (its word) when
-             grown is within the meter's noise of min_signal either side (a run just over would judge it),
-             (a run just over would judge it); "borderline" partial when, without a framework count, left is
-             within the meter's noise of tol (released on one run, partly held on the next: partial on both)
+  no-signal  grown < min_signal[meter] and the framework's own growth too; "no signal: ... borderline"
+             (its word, with the figures) when grown is within the meter's noise of min_signal either
+             side (a run just over would judge it); a "borderline" partial when, without a framework
+             count, left is within it of tol (released on one run, partly held on the next: partial on both)
   released   left <= tol; or the framework's live bytes are back to its floor and its pool
              (where it reports one) is empty: what is left is the runtime's growth since the
              first touch (attribution.py), stated beside the verdict
@@ -135,8 +135,9 @@ def judge_step(
     gpu_pool = unused_pool(cp) if meter in NVML_METERS else None  # the framework's pool is GPU memory
     if borderline(grown, meter) and not fw_signal:
         verdict = "no-signal"  # either side of the floor run to run: said as such, the same every run
-        result["word"] = (f"borderline: {human_bytes(grown)} grown, the floor is "
-                          f"{human_bytes(METER_RULES[meter].min_signal)}")
+        # said as no signal first, as below the floor: the word's head is the same on every run
+        result["word"] = (f"no signal: {human_bytes(grown)} grown, borderline with the "
+                          f"{human_bytes(METER_RULES[meter].min_signal)} floor")
     elif grown < METER_RULES[meter].min_signal and not fw_signal:
         verdict = "no-signal"
     elif left <= tol:
@@ -203,7 +204,7 @@ IMPORT_LABEL = re.compile(r"^[^:]+:\d+: (?:import|from) ")  # agent/instrument.p
 # meter's noise floor: a steady 0.5 MiB a round over 100 rounds grows ("small" under what the meter judges), not flat
 # 12: a loop measured twice "ran twice", never grows: two readings make no trend (loops.py)
 # 13: a script's GPU-only line (torch.cuda.empty_cache()) measured without a GPU is n/a with why (gpu_only.py)
-# 14: growth within the meter's noise of its smallest judged change is "borderline" (no signal, with the figures); what
+# 14: growth within the meter's noise of its smallest judged change is no signal, "borderline" with the figures; what
 # is left within it of the release line where no framework count decides is a "borderline" partial: never one word
 # on one run and another on the next
 RULES_VERSION = 14

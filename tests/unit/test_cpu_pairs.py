@@ -54,4 +54,4 @@ def test_the_pair_holds_readings_either_side_of_the_lines_they_are_judged_by() -
         tape = step(run, "tf2.7/tf2__gradient_tape_del", "after_clear_session")
         assert tape["verdict"] == "partial" and tape["word"].startswith("borderline: ")
         reset = step(run, "tf2.7/tf1__placeholder_training_reset", "after_close")
-        assert reset["verdict"] == "no-signal" and reset["word"].startswith("borderline: ")
+        assert reset["verdict"] == "no-signal" and reset["word"].startswith("no signal: ") and "borderline" in reset["word"]

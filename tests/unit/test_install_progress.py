@@ -37,7 +37,8 @@ def test_a_streamed_child_past_its_timeout_is_stopped() -> None:
 def test_pips_fetches_are_said_with_their_sizes_and_the_time_every_beat(tmp_path: Path) -> None:
     said: list[str] = []
     wheel = tmp_path / "demo-1.0-py3-none-any.whl"
-    wheel.write_bytes(b"x" * (2 << 20))
+    with wheel.open("wb") as sparse:
+        sparse.truncate(60 << 20)  # 60 MiB on disk as pip would find it in a wheelhouse
     small = tmp_path / "tiny-0.1-py3-none-any.whl"
     small.write_bytes(b"x" * 5000)
     with InstallProgress("torch==2.4.1", said.append, heartbeat_s=0.2) as progress:
@@ -46,9 +47,9 @@ def test_pips_fetches_are_said_with_their_sizes_and_the_time_every_beat(tmp_path
         progress.line(f"Processing {wheel}")
         progress.line(f"Processing {small}")  # counted, not said
         time.sleep(0.5)
-    assert said[:2] == ["torch==2.4.1: fetching torch 2.4.1 (760.17 MiB)", "torch==2.4.1: fetching demo 1.0 (2.00 MiB)"]
+    assert said[:2] == ["torch==2.4.1: fetching torch 2.4.1 (760.17 MiB)", "torch==2.4.1: fetching demo 1.0 (60.00 MiB)"]
     beats = [line for line in said if "still installing" in line]
-    assert beats and beats[0] == "torch==2.4.1: still installing (0 s, 762.18 MiB of wheels so far)"
+    assert beats and beats[0] == "torch==2.4.1: still installing (0 s, 820.18 MiB of wheels so far)"
     count = len(said)
     time.sleep(0.5)
     assert len(said) == count  # no beat after the install

@@ -89,7 +89,7 @@ def test_a_skipped_step_is_never_judged() -> None:
 @pytest.mark.parametrize("grown_mib", [113, 121.96, 127.2, 128, 130.1, 143])
 def test_growth_at_the_edge_of_the_meter_reads_borderline_either_side(grown_mib: float) -> None:
     """TF 2.7's placeholder_training_reset on a CPU grew 127.2 MiB in one run (no signal) and 130.1 MiB in
-    the next (held): within the meter's noise of its 128 MiB floor, both runs say the same word."""
+    the next (held): within the meter's noise of its 128 MiB floor, both runs say no signal, borderline."""
     record = _record("loss_graph_kept")
     for cp in record["checkpoints"]:
         cp["readings"]["nvml_process"] = cp["readings"]["nvml_device"] = None
@@ -100,7 +100,7 @@ def test_growth_at_the_edge_of_the_meter_reads_borderline_either_side(grown_mib:
         cp["readings"]["rss"] = floor["rss"] + 60 * 1024 * 1024
     steps = verdicts.judge(record)["steps"]
     assert {s["verdict"] for s in steps} == {"no-signal"}
-    assert {s["word"] for s in steps} == {f"borderline: {grown_mib:.2f} MiB grown, the floor is 128.00 MiB"}
+    assert {s["word"] for s in steps} == {f"no signal: {grown_mib:.2f} MiB grown, borderline with the 128.00 MiB floor"}
 
 
 def test_growth_clear_of_the_edge_is_judged_or_no_signal_without_borderline() -> None:
