@@ -63,17 +63,28 @@ def grid_cell(cells: list[Cell], col: str, turned: bool, usual: str | None = Non
             "title": " | ".join(f"{c.run} ({c.backend}): {c.word}" for c in cells)
             + (f" | ran with other parameters than the row's: {shown.params} (the row's: {usual})" if other else ""),
             "target": evidence_link(shown, 0) if len(cells) == 1 else f"t/{slug(shown.technique)}.html#{slug(col)}",
+            "page": f"c/{grid_id(shown.technique, col)}.html",  # the cell's own page: its records, how to measure again
             "word": _shortened(shown.word, 60),
             "more": (f" (+{len(runs) - 1} run{'s' if len(runs) > 2 else ''})" if len(runs) > 1 else "")
             + (" (other parameters)" if other else "")}
 
 
+LOOP = re.compile(r"; in the loop: (grows|flat|unclear|small|ran twice)\b( [\d.]+ [KMGT]?i?B per iteration)?")
+
+
 def _shortened(text: str, limit: int) -> str:
-    """At most ``limit`` characters, cut at a word, never inside a number ("138.…")."""
+    """About ``limit`` characters, cut at a word, never inside a number ("138.…"); a loop's trend is
+    kept after the cut, never cut away ("...; loop: grows 1.75 MiB/iteration")."""
     if len(text) <= limit:
         return text
-    cut = text[:limit].rsplit(" ", 1)[0].rstrip(",;:")
-    return cut + "…"
+    loop = LOOP.search(text)
+    amount = (loop.group(2) or "").replace(" per iteration", "/iteration") if loop else ""
+    trend = f"; loop: {loop.group(1)}{amount}" if loop else ""
+    head = text[:loop.start()] if loop else text
+    room = max(limit - len(trend), 36)  # the answer's head and its figure, then the trend
+    if len(head) > room:
+        head = head[:room].rsplit(" ", 1)[0].rstrip(",;:") + "…"
+    return head + trend
 
 
 def _table(framework: str, techniques: list[str], grid: dict[str, dict[str, list[Cell]]], cols: list[str],

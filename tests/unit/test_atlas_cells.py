@@ -192,3 +192,21 @@ def test_a_cell_that_ran_with_other_parameters_than_its_row_says_so() -> None:
     cells = table["rows"][0]["cells"]
     assert [("params" in c["classes"]) for c in cells] == [False, False, True]
     assert cells[2]["more"] == " (other parameters)" and '{"gib": 0.25}' in cells[2]["title"]
+
+
+def test_a_loops_trend_survives_the_cut() -> None:
+    """TF 2.7's tf_function_retracing on a CPU: 'held by the process: 194.36 MiB; in the loop: grows
+    1.75 MiB per iteration (noise ±31.03 KiB)' was cut before 'grows' at 60 characters."""
+    text = "held by the process: 194.36 MiB; in the loop: grows 1.75 MiB per iteration (noise ±31.03 KiB)"
+    assert _shortened(text, 60) == "held by the process: 194.36 MiB; loop: grows 1.75 MiB/iteration"
+    long = "held by live objects: 45.70 MiB live, 138.14 GiB in the pool; in the loop: grows 2.00 MiB per iteration"
+    cut = _shortened(long, 60)
+    assert cut.endswith("…; loop: grows 2.00 MiB/iteration") and cut.startswith("held by live objects")
+
+
+def test_every_grid_cell_links_its_own_page_beside_its_evidence() -> None:
+    from harness.reporting.atlas import grid_id
+
+    td = grid_cell([_cell("a")], "torch 2.5.0 · H100", False)
+    assert td["page"] == f"c/{grid_id('torch/del_gc_empty_cache', 'torch 2.5.0 · H100')}.html"
+    assert td["target"].startswith("runs/a/report.html#cell=")  # the evidence stays one click away
