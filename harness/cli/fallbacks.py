@@ -14,6 +14,11 @@ class FallbackLines:
 
     by_cause: dict[str, list[Mapping[str, Any]]] = field(default_factory=dict)
 
+    def due(self, kind: str) -> list[str]:
+        """The lines to say before an event of ``kind``: the plan, or a skip or failure that follows
+        from a fallback, comes after the fallbacks that led to it."""
+        return self.lines() if kind in ("plan", "skipped", "failed") else []
+
     def add(self, data: Mapping[str, Any]) -> None:
         self.by_cause.setdefault(str(data.get("cause") or data["reason"]), []).append(data)
 

@@ -45,13 +45,12 @@ def main(args: argparse.Namespace, err: Console, out: Console) -> int:
     task = progress.add_task("cells", total=None)
     fallbacks = FallbackLines()
 
-    def say_fallbacks() -> None:
-        for line in fallbacks.lines():
+    def say_fallbacks(lines: list[str]) -> None:
+        for line in lines:
             err.print(Text.assemble((line[:10], "yellow"), line[10:]), soft_wrap=True)  # "virtualenv" coloured
 
     def emit(kind: str, data: Mapping[str, Any]) -> None:
-        if kind in ("plan", "skipped", "failed"):  # said before what follows from them
-            say_fallbacks()
+        say_fallbacks(fallbacks.due(kind))
         if kind == "plan":
             err.print(f"variant: [bold]{data['variant']}[/] ({data['reason']})")
             err.print(f"GPU access for containers: [bold]{data['gpu_mode']}[/] ({data['gpu_note']})")
@@ -91,7 +90,7 @@ def main(args: argparse.Namespace, err: Console, out: Console) -> int:
     finally:
         progress.stop()
         nvml.close()
-        say_fallbacks()  # a run that stopped before its plan still says them
+        say_fallbacks(fallbacks.lines())  # a run that stopped before its plan still says them
     show_matrix(run.matrix, args.json, out, words_at=f"{run.run_dir / 'matrix.md'} (report.html: each cell's timeline)")
     warn_unreadable(run.matrix, err)
     err.print(render.matrix_summary(run.matrix), soft_wrap=True)  # one line a script or a test can find whole

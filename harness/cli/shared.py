@@ -125,9 +125,8 @@ def plain_events(err: Console) -> Any:
     fallbacks = FallbackLines()
 
     def emit(kind: str, data: Mapping[str, Any]) -> None:
-        if kind in ("plan", "skipped", "failed"):  # said before what follows from them
-            for line in fallbacks.lines():
-                err.print(line, markup=False, soft_wrap=True)
+        for line in fallbacks.due(kind):
+            err.print(line, markup=False, soft_wrap=True)
         if kind == "cell-done":
             err.print(render.summary_line(cast(CellRecord, data)))  # the record, as the runner sent it
         elif kind == "ipython":

@@ -96,13 +96,6 @@ def _is_library(name: str) -> bool:
     return ".so" in base and not base.endswith(".py")
 
 
-def read_site(folder: Path) -> BuildCode:
-    """Every shared library under ``folder`` (an installed site-packages, an image's files)."""
-    return BuildCode(tuple(lib for lib in (read_library(p, str(p.relative_to(folder)))
-                                           for p in sorted(folder.rglob("*.so*")) if p.is_file() and _is_library(p.name))
-                           if lib.has_code))
-
-
 def read_wheels(wheels: Iterable[Path]) -> BuildCode:
     """Every shared library inside the wheels, each unpacked alone to a temporary file."""
     return BuildCode(tuple(lib for wheel in wheels for lib in _wheel_libraries(wheel) if lib.has_code))

@@ -25,6 +25,7 @@ from harness.environments.config import EnvDef
 from harness.environments.images import BuildOptions
 from harness.environments.tool_sites import cache_root
 from harness.judgement import gpu_code
+from harness.measurement import subproc
 from harness.measurement.nvml import GpuFacts
 from harness.model.gpu_code import BuildCode, LibraryCode
 
@@ -47,25 +48,32 @@ def framework_pin(env: EnvDef, variant: str) -> str | None:
     return next((names[name] for pattern in GPU_WHEELS for name in names if pattern.fullmatch(name)), None)
 
 
+def fetch_wheel(pin: str, python: str, into: Path, build: BuildOptions, index_url: str = "") -> list[Path]:
+    """``pin``'s own wheel for ``python`` on Linux x86-64 (no dependencies), downloaded into ``into``
+    by pip (stopped with the run on Ctrl-C); LookupError with pip's last line when it cannot be had."""
+    argv = [sys.executable, "-m", "pip", "download", "-q", "--no-deps", "--only-binary=:all:", "--python-version",
+            python, *(f"--platform={p}" for p in PLATFORMS), "-d", str(into)]
+    if build.wheelhouse is not None:
+        argv += ["--find-links", str(build.wheelhouse)]
+    if build.offline:
+        argv.append("--no-index")
+    elif index_url:
+        argv += ["--extra-index-url", index_url]
+    before = set(into.glob("*.whl"))
+    done = subproc.run([*argv, pin], timeout=DOWNLOAD_TIMEOUT_S)
+    if done.returncode != 0:
+        lines = [line for line in done.stdout.splitlines() if line.strip()]
+        raise LookupError(lines[-1].strip() if lines else f"pip download {pin} failed")
+    return sorted(set(into.glob("*.whl")) - before)
+
+
 def read_release(pin: str, python: str, build: BuildOptions, index_url: str = "") -> BuildCode:
     """The GPU code of ``pin``'s wheel for ``python``, read once and kept in the tool's cache."""
     kept = cache_root() / "gpu-code" / f"{pin.replace('/', '_')}-py{python}.json"
     if kept.is_file():
         return _loaded(json.loads(kept.read_text(encoding="utf-8")))
     with tempfile.TemporaryDirectory(prefix="gpu-fit-") as scratch:
-        argv = [sys.executable, "-m", "pip", "download", "-q", "--no-deps", "--only-binary=:all:", "--python-version",
-                python, *(f"--platform={p}" for p in PLATFORMS), "-d", scratch]
-        if build.wheelhouse is not None:
-            argv += ["--find-links", str(build.wheelhouse)]
-        if build.offline:
-            argv.append("--no-index")
-        elif index_url:
-            argv += ["--extra-index-url", index_url]
-        done = subprocess.run([*argv, pin], capture_output=True, text=True, timeout=DOWNLOAD_TIMEOUT_S)
-        if done.returncode != 0:
-            lines = [line for line in done.stderr.splitlines() if line.strip()]
-            raise LookupError(lines[-1].strip() if lines else f"pip download {pin} failed")
-        code = cuda_code.read_wheels(sorted(Path(scratch).glob("*.whl")))
+        code = cuda_code.read_wheels(fetch_wheel(pin, python, Path(scratch), build, index_url))
     kept.parent.mkdir(parents=True, exist_ok=True)
     kept.write_text(json.dumps(_saved(code)), encoding="utf-8")
     return code

@@ -81,10 +81,10 @@ def fit(build: BuildCode, capability: tuple[int, int], gpu: str, release: str) -
     also = (f"; {_names(vendor_gaps)} {'has' if len(vendor_gaps) == 1 else 'have'} no {here} code either: calls into "
             f"{'it' if len(vendor_gaps) == 1 else 'them'} fail") if vendor_gaps else ""
     judged = [lib for lib in own if not _sass_fits(lib.sass, cc)]  # machine code for the GPU: it runs as built
-    total = sum(n for lib in judged for _, _, n in lib.units)
+    total = sum(lib.count for lib in judged)
     missing = sum(_without(lib, cc) for lib in judged)
-    dead = sorted((lib for lib in judged if _without(lib, cc) == sum(n for _, _, n in lib.units)),
-                  key=lambda lib: -sum(n for _, _, n in lib.units))  # the library with the most kernels first
+    dead = sorted((lib for lib in judged if _without(lib, cc) == lib.count),
+                  key=lambda lib: -lib.count)  # the library with the most kernels first
     if dead:
         sass = frozenset().union(*(lib.sass for lib in dead))
         ptx = frozenset().union(*(lib.ptx for lib in dead))

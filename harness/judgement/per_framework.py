@@ -44,11 +44,17 @@ def sentence(env: str, facts: Mapping[str, Any], cells: Mapping[str, Mapping[str
     return f"{release(env, facts)}: {'; '.join(parts) or 'no cell ran'}."
 
 
-def release(env: str, facts: Mapping[str, Any]) -> str:
-    """'tensorflow 2.21.0 (tf-current)': the release first, the environment's name beside it."""
+def main_release(facts: Mapping[str, Any]) -> tuple[str, str] | None:
+    """(package, version) a column is known by: its framework's, not keras's or jaxlib's."""
     frameworks = dict(facts.get("frameworks") or {})
     main = next((name for name in MAIN_PACKAGES if name in frameworks), next(iter(frameworks), None))
-    return f"{main} {frameworks[main]} ({env})" if main else env
+    return (main, str(frameworks[main])) if main else None
+
+
+def release(env: str, facts: Mapping[str, Any]) -> str:
+    """'tensorflow 2.21.0 (tf-current)': the release first, the environment's name beside it."""
+    known = main_release(facts)
+    return f"{known[0]} {known[1]} ({env})" if known else env
 
 
 def _left(glance: Mapping[str, Any]) -> float:

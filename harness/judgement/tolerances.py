@@ -46,7 +46,7 @@ TOLERANCES = {
 
 def borderline(grown: int, meter: str) -> bool:
     """Growth within the meter's noise of the smallest judged change: one run reads it just under the
-    floor (no signal), the next just over (judged); both say "borderline" instead."""
+    floor (no signal), the next just over (judged); both say no signal, "borderline" with the figures."""
     rule = METER_RULES[meter]
     return abs(grown - rule.min_signal) < rule.borderline
 

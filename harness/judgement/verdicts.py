@@ -134,8 +134,7 @@ def judge_step(
     fw_signal = fw_grown is not None and fw_grown >= FRAMEWORK_RULE.min_signal
     gpu_pool = unused_pool(cp) if meter in NVML_METERS else None  # the framework's pool is GPU memory
     if borderline(grown, meter) and not fw_signal:
-        verdict = "no-signal"  # either side of the floor run to run: said as such, the same every run
-        # said as no signal first, as below the floor: the word's head is the same on every run
+        verdict = "no-signal"  # either side of the floor run to run: no signal first, as below it, on every run
         result["word"] = (f"no signal: {human_bytes(grown)} grown, borderline with the "
                           f"{human_bytes(METER_RULES[meter].min_signal)} floor")
     elif grown < METER_RULES[meter].min_signal and not fw_signal:

@@ -25,6 +25,11 @@ class LibraryCode:
         return frozenset().union(*(ptx for _, ptx, _ in self.units))
 
     @property
+    def count(self) -> int:
+        """How many fat binaries it holds."""
+        return sum(n for _, _, n in self.units)
+
+    @property
     def has_code(self) -> bool:
         return bool(self.units)
 

@@ -12,7 +12,7 @@ from rich.text import Text
 
 from harness.common.units import human_bytes
 from harness.judgement import answer
-from harness.judgement.per_framework import MAIN_PACKAGES
+from harness.judgement.per_framework import main_release
 from harness.reporting import glance
 from harness.reporting.render import BACK_GLYPHS, BACK_STYLES
 
@@ -77,6 +77,5 @@ def _first_column(matrix: Mapping[str, Any], name: str) -> int:
 
 
 def _header(matrix: Mapping[str, Any], env: str) -> str:
-    frameworks = ((matrix.get("columns") or {}).get(env) or {}).get("frameworks") or {}
-    main = next((name for name in MAIN_PACKAGES if name in frameworks), next(iter(frameworks), None))
-    return f"{env} {frameworks[main]}" if main else env
+    known = main_release((matrix.get("columns") or {}).get(env) or {})
+    return f"{env} {known[1]}" if known else env

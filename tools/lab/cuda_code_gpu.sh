@@ -15,18 +15,7 @@ rm -rf "$W" && mkdir -p "$W"
 exec > >(tee "$OUT/cuda_code.log") 2>&1
 nvidia-smi --query-gpu=name,driver_version,compute_cap --format=csv,noheader
 nvcc --version | tail -2
-cat > "$W/kernel.cu" <<'EOF'
-#include <cstdio>
-__global__ void fill(int *p) { p[threadIdx.x] = threadIdx.x; }
-int main() {
-  int *d = nullptr;
-  cudaError_t e = cudaMalloc(&d, 1024);
-  if (e == cudaSuccess) { fill<<<1, 256>>>(d); e = cudaGetLastError(); }
-  if (e == cudaSuccess) e = cudaDeviceSynchronize();
-  printf("%s\n", e == cudaSuccess ? "ran" : cudaGetErrorString(e));
-  return e == cudaSuccess ? 0 : 1;
-}
-EOF
+cp tests/data/cuda/kernel.cu "$W/kernel.cu"  # the kernel the fixtures were built from
 declare -A FLAGS=(
   [sm80]="-gencode arch=compute_80,code=sm_80"
   [sm86]="-gencode arch=compute_86,code=sm_86"

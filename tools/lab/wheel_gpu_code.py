@@ -8,8 +8,6 @@ Each wheel is downloaded to a scratch folder, read and deleted (a shared nvidia-
 """
 from __future__ import annotations
 
-import re
-import subprocess
 import sys
 import tempfile
 import time
@@ -18,22 +16,18 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
-from harness.environments import cuda_code  # noqa: E402
+from harness.environments import cuda_code, gpu_fit  # noqa: E402
+from harness.environments.images import BuildOptions  # noqa: E402
 from harness.judgement import gpu_code  # noqa: E402
 from harness.model.gpu_code import BuildCode, LibraryCode  # noqa: E402
 
-PLATFORMS = ["manylinux1_x86_64", "manylinux2014_x86_64", "manylinux_2_17_x86_64", "manylinux_2_27_x86_64",
-             "manylinux_2_28_x86_64"]
 GPUS = {"H100": (9, 0), "A100": (8, 0)}
 seen: dict[str, tuple[LibraryCode, ...]] = {}
 
 
 def download(requirement: str, python: str, into: Path) -> Path:
-    flags = [f"--platform={p}" for p in PLATFORMS]
-    subprocess.run([sys.executable, "-m", "pip", "download", "-q", "--no-deps", "--only-binary=:all:", "--python-version",
-                    python, *flags, "-d", str(into), requirement], check=True, capture_output=True, timeout=1800)
-    name = re.split(r"[=<>]", requirement)[0].replace("-", "_").lower()
-    return next(p for p in into.glob("*.whl") if p.name.lower().startswith(name))
+    (wheel,) = gpu_fit.fetch_wheel(requirement, python, into, BuildOptions())
+    return wheel
 
 
 def nvidia_requirements(wheel: Path) -> list[str]:
@@ -81,7 +75,7 @@ def main(specs: list[str]) -> int:
             began = time.monotonic()
             try:
                 libs, gib, needs = libraries(requirement, python, Path(folder))
-            except subprocess.CalledProcessError:
+            except LookupError:
                 print(f"| {requirement} | {python} | not on PyPI for Linux x86-64 and this Python |||||")
                 continue
             own = [lib for lib in libs if not lib.name.startswith("nvidia/")]
