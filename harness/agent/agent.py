@@ -101,9 +101,19 @@ def memory_environment(environ, known=(), asked=()):
     return dict((k, v) for k, v in environ.items() if k in known or k in asked)
 
 
+# CUDA's words for a kernel with no machine code for the GPU and no PTX the driver could compile for
+# it (torch 1.0 on an H100: "cuda runtime error (8) : invalid device function"), whatever the script does.
+NO_GPU_CODE = ("no kernel image is available", "invalid device function", "CUBLAS_STATUS_ARCH_MISMATCH")
+
+
+def no_gpu_code(exc_value):
+    return any(marker in str(exc_value) for marker in NO_GPU_CODE)
+
+
 def classify(exc_type, exc_value):
-    """Tell an API missing in this version (unsupported) from a scenario error."""
-    if exc_type is Unsupported:
+    """Tell an API missing in this version, or a kernel this build has no code for on this GPU
+    (unsupported), from a scenario error."""
+    if exc_type is Unsupported or no_gpu_code(exc_value):
         return "unsupported"
     if exc_type is HarnessFault:
         return "harness-error"
@@ -271,9 +281,11 @@ def main(argv):
             status = "ok"
         else:
             status = classify(exc_type, exc_value)
+            said = as_bare.failure_message(sys.exc_info())
             error = {
                 "type": exc_type.__name__,
-                "message": as_bare.failure_message(sys.exc_info()),
+                "message": ("this build has no code for this GPU for a kernel it called: " + said
+                            if no_gpu_code(exc_value) else said),
                 "traceback": traceback.format_exc(),
             }
     counted = getattr(channel, "loops", None)

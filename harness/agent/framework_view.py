@@ -16,26 +16,30 @@ def _module(name):
     return sys.modules.get(name)
 
 
-def _torch_cuda_started(torch):
+def torch_cuda_started(torch):
     """Whether the script has started CUDA in this process. Only is_initialized(): is_available()
     would count devices through the CUDA runtime and so start it (a fork child of a script that
     never touched the GPU could then no longer use it)."""
     cuda = getattr(torch, "cuda", None)
     try:
-        return cuda is not None and bool(cuda.is_initialized())
+        started = getattr(cuda, "is_initialized", None)
+        if started is not None:
+            return bool(started())
+        return bool(getattr(cuda, "_initialized", False))  # torch 1.0: the flag is_initialized() reads from 1.1
     except Exception:
         return False
 
 
 def _torch_view():
     torch = _module("torch")
-    if torch is None or not _torch_cuda_started(torch):
+    if torch is None or not torch_cuda_started(torch):
         return None
     cuda = torch.cuda
     try:  # every GPU the script sees (its allocator keeps one pool per device); counted once CUDA started
         devices = list(range(int(cuda.device_count()))) or [None]
         in_use = [int(cuda.memory_allocated(d)) for d in devices]
-        reserved = [int(cuda.memory_reserved(d)) for d in devices]
+        pool = getattr(cuda, "memory_reserved", None) or cuda.memory_cached  # memory_cached before torch 1.4
+        reserved = [int(pool(d)) for d in devices]
         view = {"in_use": sum(in_use), "reserved": sum(reserved)}
     except Exception:
         return None
@@ -145,9 +149,10 @@ def _torch_facts(facts):
     facts["cuda"] = getattr(version, "cuda", None)
     try:
         facts["cudnn"] = torch.backends.cudnn.version()
-        if not torch.backends.cuda.is_built():
+        built = getattr(torch.backends.cuda, "is_built", None)  # torch >= 1.2; before, a CPU build has no CUDA version
+        if not (built() if built is not None else facts["cuda"]):
             facts.setdefault("gpu_devices", {})["torch"] = 0  # a CPU build: it cannot have used a GPU
-        elif _torch_cuda_started(torch):  # never start CUDA here: only what the script started
+        elif torch_cuda_started(torch):  # never start CUDA here: only what the script started
             facts.setdefault("gpu_devices", {})["torch"] = torch.cuda.device_count()
             facts["gpu_seen"] = torch.cuda.get_device_name(0)
     except Exception:

@@ -10,6 +10,8 @@ import sys
 import time
 import weakref
 
+import framework_view  # beside this file
+
 PROXIES = (weakref.ProxyType, weakref.CallableProxyType)  # touching a dead one raises: never touched
 
 
@@ -151,7 +153,7 @@ def live_arrays(budget_end, on_gpu=()):
     kinds = {}
     torch, cupy, jax, tf = (sys.modules.get(name) for name in ("torch", "cupy", "jax", "tensorflow"))
     if torch is not None and getattr(torch, "Tensor", None) is not None:
-        kinds["torch"] = _torch_array(torch, bool(getattr(torch, "cuda", None) and torch.cuda.is_initialized()))
+        kinds["torch"] = _torch_array(torch, framework_view.torch_cuda_started(torch))
     if cupy is not None and getattr(cupy, "ndarray", None) is not None:
         kinds["cupy"] = _cupy_array(cupy)
     if tf is not None and getattr(tf, "Tensor", None) is not None:

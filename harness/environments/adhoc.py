@@ -11,6 +11,7 @@ cells are recorded as skipped, never silently dropped.
 """
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from packaging.requirements import Requirement
@@ -47,6 +48,10 @@ class Unavailable(Exception):
     """This pin cannot become an environment here; the message says why."""
 
 
+class NoCudaBase(Unavailable):
+    """No CUDA base image has a Python the release has wheels for: an image cannot be made, a virtualenv can."""
+
+
 @dataclass(frozen=True)
 class Plan:
     python: str
@@ -54,6 +59,8 @@ class Plan:
     packages: tuple[str, ...]
     index_url: str = ""
     pip_options: tuple[str, ...] = ()
+    no_image: str = ""  # why no image can be made (no CUDA base has a Python it has wheels for)
+    others: tuple[str, ...] = ()  # the other Pythons it has wheels for, nearest first: a virtualenv may use one
 
 
 def pinned(req: Requirement) -> Version:
@@ -82,12 +89,22 @@ def companions(kind: str, version: Version, given: set[str]) -> list[str]:
     return out
 
 
+def _distance_from(python: str) -> Callable[[str], tuple[int, int]]:
+    def distance(py: str) -> tuple[int, int]:
+        value, target = (int(v.split(".")[0]) * 100 + int(v.split(".")[1]) for v in (py, python))
+        return abs(value - target), -value
+    return distance
+
+
 def choose_python(pythons: tuple[str, ...]) -> str:
     """The preferred Python when the release has wheels for it, else the nearest (newer on a tie)."""
-    def distance(py: str) -> tuple[float, float]:
-        value = float(py.split(".")[0]) * 100 + float(py.split(".")[1])
-        return abs(value - 311), -value
-    return min(pythons, key=distance)
+    return min(pythons, key=_distance_from(PREFERRED_PYTHON))
+
+
+def nearest(pythons: tuple[str, ...], chosen: str) -> tuple[str, ...]:
+    """The Pythons other than ``chosen``, nearest to it first (newer on a tie): a virtualenv's next choices
+    on a host without ``chosen``."""
+    return tuple(sorted((py for py in pythons if py != chosen), key=_distance_from(chosen)))
 
 
 def cpu_base(python: str) -> str:
@@ -103,7 +120,7 @@ def _ubuntu_for(pythons: tuple[str, ...], what: str) -> str:
     for ubuntu, python in UBUNTU_PYTHON.items():
         if python in pythons:
             return ubuntu
-    raise Unavailable(f"{what} has no wheel for the Python of any CUDA base ({', '.join(UBUNTU_PYTHON.values())})")
+    raise NoCudaBase(f"{what} has no wheel for the Python of any CUDA base ({', '.join(UBUNTU_PYTHON.values())})")
 
 
 def gpu_plan(main: Requirement, version: Version, pythons: tuple[str, ...], packages: list[str]) -> Plan:
@@ -115,7 +132,7 @@ def gpu_plan(main: Requirement, version: Version, pythons: tuple[str, ...], pack
             return Plan("2.7", template.format(version=version), tuple(packages))
         ubuntu = _ubuntu_for(pythons, what) if "{ubuntu}" in template else template.rsplit("ubuntu", 1)[1]
         if UBUNTU_PYTHON[ubuntu] not in pythons:
-            raise Unavailable(f"{what} has no wheel for Python {UBUNTU_PYTHON[ubuntu]}, the Python of its CUDA base "
+            raise NoCudaBase(f"{what} has no wheel for Python {UBUNTU_PYTHON[ubuntu]}, the Python of its CUDA base "
                               f"({template})")
         if version >= Version("2.14") and not main.extras:
             packages = [f"{main.name}[and-cuda]=={version}", *packages[1:]]
@@ -168,10 +185,15 @@ def plan(reqs: list[Requirement], variant: str, index_url: str = pkgindex.DEFAUL
     if kind == "torch" and not local and variant == "cpu":
         index = TORCH_INDEX.format(local="cpu")
     if variant == "gpu":
-        chosen = gpu_plan(main, version, pythons, packages)
-        return Plan(chosen.python, chosen.base, chosen.packages, index or chosen.index_url, chosen.pip_options)
+        try:
+            chosen = gpu_plan(main, version, pythons, packages)
+        except NoCudaBase as exc:  # no image, but the release's own CUDA build runs in a virtualenv of its Python
+            python = choose_python(pythons)
+            return Plan(python, "", tuple(packages), index, no_image=str(exc), others=nearest(pythons, python))
+        return Plan(chosen.python, chosen.base, chosen.packages, index or chosen.index_url, chosen.pip_options,
+                    others=nearest(pythons, chosen.python))
     python = choose_python(pythons)
-    return Plan(python, cpu_base(python), tuple(packages), index)
+    return Plan(python, cpu_base(python), tuple(packages), index, others=nearest(pythons, python))
 
 
 def _refuse_near_misses(text: str, reqs: list[Requirement]) -> None:
@@ -216,6 +238,6 @@ def environment(text: str, variant: str, fallback_families: tuple[str, ...] = ()
         return EnvDef(name=name, family=families, dockerfile=DOCKERFILE, default=False, unavailable=str(exc), pin=name)
     imports = modules_of(families)
     return EnvDef(name=name, family=families, dockerfile=DOCKERFILE, python="python", python_version=chosen.python,
-                  default=False, imports=imports, pin=name,
+                  other_pythons=chosen.others, default=False, imports=imports, pin=name,
                   variants={variant: VariantDef(base=chosen.base, packages=chosen.packages, index_url=chosen.index_url,
-                                                pip_options=chosen.pip_options)})
+                                                pip_options=chosen.pip_options, no_image=chosen.no_image)})

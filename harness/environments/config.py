@@ -81,8 +81,12 @@ class VariantDef:
     # wheels a step of the env's Dockerfile fetches for itself, never installed into its Python
     # (tf1.8's Hopper cuBLAS: a Python 3 wheel in a Python 2.7 image)
     stage_packages: tuple[str, ...] = ()
+    no_image: str = ""  # why no image can be built for it (its pins still make a virtualenv)
 
-
+    def hashed(self) -> dict[str, Any]:
+        """What a definition's hash covers: the optional fields only where set, so every definition
+        without them keeps the hash it had."""
+        return {k: v for k, v in asdict(self).items() if k not in ("stage_packages", "no_image") or v}
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -102,6 +106,7 @@ class EnvDef:
     interpreter: str = ""
     python: str = "python"
     python_version: str = ""  # for the venv backend: make the virtualenv with python<version>
+    other_pythons: tuple[str, ...] = ()  # where that Python is not on the host: these, in order, also have its wheels
     user: str = "65534:65534"
     default: bool = True  # part of a plain `matrix` run; False: only when named with --env
     variants: dict[str, VariantDef] = field(default_factory=dict)
@@ -144,9 +149,7 @@ class EnvDef:
 
     def definition_hash(self, variant: str, repo: Path | None = None) -> str:
         """Changes whenever what the image would contain changes: pins or Dockerfile folder."""
-        # stage_packages only where set: every other definition keeps the hash it had
-        fields = {k: v for k, v in asdict(self.variant(variant)).items() if k != "stage_packages" or v}
-        digest = hashlib.sha256(json.dumps(fields, sort_keys=True).encode())
+        digest = hashlib.sha256(json.dumps(self.variant(variant).hashed(), sort_keys=True).encode())
         repo = repo or data_root()
         for folder in (repo / self.dockerfile, repo / "images" / "common"):
             for path in sorted(p for p in folder.rglob("*") if p.is_file()):

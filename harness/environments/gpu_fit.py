@@ -79,6 +79,17 @@ def read_release(pin: str, python: str, build: BuildOptions, index_url: str = ""
     return code
 
 
+def _read_any(pin: str, pythons: tuple[str, ...], build: BuildOptions, index_url: str) -> BuildCode:
+    """The release's GPU code from its wheel for the first of ``pythons`` that can be had (a release's
+    wheels for each Python carry the same GPU code; a wheelhouse may hold only one of them)."""
+    for python in pythons[:-1]:
+        try:
+            return read_release(pin, python, build, index_url)
+        except LookupError:
+            continue
+    return read_release(pin, pythons[-1], build, index_url)
+
+
 def judge(env: EnvDef, variant: str, gpus: list[GpuFacts], build: BuildOptions) -> tuple[str | None, list[str]]:
     """(why the release cannot run on these GPUs, or None; what to say of how it runs) for an
     environment made from ``--with`` pins, on a GPU host; (None, []) elsewhere."""
@@ -87,7 +98,7 @@ def judge(env: EnvDef, variant: str, gpus: list[GpuFacts], build: BuildOptions) 
     if pin is None or not models:
         return None, []
     try:
-        code = read_release(pin, env.python_version, build, env.variant(variant).index_url)
+        code = _read_any(pin, (env.python_version, *env.other_pythons), build, env.variant(variant).index_url)
     except (LookupError, OSError, subprocess.TimeoutExpired) as exc:
         return None, [f"{env.name}: its wheel could not be read before building ({exc}): built as it is"]
     said: list[str] = []

@@ -83,6 +83,15 @@ def prepare(envs: list[config.EnvDef], variant: str, requested: str, gpu_mode: s
                 prepared.skipped[env.name] = cannot
                 emit("skipped", {"env": env.name, "reason": cannot})
                 return
+        no_image = env.variant(variant).no_image if env.kind == "build" and variant in env.variants else ""
+        if kind == "docker" and no_image:  # its release has no CUDA base image: a virtualenv of its Python can
+            if requested == "auto":
+                _in_a_virtualenv(prepared, env, f"no image can be made ({no_image})", None, variant, build, venv_root,
+                                 emit)
+            else:
+                prepared.skipped[env.name] = f"no image can be made ({no_image}); --backend venv runs it"
+                emit("skipped", {"env": env.name, "reason": prepared.skipped[env.name]})
+            return
         began = time.monotonic()
         try:  # one environment's failure is its own result: the others still run
             if client is not None:
@@ -96,7 +105,7 @@ def prepare(envs: list[config.EnvDef], variant: str, requested: str, gpu_mode: s
             if requested != "auto":  # docker asked for: its failure is the answer
                 prepared.failed[env.name], prepared.errors[env.name] = exc.message, exc
                 return
-            _in_a_virtualenv(prepared, env, exc, variant, build, venv_root, emit)
+            _in_a_virtualenv(prepared, env, exc.message, exc, variant, build, venv_root, emit)
             prepared.seconds[env.name] = round(time.monotonic() - began, 1)
         except (BuildError, UsageError) as exc:
             prepared.failed[env.name] = exc.message + (f"\n{exc.detail}" if exc.detail else "")
@@ -133,18 +142,19 @@ def _give_ipython(prepared: Prepared, name: str, build: images.BuildOptions, emi
     emit("ipython", {"env": name, "python": python, "folder": str(folder), "reused": reused})
 
 
-def _in_a_virtualenv(prepared: Prepared, env: config.EnvDef, why: BaseUnavailable, variant: str,
+def _in_a_virtualenv(prepared: Prepared, env: config.EnvDef, why: str, base: BaseUnavailable | None, variant: str,
                      build: images.BuildOptions, venv_root: Path, emit: Event) -> None:
-    """The backend chosen by itself (auto) cannot build ``env``'s image (no registry, no base): the
-    same pins in a virtualenv, as without Docker, said in one line; skipped with both reasons when
-    that cannot be made either (its Python is not on this host)."""
-    reason = f"{why.message}: run in a virtualenv instead"
-    emit("fallback", {"env": env.name, "reason": reason, "base": why.base, "cause": why.cause})
+    """The backend chosen by itself (auto) cannot build ``env``'s image (no registry, no base, no CUDA
+    base for its Python): the same pins in a virtualenv, as without Docker, said in one line (one for
+    all whose ``base`` is missing for one cause); skipped with both reasons when that cannot be made
+    either (its Python is not on this host)."""
+    reason = f"{why}: run in a virtualenv instead"
+    emit("fallback", {"env": env.name, "reason": reason, **({"base": base.base, "cause": base.cause} if base else {})})
     try:
         prepared.backends[env.name] = backend_for(env, "venv", variant, None, prepared.access, build, venv_root, emit)
         prepared.fallback[env.name] = reason
     except venvs.EnvSkipped as exc:
-        prepared.skipped[env.name] = f"{why.message}, and {exc}"
+        prepared.skipped[env.name] = f"{why}, and {exc}"
         emit("skipped", {"env": env.name, "reason": prepared.skipped[env.name]})
 
 
@@ -198,10 +208,11 @@ def backend_for(env: config.EnvDef, kind: str, variant: str, client: Any, access
     if env.kind == "image":
         raise venvs.EnvSkipped(f"{env.image} is an image: it needs a Docker engine")
     if kind == "process":
-        python = venvs.find_python(env.python_version) if env.python_version else None
-        if python is None:
-            raise venvs.EnvSkipped(f"python{env.python_version} not found: install it, or run with Docker")
-        return ProcessBackend(python=python)
+        found = venvs.python_of(env)
+        if found is None:
+            raise venvs.EnvSkipped(venvs.not_found(env))
+        return ProcessBackend(python=found[0])
     python, reused = venvs.ensure(env, variant, venv_root, build, lambda text: emit("build-log", {"text": text}))
     emit("venv", {"env": env.name, "python": python, "reused": reused})
-    return ProcessBackend(python=python, name="venv", site=env.python_version.startswith("2"))
+    made = venvs.python_of(env)
+    return ProcessBackend(python=python, name="venv", site=(made[1] if made else env.python_version).startswith("2"))

@@ -25,7 +25,6 @@ import shutil
 import subprocess
 import sys
 from collections.abc import Callable
-from dataclasses import asdict
 from pathlib import Path
 from typing import Any
 
@@ -96,10 +95,26 @@ def installed_pythons(version: str) -> list[str]:
     return [str(path) for path in sorted(found, key=patch, reverse=True) if os.access(path, os.X_OK)]
 
 
-def definition_hash(env: EnvDef, variant: str, python: str) -> str:
+def python_of(env: EnvDef) -> tuple[str, str] | None:
+    """(interpreter, version) a virtualenv of ``env`` is made with: its Python where this host has it,
+    else the first of the other Pythons its pins have wheels for that it has; None when none is here."""
+    for version in (env.python_version, *env.other_pythons):
+        found = find_python(version) if version else None
+        if found:
+            return found, version
+    return None
+
+
+def not_found(env: EnvDef) -> str:
+    """Why no virtualenv of ``env`` can be made here, and the fix."""
+    others = f" (nor {', '.join(env.other_pythons)}, which its pins also have wheels for)" if env.other_pythons else ""
+    return f"python{env.python_version} not found{others}: install it, or run with Docker"
+
+
+def definition_hash(env: EnvDef, variant: str, python: str, version: str | None = None) -> str:
     """The virtualenv's key: the interpreter's implementation and version (not its path) and the pins."""
-    data = {"python_version": env.python_version, "interpreter": interpreter_identity(python) or python,
-            "pins": asdict(env.variant(variant))}
+    data = {"python_version": version or env.python_version, "interpreter": interpreter_identity(python) or python,
+            "pins": env.variant(variant).hashed()}
     return hashlib.sha256(json.dumps(data, sort_keys=True).encode()).hexdigest()[:16]
 
 
@@ -114,11 +129,12 @@ def ensure(env: EnvDef, variant: str, root: Path, options: BuildOptions, note: N
     """
     if not env.python_version:
         raise EnvSkipped(f"{env.name} names no python_version; run it with Docker")
-    python = find_python(env.python_version)
-    if python is None:
-        raise EnvSkipped(f"python{env.python_version} not found: install it, or run with Docker")
+    found = python_of(env)
+    if found is None:
+        raise EnvSkipped(not_found(env))
+    python, version = found
     folder = root / f"{env.name}-{variant}"
-    wanted = definition_hash(env, variant, python)
+    wanted = definition_hash(env, variant, python, version)
     root.mkdir(parents=True, exist_ok=True)
     from filelock import FileLock  # here: it imports asyncio, ~0.1 s of every command's start-up
 
@@ -128,11 +144,13 @@ def ensure(env: EnvDef, variant: str, root: Path, options: BuildOptions, note: N
     with lock.acquire(timeout=LOCK_TIMEOUT_S):
         if _ready(folder, wanted):
             return str(venv_python(folder)), True
-        note(f"{env.name}: making a virtualenv with python{env.python_version} ({' '.join(env.variant(variant).packages)})")
+        instead = f" (no python{env.python_version} here; its wheels are for {version} too)" \
+            if version != env.python_version else ""
+        note(f"{env.name}: making a virtualenv with python{version}{instead} ({' '.join(env.variant(variant).packages)})")
         building = root / f".{folder.name}.{wanted}-{os.getpid()}"
         shutil.rmtree(building, ignore_errors=True)
         try:
-            _create(python, env.python_version, building, options)
+            _create(python, version, building, options)
             _install(env, variant, building, options, note)
             (building / MARKER).write_text(json.dumps({"hash": wanted, "python": python,
                                                        "packages": list(env.variant(variant).packages)}))

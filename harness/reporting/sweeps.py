@@ -197,7 +197,10 @@ def markdown(summary: dict[str, Any]) -> str:
         lines.append(f"- `{change['scenario']}` changed {where}: {change['before_release']} "
                      f"{change['before']} -> {change['release']} {change['after']}")
     lines += amounts.lines(summary.get("amounts") or [])
-    if not summary["changes"]:
+    ran = releases_run(summary)
+    if len(ran) < 2:
+        lines.append(f"- {_too_few(ran)}")
+    elif not summary["changes"]:
         lines.append("- no answer changed across these releases" + (" (what is left did, above: not yet a turn)"
                                                                     if summary.get("amounts") else ""))
     if summary.get("runtime"):
@@ -207,11 +210,32 @@ def markdown(summary: dict[str, Any]) -> str:
     return "\n".join([*lines, "", answer_line(summary)]) + "\n"
 
 
+def releases_run(summary: dict[str, Any]) -> list[str]:
+    """The releases with at least one cell run, in version order: only between these can an answer change."""
+    skipped, left = summary.get("skipped") or {}, summary.get("unfinished")
+    def none_ran(pin: str) -> bool:
+        if pin not in skipped:
+            return False
+        if left is None:  # a sweep.json from before "unfinished": a skipped release ran nothing
+            return True
+        return pin in left and left[pin][0] >= left[pin][1]
+    return [release for release, pin in _columns(summary) if not none_ran(pin)]
+
+
+def _too_few(ran: list[str]) -> str:
+    return (f"only {ran[0]} ran: nothing to compare it with, so no turn can be found" if ran
+            else "no release ran: nothing was compared")
+
+
 def answer_line(summary: dict[str, Any]) -> str:
     """sweep.md's last line: what the sweep found, in one line (a turn confirmed by its repeats counts;
     a candidate it could not confirm is said as one)."""
+    ran = releases_run(summary)
+    if len(ran) < 2:
+        return f"Answer: {_too_few(ran)}."
     found = summary["changes"]
-    span = f"{summary['releases'][0]} .. {summary['releases'][-1]}" if summary.get("releases") else "these releases"
+    span = f"{ran[0]} .. {ran[-1]}" + (f" (the {len(ran)} of {len(summary['releases'])} releases that ran)"
+                                       if len(ran) < len(summary["releases"]) else "")
     open_ = [c for c in summary.get("amounts") or [] if c.get("confirmed") is None]
     said = (f"{len(found)} turn{'s' if len(found) != 1 else ''}: " + "; ".join(
         f"`{c['scenario']}` in {c['release']}" for c in found) if found else f"no answer changed across {span}")

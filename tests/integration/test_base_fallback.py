@@ -93,3 +93,30 @@ def test_doctor_says_an_image_without_a_base_runs_in_a_virtualenv_not_to_build_i
     else:
         assert "its base cannot be had here (above): the matrix runs torch-nobase in a virtualenv" in line, line
         assert "nox -s images" not in line
+
+
+def test_a_release_no_cuda_base_has_a_python_for_is_made_as_a_virtualenv_only(docker_client: object,
+                                                                                tmp_path: Path) -> None:
+    """torch 1.0.1 has wheels for Python 2.7 and 3.7, no CUDA base image has either: with Docker
+    answering, the tool leaves the image out and makes a virtualenv (here: no Python of its own on
+    this host, so skipped with both reasons); asked for Docker, skipped with the way that works."""
+    from harness.environments.config import EnvDef, VariantDef
+    from harness.environments.images import BuildOptions
+    from harness.environments.prepare import prepare
+    from harness.measurement.nvml import Nvml
+
+    why = "torch 1.0.1 has no wheel for the Python of any CUDA base (3.12, 3.10, 3.8, 3.6)"
+    env = EnvDef(name="torch==1.0.1", family=("torch",), dockerfile="images/adhoc", python_version="3.99",
+                 other_pythons=("3.98",), default=False, pin="torch==1.0.1",
+                 variants={"gpu": VariantDef(base="", packages=("torch==1.0.1",), no_image=why)})
+    events: list[tuple[str, dict]] = []
+    def run(requested: str) -> dict[str, str]:
+        prepared = prepare([env], "gpu", requested, None, BuildOptions(), tmp_path / "venvs", Nvml(False, "none here"),
+                           lambda kind, data: events.append((kind, dict(data))))
+        assert prepared.kind == "docker" and not prepared.backends and not prepared.failed
+        return prepared.skipped
+    assert run("auto") == {"torch==1.0.1": f"no image can be made ({why}), and python3.99 not found (nor 3.98, which "
+                                           "its pins also have wheels for): install it, or run with Docker"}
+    assert ("fallback", {"env": "torch==1.0.1", "reason": f"no image can be made ({why}): run in a virtualenv instead"}) \
+        in events
+    assert run("docker") == {"torch==1.0.1": f"no image can be made ({why}); --backend venv runs it"}

@@ -5,6 +5,7 @@ the file names the real releases publish.
 """
 from __future__ import annotations
 
+import sys
 from dataclasses import replace
 from pathlib import Path
 
@@ -25,7 +26,8 @@ PROJECTS = {
     "jax": ["jax-0.10.2-py3-none-any.whl", "jax-0.11.2-py3-none-any.whl"],
     "jaxlib": ["jaxlib-0.10.2-cp311-cp311-manylinux_2_27_x86_64.whl", "jaxlib-0.10.2-cp312-cp312-manylinux_2_27_x86_64.whl",
                "jaxlib-0.11.2-cp312-cp312-manylinux_2_27_x86_64.whl", "jaxlib-0.11.2-cp313-cp313-manylinux_2_27_x86_64.whl"],
-    "torch": ["torch-2.5.1-cp311-cp311-manylinux1_x86_64.whl", "torch-2.5.1-cp312-cp312-manylinux1_x86_64.whl"],
+    "torch": ["torch-2.5.1-cp311-cp311-manylinux1_x86_64.whl", "torch-2.5.1-cp312-cp312-manylinux1_x86_64.whl",
+              "torch-1.0.1-cp27-cp27mu-manylinux1_x86_64.whl", "torch-1.0.1-cp37-cp37m-manylinux1_x86_64.whl"],
     "six": ["six-1.16.0-py2.py3-none-any.whl"],
 }
 
@@ -129,3 +131,34 @@ def test_a_release_no_index_answers_for_is_unavailable_not_the_runs_failure() ->
     env = adhoc.environment("torch==2.11.0", "gpu", index_url="http://127.0.0.1:9/simple")
     assert env.unavailable.startswith("package index http://127.0.0.1:9/simple unreachable"), env.unavailable
     assert env.pin == "torch==2.11.0"  # its records are named by the pins asked for
+
+
+def test_a_release_no_cuda_base_has_a_python_for_is_a_virtualenv_of_its_own_python(index: str) -> None:
+    """torch 1.0.1 has wheels for Python 2.7 and 3.7, and no CUDA base image has either: no image, but
+    its own CUDA build in a virtualenv of 3.7 (or 2.7 where 3.7 is missing), never 'unavailable'."""
+    env = adhoc.environment("torch==1.0.1", "gpu", index_url=index)
+    gpu = env.variants["gpu"]
+    assert not env.unavailable and (env.python_version, env.other_pythons) == ("3.7", ("2.7",))
+    assert gpu.base == "" and gpu.no_image == ("torch 1.0.1 has no wheel for the Python of any CUDA base "
+                                               "(3.12, 3.10, 3.8, 3.6)")
+    assert gpu.packages == ("torch==1.0.1", "numpy<2")
+    newer = adhoc.environment("torch==2.5.1", "gpu", index_url=index)
+    assert (newer.python_version, newer.other_pythons) == ("3.12", ("3.11",)) and newer.variants["gpu"].no_image == ""
+    assert "no_image" not in newer.variants["gpu"].hashed()  # a definition without it keeps the hash it had
+
+
+def test_the_other_pythons_are_nearest_first_newer_on_a_tie() -> None:
+    assert adhoc.nearest(("2.7", "3.5", "3.6", "3.7", "3.8"), "3.7") == ("3.8", "3.6", "3.5", "2.7")
+
+
+def test_a_virtualenv_takes_the_first_python_of_the_release_this_host_has() -> None:
+    from harness.environments import venvs
+
+    here = f"{sys.version_info[0]}.{sys.version_info[1]}"
+    env = config.EnvDef(name="torch==1.0.1", family=("torch",), python_version="3.99", other_pythons=("3.98", here),
+                        variants={"gpu": config.VariantDef(base="", packages=("torch==1.0.1",))})
+    found = venvs.python_of(env)
+    assert found is not None and found[1] == here
+    assert venvs.python_of(replace(env, other_pythons=("3.98",))) is None
+    assert venvs.not_found(replace(env, other_pythons=("3.98",))) == (
+        "python3.99 not found (nor 3.98, which its pins also have wheels for): install it, or run with Docker")

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import sys
 import zipfile
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -98,3 +99,13 @@ def test_prepare_skips_such_a_release_before_building_it(tmp_path: Path) -> None
     assert "cannot run on NVIDIA H100 80GB HBM3" in prepared.skipped["torch==1.13.1"]
     assert not prepared.backends and not (tmp_path / "venvs").exists()
     assert ("skipped", {"env": "torch==1.13.1", "reason": prepared.skipped["torch==1.13.1"]}) in events
+
+
+def test_a_release_is_read_from_the_wheel_of_any_python_it_has(tmp_path: Path) -> None:
+    """Its Python for an image (3.8 for torch 1.5.1) may be missing from a wheelhouse that holds its
+    wheel for another (the 3.7 a virtualenv here uses): the GPU code is the same, read from that one."""
+    house = tmp_path / "wheels"
+    _wheel(house, "2.0.1", "kernel_ptx75")
+    env = replace(_env("2.0.1"), python_version="3.99", other_pythons=("3.98", PYTHON))
+    cannot, said = gpu_fit.judge(env, "gpu", [H100], BuildOptions(wheelhouse=house, offline=True))
+    assert cannot is None and said[0].startswith("torch==2.0.1 runs on NVIDIA H100 80GB HBM3 by JIT-compiling PTX")

@@ -87,6 +87,13 @@ def test_a_missing_api_is_unsupported_not_an_error(run_scenario) -> None:
     assert declared["error"]["message"] == "set_memory_growth needs TF >= 2.0"
 
 
+def test_a_kernel_without_code_for_the_gpu_is_unsupported_and_said_so(run_scenario) -> None:
+    record = run_scenario("no_kernel_image")
+    assert record["status"] == "unsupported"
+    assert record["error"]["message"] == ("this build has no code for this GPU for a kernel it called: cuda runtime "
+                                          "error (8) : invalid device function at /pytorch/aten/src/THC/THCGeneral.cpp:405")
+
+
 def test_no_agent_process_is_left_after_the_cells() -> None:
     agent = str(Path(__file__).resolve().parents[2] / "harness" / "agent" / "agent.py")
     assert processes_with(agent) == []

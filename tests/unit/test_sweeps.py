@@ -69,3 +69,23 @@ def test_a_small_steady_difference_below_the_smallest_judged_change_is_a_candida
     assert amounts.judge([found], overlap)[0]["confirmed"] is False
     noise = {"s": {"tf==2.11.0": cell(30 * MiB), "tf==2.12.0": cell(12 * MiB)}}  # 18 MiB apart: inside RSS's noise
     assert amounts.candidates({"scenarios": ["s"], "cells": noise}, columns) == []
+
+
+def test_a_sweep_where_fewer_than_two_releases_ran_says_so_not_that_nothing_changed() -> None:
+    """Three releases asked for, none made (no Python for them): nothing was compared. One made: it has
+    nothing to be compared with. A turn needs two releases that ran."""
+    columns = {f"torch=={r}": r for r in ("1.0.1", "1.4.0", "1.5.1")}
+    summary: dict[str, Any] = {"package": "torch", "from": "1.0.1", "to": "1.5.1", "every": "minor",
+                               "releases": list(columns.values()), "columns": columns, "changes": [],
+                               "skipped": {pin: "no Python 3.7 here" for pin in columns}}
+    text = sweeps.markdown(summary)
+    assert "no answer changed" not in text
+    assert text.endswith("Answer: no release ran: nothing was compared.\n")
+    del summary["skipped"]["torch==1.5.1"]
+    assert sweeps.answer_line(summary) == "Answer: only 1.5.1 ran: nothing to compare it with, so no turn can be found."
+    summary["unfinished"] = {"torch==1.0.1": [3, 13]}  # resumed: 10 of its 13 cells ran, 1.4.0 finished earlier
+    assert sweeps.releases_run(summary) == ["1.0.1", "1.4.0", "1.5.1"]
+    assert sweeps.answer_line(summary) == "Answer: no answer changed across 1.0.1 .. 1.5.1."
+    summary["unfinished"] = {"torch==1.0.1": [13, 13]}
+    assert sweeps.answer_line(summary) == ("Answer: no answer changed across 1.4.0 .. 1.5.1 (the 2 of 3 releases "
+                                           "that ran).")
