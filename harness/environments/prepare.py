@@ -214,5 +214,4 @@ def backend_for(env: config.EnvDef, kind: str, variant: str, client: Any, access
         return ProcessBackend(python=found[0])
     python, reused = venvs.ensure(env, variant, venv_root, build, lambda text: emit("build-log", {"text": text}))
     emit("venv", {"env": env.name, "python": python, "reused": reused})
-    made = venvs.python_of(env)
-    return ProcessBackend(python=python, name="venv", site=(made[1] if made else env.python_version).startswith("2"))
+    return ProcessBackend(python=python, name="venv", site=venvs.runs_python2(python))

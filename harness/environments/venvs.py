@@ -122,6 +122,11 @@ def venv_python(folder: Path) -> Path:
     return folder / "bin" / "python"
 
 
+def runs_python2(python: str) -> bool:
+    """Whether the virtualenv of ``python`` (its bin/python) is a Python 2 one, read from its layout."""
+    return any((Path(python).parent.parent / "lib").glob("python2.*"))
+
+
 def ensure(env: EnvDef, variant: str, root: Path, options: BuildOptions, note: Note) -> tuple[str, bool]:
     """The interpreter of ``env``'s virtualenv (made or reused) and whether it was reused.
 

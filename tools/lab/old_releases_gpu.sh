@@ -15,7 +15,7 @@
 set -u
 here=$(cd "$(dirname "$0")/../.." && pwd)
 export NCCL_NVLS_ENABLE=0
-case ${1:?usage: old_releases_gpu.sh start DEST RESULTS -- ARGS... | wait RESULTS SECONDS} in
+case ${1:?usage: old_releases_gpu.sh setup DEST RESULTS | warm DEST | start DEST RESULTS -- ARGS... | wait RESULTS SECONDS} in
   setup)
     dest=${2:?dest} results=${3:?results}
     mkdir -p /root/.pyenv/versions "$results"
