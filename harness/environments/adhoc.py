@@ -61,6 +61,7 @@ class Plan:
     pip_options: tuple[str, ...] = ()
     no_image: str = ""  # why no image can be made (no CUDA base has a Python it has wheels for)
     others: tuple[str, ...] = ()  # the other Pythons it has wheels for, nearest first: a virtualenv may use one
+    venv_cuda: tuple[str, ...] = ()  # CUDA wheels a virtualenv of it needs beside its pins (its base has them)
 
 
 def pinned(req: Requirement) -> Version:
@@ -87,6 +88,14 @@ def companions(kind: str, version: Version, given: set[str]) -> list[str]:
         if SpecifierSet(spec).contains(version, prereleases=True):
             out += [pin for pin in extra if canonicalize_name(Requirement(pin).name) not in given]
     return out
+
+
+def venv_cuda(kind: str, version: Version) -> tuple[str, ...]:
+    """The CUDA wheels a GPU virtualenv of this release installs beside its pins (the framework's registry
+    entry): what its CUDA base image gives an image, for a release that ships no CUDA of its own."""
+    found = frameworks.named(kind)
+    return next((wheels for spec, wheels in (found.venv_cuda if found else ())
+                 if SpecifierSet(spec).contains(version, prereleases=True)), ())
 
 
 def _distance_from(python: str) -> Callable[[str], tuple[int, int]]:
@@ -189,9 +198,10 @@ def plan(reqs: list[Requirement], variant: str, index_url: str = pkgindex.DEFAUL
             chosen = gpu_plan(main, version, pythons, packages)
         except NoCudaBase as exc:  # no image, but the release's own CUDA build runs in a virtualenv of its Python
             python = choose_python(pythons)
-            return Plan(python, "", tuple(packages), index, no_image=str(exc), others=nearest(pythons, python))
+            return Plan(python, "", tuple(packages), index, no_image=str(exc), others=nearest(pythons, python),
+                        venv_cuda=venv_cuda(kind, version))
         return Plan(chosen.python, chosen.base, chosen.packages, index or chosen.index_url, chosen.pip_options,
-                    others=nearest(pythons, chosen.python))
+                    others=nearest(pythons, chosen.python), venv_cuda=venv_cuda(kind, version))
     python = choose_python(pythons)
     return Plan(python, cpu_base(python), tuple(packages), index, others=nearest(pythons, python))
 
@@ -240,4 +250,5 @@ def environment(text: str, variant: str, fallback_families: tuple[str, ...] = ()
     return EnvDef(name=name, family=families, dockerfile=DOCKERFILE, python="python", python_version=chosen.python,
                   other_pythons=chosen.others, default=False, imports=imports, pin=name,
                   variants={variant: VariantDef(base=chosen.base, packages=chosen.packages, index_url=chosen.index_url,
-                                                pip_options=chosen.pip_options, no_image=chosen.no_image)})
+                                                pip_options=chosen.pip_options, no_image=chosen.no_image,
+                                                venv_cuda=chosen.venv_cuda)})

@@ -82,11 +82,14 @@ class VariantDef:
     # (tf1.8's Hopper cuBLAS: a Python 3 wheel in a Python 2.7 image)
     stage_packages: tuple[str, ...] = ()
     no_image: str = ""  # why no image can be built for it (its pins still make a virtualenv)
+    # CUDA wheels a virtualenv installs beside the pins, their libraries on its cells' library path (what the
+    # variant's CUDA base gives an image): TensorFlow 2.5-2.13
+    venv_cuda: tuple[str, ...] = ()
 
     def hashed(self) -> dict[str, Any]:
         """What a definition's hash covers: the optional fields only where set, so every definition
         without them keeps the hash it had."""
-        return {k: v for k, v in asdict(self).items() if k not in ("stage_packages", "no_image") or v}
+        return {k: v for k, v in asdict(self).items() if k not in ("stage_packages", "no_image", "venv_cuda") or v}
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -149,7 +152,8 @@ class EnvDef:
 
     def definition_hash(self, variant: str, repo: Path | None = None) -> str:
         """Changes whenever what the image would contain changes: pins or Dockerfile folder."""
-        digest = hashlib.sha256(json.dumps(self.variant(variant).hashed(), sort_keys=True).encode())
+        pins = {k: v for k, v in self.variant(variant).hashed().items() if k != "venv_cuda"}  # not in an image
+        digest = hashlib.sha256(json.dumps(pins, sort_keys=True).encode())
         repo = repo or data_root()
         for folder in (repo / self.dockerfile, repo / "images" / "common"):
             for path in sorted(p for p in folder.rglob("*") if p.is_file()):

@@ -1,8 +1,8 @@
 """What a long pip install is doing, said while it runs, and which build of the framework it took.
 
 A ``--with torch==2.4.1`` virtualenv on a host that cannot reach PyTorch's CPU-only index gets
-PyPI's torch, the CUDA build, with its nvidia-* wheels: gigabytes, minutes of silence. Each wheel
-pip fetches is said with its size as pip announces it, the time so far every half minute, and at
+PyPI's torch, the CUDA build, with its nvidia-* wheels: gigabytes, minutes of silence. Each large wheel
+pip fetches (or unpacks from a wheelhouse) is said with its size, the time so far every half minute, and at
 the end which build was installed (torch's own version file: "the CUDA 12.1 build", "the CPU build").
 """
 from __future__ import annotations
@@ -15,7 +15,7 @@ from pathlib import Path
 
 from harness.common.units import human_bytes
 
-FETCHED = re.compile(r"^\s*(?:Downloading|Processing)\s+(\S+?)(?:\s+\(([\d.]+)\s*([kKMG]?B)\))?\s*$")
+FETCHED = re.compile(r"^\s*(Downloading|Processing)\s+(\S+?)(?:\s+\(([\d.]+)\s*([kKMG]?B)\))?\s*$")
 UNITS = {"B": 1, "kB": 1000, "KB": 1000, "MB": 1000**2, "GB": 1000**3}
 HEARTBEAT_S = 30.0
 SAID_FROM = 50 << 20  # a wheel this big or bigger is said as it is fetched (the framework's, the CUDA libraries)
@@ -42,12 +42,14 @@ class InstallProgress:
         found = FETCHED.match(text)
         if not found:
             return
-        where, number, unit = found.groups()
+        verb, where, number, unit = found.groups()
         size = int(float(number) * UNITS[unit]) if number else _file_size(where)
         self.fetched += size or 0
         if size is not None and size < SAID_FROM:
             return  # small ones count in the total the heartbeat says
-        self.note(f"{self.name}: fetching {_release(where.rsplit('/', 1)[-1])}" + (f" ({human_bytes(size)})" if size else ""))
+        # pip "Processing" a file it already has (a wheelhouse's): unpacked from disk, nothing fetched
+        doing = "fetching" if verb == "Downloading" or "://" in where and not where.startswith("file:") else "unpacking"
+        self.note(f"{self.name}: {doing} {_release(where.rsplit('/', 1)[-1])}" + (f" ({human_bytes(size)})" if size else ""))
 
     def _heartbeat(self) -> None:
         while not self._done.wait(self.heartbeat_s):

@@ -214,4 +214,5 @@ def backend_for(env: config.EnvDef, kind: str, variant: str, client: Any, access
         return ProcessBackend(python=found[0])
     python, reused = venvs.ensure(env, variant, venv_root, build, lambda text: emit("build-log", {"text": text}))
     emit("venv", {"env": env.name, "python": python, "reused": reused})
-    return ProcessBackend(python=python, name="venv", site=venvs.runs_python2(python))
+    return ProcessBackend(python=python, name="venv", site=venvs.runs_python2(python),
+                          library_path=venvs.library_path(env, variant, python))

@@ -151,7 +151,9 @@ def ensure(env: EnvDef, variant: str, root: Path, options: BuildOptions, note: N
             return str(venv_python(folder)), True
         instead = f" (no python{env.python_version} here; its wheels are for {version} too)" \
             if version != env.python_version else ""
-        note(f"{env.name}: making a virtualenv with python{version}{instead} ({' '.join(env.variant(variant).packages)})")
+        pins = env.variant(variant)
+        cuda = f" + CUDA from NVIDIA's wheels ({_named(pins.venv_cuda)})" if pins.venv_cuda else ""
+        note(f"{env.name}: making a virtualenv with python{version}{instead} ({' '.join(pins.packages)}){cuda}")
         building = root / f".{folder.name}.{wanted}-{os.getpid()}"
         shutil.rmtree(building, ignore_errors=True)
         try:
@@ -164,6 +166,21 @@ def ensure(env: EnvDef, variant: str, root: Path, options: BuildOptions, note: N
             raise
         _swap_in(building, folder)
     return str(venv_python(folder)), False
+
+
+def _named(wheels: tuple[str, ...]) -> str:
+    """``nvidia-cudnn-cu11==8.7.0.84, ...`` said short: "cudnn 8.7.0.84, cublas 11.11.3.6"."""
+    return ", ".join(w.split("==")[0].removeprefix("nvidia-").rsplit("-cu", 1)[0] + " " + w.partition("==")[2]
+                     for w in wheels)
+
+
+def library_path(env: EnvDef, variant: str, python: str) -> str:
+    """The library folders of the CUDA wheels the virtualenv of ``python`` installed for ``env`` (its
+    ``venv_cuda``), for its cells' LD_LIBRARY_PATH; "" for an environment that installs none."""
+    if not env.variants.get(variant) or not env.variant(variant).venv_cuda:
+        return ""
+    folder = Path(python).parent.parent
+    return ":".join(str(lib) for lib in sorted(folder.glob("lib/python*/site-packages/nvidia/*/lib")))
 
 
 def _held(lock: Any) -> bool:
@@ -240,7 +257,8 @@ def _install(env: EnvDef, variant: str, folder: Path, options: BuildOptions, not
                  + (" (PyPI's torch is the CUDA build: with its nvidia-* wheels, gigabytes)" if cpu_only else ""))
     try:
         with InstallProgress(env.name, note) as progress:
-            result = subproc.run([*argv, *pins.packages], timeout=INSTALL_TIMEOUT_S, on_line=progress.line)
+            result = subproc.run([*argv, *pins.packages, *pins.venv_cuda], timeout=INSTALL_TIMEOUT_S,
+                                 on_line=progress.line)
     except subprocess.TimeoutExpired as exc:
         raise EnvSkipped(f"installing {' '.join(pins.packages)} took over {INSTALL_TIMEOUT_S}s") from exc
     if result.returncode != 0:

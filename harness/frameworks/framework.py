@@ -15,6 +15,9 @@ class Framework:
     companions: tuple[tuple[str, tuple[str, ...]], ...] = ()  # (its releases, as a specifier; pins they need)
     reported_with: tuple[str, ...] = ()  # imports whose versions are recorded beside its own (keras, jaxlib)
     variables: tuple[str, ...] = ()  # environment variables that change its memory, recorded with each cell
+    # (its GPU releases, as a specifier; the CUDA wheels a virtualenv of them needs beside its pins): for a
+    # release that finds its CUDA libraries on the library path only, as a CUDA base image provides them
+    venv_cuda: tuple[tuple[str, tuple[str, ...]], ...] = ()
     families_of_release: Callable[[str], tuple[str, ...]] | None = field(default=None, compare=False)
 
     def families_for(self, version: str) -> tuple[str, ...]:

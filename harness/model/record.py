@@ -8,8 +8,7 @@ pydantic v2 validates that same definition where a record crosses a trust bounda
 reads files written by older tools, hand-copied or truncated, and refuses a malformed one in one
 line instead of failing deep inside a renderer; those the runner writes are typed already), in
 Rust, fast enough for the atlas's ~1,000 records, and generates the JSON Schema the package ships
-(``record.schema.json``). Keys this model does not name are allowed (``extra="allow"``) and
-kept, so a record from a newer or older tool loses nothing by being read.
+(``record.schema.json``). Keys it does not name are kept (``extra="allow"``): nothing is lost by reading.
 
 This module holds data only: no judging (judgement/), no files (store/).
 """
@@ -134,6 +133,7 @@ class Environment(TypedDict, total=False):
     gpu_note: str | None
     gpu_request: str | None
     interpreter: str | None  # the Python that ran the cell (process backend)
+    library_path: str | None  # a virtualenv's own library folders, first on LD_LIBRARY_PATH (its CUDA wheels)
     base: str | None  # what a built environment was built from
     packages: list[str]
     pin: str | None

@@ -162,3 +162,24 @@ def test_a_virtualenv_takes_the_first_python_of_the_release_this_host_has() -> N
     assert venvs.python_of(replace(env, other_pythons=("3.98",))) is None
     assert venvs.not_found(replace(env, other_pythons=("3.98",))) == (
         "python3.99 not found (nor 3.98, which its pins also have wheels for): install it, or run with Docker")
+
+
+def test_a_gpu_virtualenv_of_tensorflow_2_5_to_2_13_gets_the_cuda_11_wheels_its_base_would_give(index: str) -> None:
+    """TF 2.9-2.13 load CUDA 11 by name and ship none: the plan names NVIDIA's cu11 wheels for a virtualenv
+    (an image has them from its CUDA base); 2.14+ has its own (and-cuda), a CPU run needs none."""
+    for release in ("2.9.2", "2.13.0"):
+        gpu = adhoc.environment(f"tensorflow=={release}", "gpu", index_url=index).variants["gpu"]
+        assert {w.split("==")[0] for w in gpu.venv_cuda} >= {"nvidia-cuda-runtime-cu11", "nvidia-cublas-cu11",
+                                                               "nvidia-cudnn-cu11", "nvidia-cusolver-cu11"}
+        assert all("==" in w and w.endswith(tuple("0123456789")) for w in gpu.venv_cuda)
+    assert adhoc.environment("tensorflow==2.16.1", "gpu", index_url=index).variants["gpu"].venv_cuda == ()
+    assert adhoc.environment("tensorflow==2.9.2", "cpu", index_url=index).variants["cpu"].venv_cuda == ()
+    assert adhoc.environment("torch==2.5.1", "gpu", index_url=index).variants["gpu"].venv_cuda == ()
+
+
+def test_the_cuda_wheels_change_a_virtualenv_but_not_the_image(index: str) -> None:
+    env = adhoc.environment("tensorflow==2.9.2", "gpu", index_url=index)
+    without = replace(env, variants={"gpu": replace(env.variants["gpu"], venv_cuda=())})
+    assert env.definition_hash("gpu") == without.definition_hash("gpu")  # the image is made from its CUDA base
+    assert env.variants["gpu"].hashed() != without.variants["gpu"].hashed()  # the virtualenv installs them
+    assert "venv_cuda" not in without.variants["gpu"].hashed()  # definitions without them keep their hash

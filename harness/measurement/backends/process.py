@@ -101,6 +101,9 @@ class ProcessBackend:
     name: str = "process"
     ipython: Path | None = None
     site: bool = False  # the reaper keeps site: a Python 2 virtualenv finds its stdlib through it
+    # the environment's own library folders (a virtualenv's CUDA wheels), first on LD_LIBRARY_PATH as an
+    # image's ENV puts its own; after the user's --setenv value where one is given
+    library_path: str = ""
 
     def __post_init__(self) -> None:
         self.python = resolve_python(self.python)
@@ -113,14 +116,25 @@ class ProcessBackend:
         return done.stdout.strip() if done.returncode == 0 else None
 
     def describe(self) -> dict[str, Any]:
-        return {"backend": self.name, "interpreter": self.python}
+        """What the record says of where the cell ran: a virtualenv is made from no base image."""
+        venv = {"base": None, "library_path": self.library_path or None} if self.name == "venv" else {}
+        return {"backend": self.name, "interpreter": self.python, **venv}
+
+    def environment(self, asked: dict[str, str]) -> dict[str, str]:
+        """The cell's variables: this host's, the user's (``asked``), and the environment's own library path."""
+        env = {**os.environ, **asked}
+        if self.library_path:
+            given = asked.get("LD_LIBRARY_PATH") or ""
+            rest = given or os.environ.get("LD_LIBRARY_PATH", "")
+            first, then = (given, self.library_path) if given else (self.library_path, rest)
+            env["LD_LIBRARY_PATH"] = ":".join(part for part in (first, then) if part)
+        return env
 
     def start(self, spec: CellSpec) -> ProcessCell:
         agent_spec = spec.agent_spec(scenario_path=str(spec.scenario.path), ack_dir=str(spec.ack_dir),
                                      ipython=str(self.ipython) if self.ipython else None,
                                      events=str(spec.events_dir) if spec.events_dir else None)
-        env = dict(os.environ)
-        env.update(spec.env_vars)  # nothing else: the script sees the variables a bare run sees (-u is the agent's)
+        env = self.environment(dict(spec.env_vars))  # the variables a bare run sees in it (-u is the agent's)
         env.update(spec.gpu_pin())  # NVML numbers GPUs in PCI order; CUDA agrees, so both name the same GPUs
         log = CappedLog(spec.log_path)
         try:

@@ -1,0 +1,62 @@
+"""A GPU virtualenv of a release that ships no CUDA (TensorFlow 2.5-2.13) gets the CUDA wheels its CUDA
+base would give an image, and its cells find their libraries by name, as the release loads them.
+
+Real parts: a wheel laid out as NVIDIA's (``nvidia/<lib>/lib/lib*.so.N``, holding a real shared library),
+pip installing it offline into a real virtualenv the tool makes, and a process of that virtualenv
+loading the library by its name alone through the variables the venv backend gives a cell.
+"""
+from __future__ import annotations
+
+import subprocess
+import sys
+import sysconfig
+import zipfile
+from pathlib import Path
+
+import pytest
+
+from harness.environments import venvs
+from harness.environments.config import EnvDef, VariantDef
+from harness.environments.images import BuildOptions
+from harness.measurement.backends.process import ProcessBackend
+
+LOAD = "import ctypes; ctypes.CDLL('libfakecuda.so.11'); print('loaded')"
+
+
+def _nvidia_style_wheel(folder: Path) -> None:
+    """nvidia-fakecuda-cu11 1.0: a shared library under nvidia/fakecuda/lib, as NVIDIA's cu11 wheels lay theirs."""
+    library = Path(sysconfig.get_config_var("DESTSHARED")) / f"math{sysconfig.get_config_var('EXT_SUFFIX')}"
+    info = "nvidia_fakecuda_cu11-1.0.dist-info"
+    files = {"nvidia/fakecuda/lib/libfakecuda.so.11": library.read_bytes(),
+             f"{info}/METADATA": b"Metadata-Version: 2.1\nName: nvidia-fakecuda-cu11\nVersion: 1.0\n",
+             f"{info}/WHEEL": b"Wheel-Version: 1.0\nGenerator: test\nRoot-Is-Purelib: false\nTag: py3-none-any\n"}
+    record = "".join(f"{name},,\n" for name in [*files, f"{info}/RECORD"]).encode()
+    with zipfile.ZipFile(folder / "nvidia_fakecuda_cu11-1.0-py3-none-any.whl", "w") as wheel:
+        for name, data in {**files, f"{info}/RECORD": record}.items():
+            wheel.writestr(name, data)
+
+
+def test_the_cells_of_such_a_virtualenv_load_its_cuda_libraries_by_name(tmp_path: Path) -> None:
+    wheelhouse = tmp_path / "wheelhouse"
+    wheelhouse.mkdir()
+    _nvidia_style_wheel(wheelhouse)
+    version = f"{sys.version_info[0]}.{sys.version_info[1]}"
+    if venvs.find_python(version) is None:
+        pytest.skip(f"no python{version} on PATH to make the virtualenv with")
+    env = EnvDef(name="old-tf", family=("tf2",), dockerfile="images/adhoc", python_version=version, default=False,
+                 variants={"gpu": VariantDef(base="", packages=(), venv_cuda=("nvidia-fakecuda-cu11==1.0",))})
+    notes: list[str] = []
+    python, reused = venvs.ensure(env, "gpu", tmp_path / "venvs", BuildOptions(wheelhouse=wheelhouse, offline=True),
+                                  notes.append)
+    assert not reused and any("CUDA from NVIDIA's wheels (fakecuda 1.0)" in note for note in notes)
+    library_path = venvs.library_path(env, "gpu", python)
+    assert library_path.endswith("/site-packages/nvidia/fakecuda/lib")
+    backend = ProcessBackend(python=python, name="venv", library_path=library_path)
+    done = subprocess.run([python, "-c", LOAD], env=backend.environment({}), capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0 and done.stdout.strip() == "loaded", done.stderr
+    bare = subprocess.run([python, "-c", LOAD], env=ProcessBackend(python=python).environment({}), capture_output=True,
+                          text=True, timeout=60)
+    assert bare.returncode != 0 and "libfakecuda.so.11" in bare.stderr  # what a cell got before: nothing found
+    plain = EnvDef(name="new-tf", family=("tf2",), dockerfile="images/adhoc", python_version=version, default=False,
+                   variants={"gpu": VariantDef(base="", packages=())})
+    assert venvs.library_path(plain, "gpu", python) == ""  # a release that ships its own CUDA gets no path
