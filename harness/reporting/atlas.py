@@ -112,6 +112,7 @@ class ClaimOutcome:
     column: str
     run: str
     why: str
+    record: str = ""  # the hash of the claim's own cell's record: a copied run decides nothing again
 
 
 def claim_outcomes(run: Run, summaries: list[dict[str, Any]], cells: list[Cell],
@@ -122,13 +123,14 @@ def claim_outcomes(run: Run, summaries: list[dict[str, Any]], cells: list[Cell],
     for record, summary in zip(run.records, summaries, strict=True):
         by_env.setdefault(record["scenario"]["name"], {})[column(record)] = summary
     envs = sorted({column(r) for r in run.records})
-    atlas_column = {c.report_key: c.column for c in cells}
+    atlas_cell = {c.report_key: c for c in cells}
     found = []
     for claim in claims:
         for env, result in seed_claims.assess(claim, by_env, envs).items():
-            where = atlas_column.get(f"{claim.scenario}|{env}")
+            where = atlas_cell.get(f"{claim.scenario}|{env}")
             if where and result["outcome"] in ("confirmed", "contradicted", "not reproduced"):
-                found.append(ClaimOutcome(claim.id, result["outcome"], where, run.name, str(result["why"])))
+                found.append(ClaimOutcome(claim.id, result["outcome"], where.column, run.name, str(result["why"]),
+                                          where.record_hash))
     return found
 
 
@@ -155,7 +157,9 @@ def cells_of(run: Run, summaries: list[dict[str, Any]]) -> Iterator[Cell]:
                    image=str(env.get("image") or ""),
                    definition_hash=str((env.get("image_labels") or {}).get("harness.definition-hash") or ""),
                    python=str(facts.get("python") or ""), cuda=str(facts.get("cuda") or ""),
-                   status=str(record.get("status")), back=str(answer["back"]), word=glance.text(answer),
+                   # the judge's status: a broken image's records say "ok" and re-judge as unsupported
+                   status=str(summary.get("status") or record.get("status")), back=str(answer["back"]),
+                   word=glance.text(answer),
                    date=str(record.get("started_at") or ""), steps=tuple(summary.get("steps") or ()),
                    record_hash=hashlib.sha1(json.dumps(record, sort_keys=True, default=str).encode()).hexdigest(),
                    record_path=str(Path(run.name) / kept_path(cell_path(run.path, str(env.get("name")),
@@ -171,11 +175,15 @@ def collect(runs: list[Run], claims: list[seed_claims.Claim]) -> tuple[list[Cell
     """Every cell of ``runs``, and where each seed claim was decided."""
     cells: list[Cell] = []
     outcomes: list[ClaimOutcome] = []
+    decided: set[tuple[str, str, str]] = set()  # claim, column, record: a copy of a run counts once
     for run in runs:
         summaries = [aggregate.cell_summary(record) for record in run.records]
         found = list(cells_of(run, summaries))
         cells += found
-        outcomes += claim_outcomes(run, summaries, found, claims)
+        for outcome in claim_outcomes(run, summaries, found, claims):
+            if (outcome.claim, outcome.column, outcome.record) not in decided:
+                decided.add((outcome.claim, outcome.column, outcome.record))
+                outcomes.append(outcome)
     return cells, outcomes
 
 

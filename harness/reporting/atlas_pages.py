@@ -11,6 +11,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from packaging.version import InvalidVersion, Version
+
 from harness import frameworks
 from harness.common.units import human_bytes
 from harness.judgement import verdicts
@@ -51,15 +53,37 @@ def changes(grid: dict[str, dict[str, list[Cell]]], cols: list[str],
             lane = lane_of(col)
             inside = cols[cols.index(before_col) + 1:cols.index(col)]
             between = tuple(release_of(c) for c in inside if lane_of(c) == lane)
-            here = {release_of(c) for c in cols if lane_of(c) == lane}
-            elsewhere = tuple(dict.fromkeys(release_of(c) for c in inside if lane_of(c)[0] == lane[0]
-                                            and release_of(c) not in here))
             before, after = consensus(row[before_col]), consensus(row[col])
             assert before is not None and after is not None  # turn_points compares measured cells only
+            elsewhere = measured_elsewhere(row, lane, before.release, after.release)
             linked = tuple(r for r in reports or [] if r.explains(technique, before.release, after.release))
             found.append(Change(technique, lane[0], lane[1], before, len(measured(row[before_col])), after,
                                 len(measured(row[col])), between, elsewhere, linked))
     return found
+
+
+def _public(release: str) -> Version | None:
+    """A release as a version without its build ('2.11.0+cu130' is 2.11.0), None for one that is none."""
+    try:
+        return Version(Version(release).public)
+    except InvalidVersion:
+        return None
+
+
+def measured_elsewhere(row: dict[str, list[Cell]], lane: tuple[str, str], low: str, high: str) -> tuple[str, ...]:
+    """The releases strictly between ``low`` and ``high`` where this technique was measured on the framework's
+    other hardware and never on this lane's (a local build, 2.11.0+cu130, is its release 2.11.0)."""
+    low_version, high_version = _public(low), _public(high)
+    if low_version is None or high_version is None:
+        return ()
+    here = {_public(release_of(c)) for c, cells in row.items() if lane_of(c) == lane and measured(cells)}
+    found: dict[str, Version] = {}
+    for col, cells in row.items():
+        version = _public(release_of(col))
+        if (version is not None and low_version < version < high_version and version not in here
+                and lane_of(col)[0] == lane[0] and lane_of(col) != lane and measured(cells)):
+            found[release_of(col)] = version
+    return tuple(sorted(found, key=found.__getitem__))
 
 
 def _remeasure(cell: Cell) -> str:

@@ -210,3 +210,39 @@ def test_every_grid_cell_links_its_own_page_beside_its_evidence() -> None:
     td = grid_cell([_cell("a")], "torch 2.5.0 · H100", False)
     assert td["page"] == f"c/{grid_id('torch/del_gc_empty_cache', 'torch 2.5.0 · H100')}.html"
     assert td["target"].startswith("runs/a/report.html#cell=")  # the evidence stays one click away
+
+
+def test_a_run_that_re_judges_unsupported_and_a_copied_run_count_as_no_run_and_no_claim() -> None:
+    """Real records (tests/data/atlas-runs): a broken image's cells say "ok" and re-judge as unsupported,
+    so they are no run of the cell; a copied run folder adds neither a run nor a claim outcome."""
+    from pathlib import Path
+
+    from harness.judgement.claims import load_claims
+    from harness.reporting.atlas import answer_of, collect, grid, reference_runs
+
+    runs = reference_runs(Path(__file__).parents[1] / "data" / "atlas-runs")
+    assert [run.name for run in runs] == ["broken-image", "good", "good-copy"]
+    cells, outcomes = collect(runs, load_claims())
+    (column,) = grid(cells)["tf1/allow_growth"].items()
+    broken = next(c for c in column[1] if c.run == "broken-image")
+    assert broken.status == "unsupported" and broken.word == "unsupported"  # as the judge says, not the record
+    chosen, measured, answer = answer_of(column[1])
+    assert [c.run for c in measured] == ["good"] and chosen.run == "good" and answer == "none"
+    decided = [o for o in outcomes if o.claim == "allow-growth-limits"]
+    assert [(o.run, o.outcome) for o in decided] == [("good", "confirmed")]  # once: not again for the copy
+
+
+def test_other_hardware_only_names_releases_this_technique_measured_there_and_never_a_local_build() -> None:
+    from dataclasses import replace
+
+    from harness.reporting.atlas_pages import measured_elsewhere
+
+    def on(hardware: str, release: str, status: str = "ok") -> tuple[str, list[Cell]]:
+        cell = replace(_cell(f"{hardware}-{release}", release, status=status), hardware=hardware)
+        return cell.column, [cell]
+
+    row = dict([on("H100", "1.0.1"), on("H100", "2.11.0+cu130"), on("H200", "2.11.0"), on("H200", "2.5.0"),
+                on("CPU", "2.6.0", status="skipped"), on("H200", "2.12.0")])
+    # 2.11.0 is the H100's own 2.11.0+cu130; 2.6.0 measured nothing; 2.12.0 is past the turn
+    assert measured_elsewhere(row, ("torch", "H100"), "1.0.1", "2.11.0+cu130") == ("2.5.0",)
+    assert measured_elsewhere(row, ("torch", "H100"), "1.0.1", "1.0.1") == ()
