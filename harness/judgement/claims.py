@@ -108,11 +108,38 @@ def _judge_compare(claim: Claim, cell: dict[str, Any], other: dict[str, Any] | N
         if any(label in c.get("blind_labels", []) for c in (cell, other)):
             return _untestable(f"NVML cannot tell the two apart at {label!r}: the pool was mapped at the first touch "
                                f"({mine} vs {theirs} bytes)")
-    less = mine < theirs / 2  # a clear difference, not noise
-    more = mine > theirs * 2
-    outcome = "confirmed" if (less if want == "less" else more) else _not_shown(claim)
-    return {"outcome": outcome, "why": f"{label}: {human_bytes(mine)} vs {human_bytes(theirs)} ({meter})",
-            "observed": None}
+    # how much apart the two must be: twofold by default (a clear difference on any meter), or the claim's own
+    # factor where its words ask less ("significantly reduces", read on the framework's exact count)
+    factor = float(claim.compare.get("factor", 2))
+    shown = mine * factor <= theirs if want == "less" else mine >= theirs * factor
+    outcome = "confirmed" if shown else _not_shown(claim)
+    return {"outcome": outcome, "why": f"{label}: {human_bytes(mine)} vs {human_bytes(theirs)}{_apart(mine, theirs)} "
+                                       f"({meter})", "observed": None}
+
+
+def tally(outcomes: list[str]) -> str:
+    """A claim's runs in one phrase: "confirmed in 14 of 14 runs", "confirmed in 3 and not reproduced in 2
+    of 5 runs", or "no run decides it yet"."""
+    if not outcomes:
+        return "no run decides it yet"
+    counts = [(word, outcomes.count(word)) for word in ("confirmed", "contradicted", "not reproduced") if word in outcomes]
+    parts = [f"{word} in {n}" for word, n in counts]
+    said = parts[0] if len(parts) == 1 else ", ".join(parts[:-1]) + " and " + parts[-1]
+    return f"{said} of {len(outcomes)} run{'s' if len(outcomes) > 1 else ''}"
+
+
+def _apart(mine: int, theirs: int) -> str:
+    """', 8% less', ', 1/271 of it', ', 3.1 times as much': how far apart the two readings are."""
+    if mine == theirs:
+        return ", the same"
+    if not mine or not theirs:
+        return ""
+    if mine * 2 <= theirs:
+        return f", 1/{theirs / mine:.0f} of it"
+    if mine < theirs:
+        return f", {100 * (theirs - mine) / theirs:.0f}% less"
+    times = mine / theirs
+    return f", {times:.1f} times as much" if times < 10 else f", {times:.0f} times as much"
 
 
 PIN = re.compile(r"^([A-Za-z0-9_.-]+)(?:\[[^]]*\])?==([\w.]+)$")

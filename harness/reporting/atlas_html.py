@@ -14,6 +14,7 @@ from typing import Any
 
 from markupsafe import Markup
 
+from harness.judgement import claims as seed_claims
 from harness.judgement.claims import Claim
 from harness.reporting import templates
 from harness.reporting.atlas import (
@@ -170,6 +171,7 @@ def claims_page(claims: list[Claim], outcomes: list[ClaimOutcome]) -> str:
         items.append({"id": slug(claim.id), "says": claim.says, "seed": claim.seed, "scenario": claim.scenario,
                       "slug": slug(claim.scenario), "confirmed": counts["confirmed"],
                       "contradicted": counts["contradicted"], "not_reproduced": counts["not reproduced"],
+                      "tally": seed_claims.tally([f.outcome for f in found]),
                       "where": sorted(found, key=lambda f: (f.outcome, column_sort_key(f.column)))})
     return _render("atlas_claims.html", "Claims from the seed articles", claims=items)
 

@@ -89,3 +89,30 @@ def test_a_claim_of_what_can_happen_is_not_reproduced_never_contradicted() -> No
     assert claims._judge_step(claim, cell)["outcome"] == "not reproduced"
     assert claims._judge_step(replace(claim, possible=False), cell)["outcome"] == "contradicted"
     assert claims._judge_step(claim, {**cell, "exit": "not-returned"})["outcome"] == "confirmed"
+
+
+def test_a_comparison_is_judged_by_the_claims_own_factor_and_says_how_far_apart() -> None:
+    """Twofold by default; "can significantly reduce" (factor 1.05, a possible claim) is shown by 8% less of an
+    exact count and not by 3%, which then has not reproduced it (never "contradicted" for a reduction)."""
+    from dataclasses import replace
+
+    claim = next(c for c in claims.load_claims() if c.id == "tf-function-less-memory")
+    assert claim.compare is not None and claim.possible
+
+    def cells(mine: int, theirs: int) -> tuple[dict, dict]:
+        return ({"status": "ok", "framework_levels": {"peak": mine}}, {"status": "ok", "framework_levels": {"peak": theirs}})
+
+    eight = claims._judge_compare(claim, *cells(3_520, 3_810))
+    assert eight["outcome"] == "confirmed" and "8% less" in eight["why"]
+    three = claims._judge_compare(claim, *cells(3_700, 3_810))
+    assert three["outcome"] == "not reproduced" and "3% less" in three["why"]
+    twofold = replace(claim, compare={k: v for k, v in claim.compare.items() if k != "factor"}, possible=False)
+    assert claims._judge_compare(twofold, *cells(3_520, 3_810))["outcome"] == "contradicted"
+    assert "1/271 of it" in claims._judge_compare(twofold, *cells(522, 141_355))["why"]
+
+
+def test_a_claims_runs_are_told_in_one_phrase() -> None:
+    assert claims.tally(["confirmed"] * 14) == "confirmed in 14 of 14 runs"
+    assert claims.tally(["confirmed", "not reproduced", "confirmed"]) == "confirmed in 2 and not reproduced in 1 of 3 runs"
+    assert claims.tally(["contradicted"]) == "contradicted in 1 of 1 run"
+    assert claims.tally([]) == "no run decides it yet"

@@ -121,7 +121,8 @@ def _claim(matrix: dict, claim_id: str) -> dict:
 
 def test_graph_mode_claim_is_judged_on_tensorflows_own_peak(tf_matrix: dict) -> None:
     result = _claim(tf_matrix, "tf-function-less-memory")
-    assert result["outcome"] in {"confirmed", "contradicted"} and "framework" in result["why"]
+    # "can significantly reduce": a twentieth less of TF's exact peak count is shown; the why says how much
+    assert result["outcome"] == "confirmed" and "framework" in result["why"] and "% less" in result["why"]
 
 
 def test_nvml_that_cannot_tell_two_cells_apart_makes_a_claim_untestable(tf_matrix: dict) -> None:
