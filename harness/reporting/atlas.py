@@ -23,6 +23,7 @@ from harness.judgement import claims as seed_claims
 from harness.judgement.floors import in_use
 from harness.model.record import CellRecord
 from harness.reporting import aggregate, glance, machines, sweeps
+from harness.reporting.atlas_runs import Run
 from harness.store.results import cell_path, kept_path
 
 
@@ -55,6 +56,8 @@ class Cell:
     checkpoints: tuple[dict[str, Any], ...] = ()  # each checkpoint's label, raw readings and the framework's in-use bytes
     compared: tuple[Any, ...] = ()  # what a turn compares, as a sweep does (sweeps.compared); () : the colour alone
     slope: int | None = None  # a loop's growth per iteration (bytes), by the meter that answered; None: no loop
+    setenv: tuple[tuple[str, str], ...] = ()  # the variables the run set for its cells (--setenv), sorted
+    stand_in: str = ""  # the base it ran on stood in for the one its image names: what it was (Run.stand_in)
 
     @property
     def parts(self) -> dict[int, Any]:
@@ -69,25 +72,6 @@ class Cell:
     @property
     def cell_id(self) -> str:
         return hashlib.sha1(f"{self.run}|{self.env}|{self.technique}".encode()).hexdigest()[:16]
-
-
-@dataclass(frozen=True)
-class Run:
-    """A reference run, read once: its folder, its name under the references, its records re-judged."""
-
-    path: Path
-    name: str
-    records: list[CellRecord]
-    broken: list[tuple[Path, str]]
-
-
-def reference_runs(root: Path) -> list[Run]:
-    """Every run folder under ``root`` (one with a manifest and records), its records read."""
-    found = []
-    for path in sorted(p.parent for p in root.rglob("manifest.json") if any(p.parent.glob("*/*.json*"))):
-        records, broken = aggregate.read_judged(path)
-        found.append(Run(path, str(path.relative_to(root)), records, broken))
-    return found
 
 
 def _framework(record: CellRecord, in_env: dict[str, str]) -> tuple[str, str]:
@@ -167,6 +151,8 @@ def cells_of(run: Run, summaries: list[dict[str, Any]]) -> Iterator[Cell]:
                    params=json.dumps(scenario.get("params") or {}, sort_keys=True),
                    compared=sweeps.compared(summary) or (None, None),
                    slope=(summary.get("loop") or {}).get("slope"),
+                   setenv=tuple(sorted((str(k), str(v)) for k, v in (record.get("setenv") or {}).items())),
+                   stand_in=run.stand_in if run.stand_in_all or env.get("backend") == "docker" else "",
                    checkpoints=tuple({"label": cp["label"], "readings": cp.get("readings") or {}, "in_use": in_use(cp)}
                                      for cp in record.get("checkpoints") or []))
 

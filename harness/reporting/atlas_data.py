@@ -15,10 +15,12 @@ import json
 from dataclasses import asdict
 from typing import Any
 
+from harness.judgement import verdicts
 from harness.judgement.answer import COLOUR, decisive_step
 from harness.reporting.atlas import Cell, answer_of, grid_id, turns
 
-DATASET_VERSION = 2  # 2: grid and runs beside the steps (1: the steps, as "rows")
+DATASET_VERSION = 3  # 3: each run row names its record (path, sha1) and stand-in base; the rules and commit
+# that judged it all (2: grid and runs beside the steps; 1: the steps, as "rows")
 STEP_SCHEMA = {
     "id": "stable id of the row: sha1 of run, environment, technique and step (16 hex digits)",
     "cell": "stable id of the measured cell (run, environment, technique): every step of it shares this",
@@ -61,6 +63,10 @@ RUN_KEYS = ("run", "env", "column", "framework", "release", "hardware", "driver"
             "python", "cuda", "technique", "family", "status", "back", "word", "date")
 RUN_SCHEMA = {"id": "stable id of the record's cell (run, environment, technique)",
               **{k: STEP_SCHEMA[k] for k in RUN_KEYS},
+              "record": "the record's file under matrix/reference/ (gzipped JSON)",
+              "record_sha1": "sha1 of the record as read (its JSON, keys sorted, judged by rules_version): a copy "
+                             "of a run has the same",
+              "stand_in": "what the base image was where it stood in for the one the image names, else empty",
               "step": "the step that answers (the last measured one)", "verdict": STEP_SCHEMA["verdict"],
               "meter": STEP_SCHEMA["meter"], "left_bytes": STEP_SCHEMA["left_bytes"]}
 
@@ -85,7 +91,8 @@ def run_rows(cells: list[Cell]) -> list[dict[str, Any]]:
     for cell in cells:
         step = decisive_step(list(cell.steps)) or {}
         row = {k: v for k, v in asdict(cell).items() if k in RUN_SCHEMA}
-        row.update(id=cell.cell_id, column=cell.column, step=step.get("label") or "", verdict=step.get("verdict") or "",
+        row.update(id=cell.cell_id, column=cell.column, record=cell.record_path, record_sha1=cell.record_hash,
+                   step=step.get("label") or "", verdict=step.get("verdict") or "",
                    meter=step.get("meter") or "", left_bytes=step.get("left") if step.get("left") is not None else "")
         out.append({k: row.get(k, "") for k in RUN_SCHEMA})
     return out
@@ -114,9 +121,11 @@ def as_csv(table: list[dict[str, Any]], schema: dict[str, str]) -> str:
     return buffer.getvalue()
 
 
-def as_json(cells: list[Cell], grid: list[dict[str, Any]]) -> str:
-    """atlas.json, ``grid`` being grid_rows' (atlas.csv is made of the same rows)."""
-    data = {"dataset_version": DATASET_VERSION, "cells": len(cells),
+def as_json(cells: list[Cell], grid: list[dict[str, Any]], commit: str = "") -> str:
+    """atlas.json, ``grid`` being grid_rows' (atlas.csv is made of the same rows); ``commit``: the checkout's,
+    which with the rules version says what judged every row."""
+    data = {"dataset_version": DATASET_VERSION, "cells": len(cells), "rules_version": verdicts.RULES_VERSION,
+            "commit": commit,
             "schema": {"grid": GRID_SCHEMA, "runs": RUN_SCHEMA, "steps": STEP_SCHEMA},
             "grid": grid, "runs": run_rows(cells), "steps": step_rows(cells)}
     return json.dumps(data, indent=1, sort_keys=True) + "\n"

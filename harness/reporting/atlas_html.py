@@ -61,7 +61,8 @@ def grid_cell(cells: list[Cell], col: str, turned: bool, usual: str | None = Non
     other = usual is not None and bool(runs) and shown.params != usual  # ``usual``: the row's most common parameters
     return {"classes": f"c back-{back.replace('/', '')}" + (" turn" if turned else "") + (" split" if split else "")
             + (" params" if other else ""),
-            "title": " | ".join(f"{c.run} ({c.backend}): {c.word}" for c in cells)
+            "title": " | ".join(f"{c.run} ({c.backend}{', on a stand-in base' if c.stand_in else ''}): {c.word}"
+                                for c in cells)
             + (f" | ran with other parameters than the row's: {shown.params} (the row's: {usual})" if other else ""),
             "target": evidence_link(shown, 0) if len(cells) == 1 else f"t/{slug(shown.technique)}.html#{slug(col)}",
             "page": f"c/{grid_id(shown.technique, col)}.html",  # the cell's own page: its records, how to measure again

@@ -6,6 +6,8 @@ command that measures it again on the reader's machine (not only renders it agai
 """
 from __future__ import annotations
 
+import functools
+import shlex
 import subprocess
 from dataclasses import dataclass
 from pathlib import Path
@@ -13,8 +15,8 @@ from typing import Any
 
 from packaging.version import InvalidVersion, Version
 
-from harness import frameworks
 from harness.common.units import human_bytes
+from harness.environments.config import load_environments
 from harness.judgement import verdicts
 from harness.judgement.claims import Claim
 from harness.reporting import templates, upstream
@@ -87,13 +89,28 @@ def measured_elsewhere(row: dict[str, list[Cell]], lane: tuple[str, str], low: s
 
 
 def _remeasure(cell: Cell) -> str:
-    """The command that measures this cell again on the reader's machine."""
-    found = frameworks.named(cell.framework) if cell.framework in frameworks.names() else None
-    pip = next((d for d in found.distributions if "*" not in d), cell.framework) if found else cell.framework
-    if cell.technique.startswith("repro/"):
-        return f"python -m harness repro SCRIPT --with {pip}=={cell.release}"
+    """The command that measures this cell again on the reader's machine, in the environment the run used: a
+    defined one by its name (tf1.8 is its image, not any TF 1.8), pins as they were asked for, or the reader's
+    own interpreter where the run used a Python as found."""
+    what = "repro SCRIPT" if cell.technique.startswith("repro/") else f"matrix --scenario {cell.technique}"
+    if cell.env in _defined():
+        where = f"--env {cell.env}"
+    elif "==" in cell.env:
+        where = f"--with {shlex.quote(cell.env)}"
+    else:
+        return (f"python -m harness {what} --interpreter PYTHON  "
+                f"# a Python with {cell.framework} {cell.release}, as {cell.env} was")
     variant = "" if cell.hardware == "CPU" else " --variant gpu"
-    return f"python -m harness matrix --with {pip}=={cell.release} --scenario {cell.technique}{variant}"
+    backend = f" --backend {cell.backend}" if cell.backend in ("venv", "docker") else ""
+    # the run's variables, but not a folder of the machine it ran on (a library path there means nothing here)
+    setenv = "".join(f" --setenv {shlex.quote(f'{k}={v}')}" for k, v in cell.setenv if not v.startswith("/"))
+    return f"python -m harness {what} {where}{variant}{backend}{setenv}"
+
+
+@functools.cache
+def _defined() -> frozenset[str]:
+    """The names of the tool's own environments (matrix/environments.toml)."""
+    return frozenset(load_environments())
 
 
 def commit_of(root: Path) -> str:
@@ -123,7 +140,7 @@ def cell_page(technique: str, column: str, cells: list[Cell], claims: list[Claim
     ident = grid_id(technique, column)
     rows = [{"run": c.run, "env": c.env, "backend": c.backend, "status": c.status, "word": c.word,
              "back": c.back.replace("/", ""), "record": c.record_path, "hash": c.record_hash, "params": c.params,
-             "link": evidence_link(c, 1), "readings": _readings(c)} for c in cells]
+             "link": evidence_link(c, 1), "readings": _readings(c), "stand_in": c.stand_in} for c in cells]
     cite = (f"GPU memory cleanup atlas: {technique} on {column}, grid cell {ident}; "
             f"judged by rules {verdicts.RULES_VERSION} at commit {commit[:12]}; "
             f"{len(runs)} measured run{'s' if len(runs) != 1 else ''} ({shown.date[:10] or 'undated'}).")

@@ -12,13 +12,24 @@ from pathlib import Path
 from typing import Any
 
 from harness.judgement import claims as seed_claims
-from harness.reporting import aggregate, atlas, atlas_chart, atlas_data, atlas_html, atlas_pages, report_html, templates, upstream
+from harness.reporting import (
+    aggregate,
+    atlas,
+    atlas_chart,
+    atlas_data,
+    atlas_html,
+    atlas_pages,
+    atlas_runs,
+    report_html,
+    templates,
+    upstream,
+)
 
 
 def build(root: Path, out: Path, progress: Callable[[str], None] = lambda _: None) -> dict[str, int]:
     """Write the atlas of the reference runs under ``root`` into ``out``; returns its counts."""
     claims = seed_claims.load_claims()
-    runs = atlas.reference_runs(root)
+    runs = atlas_runs.reference_runs(root)
     cells, outcomes = atlas.collect(runs, claims)
     cols, grid = atlas.columns(cells), atlas.grid(cells)
     if out.exists():
@@ -27,13 +38,13 @@ def build(root: Path, out: Path, progress: Callable[[str], None] = lambda _: Non
         (out / folder).mkdir(parents=True)
     shutil.copyfile(templates.ASSETS / "vega-embed.js", out / "vega.js")
     rows = atlas_data.grid_rows(grid, cols)
-    (out / "atlas.json").write_text(atlas_data.as_json(cells, rows), encoding="utf-8")
+    commit = atlas_pages.commit_of(root)
+    (out / "atlas.json").write_text(atlas_data.as_json(cells, rows, commit), encoding="utf-8")
     (out / "atlas.csv").write_text(atlas_data.as_csv(rows, atlas_data.GRID_SCHEMA), encoding="utf-8")
     (out / "index.html").write_text(atlas_html.landing(grid, cols, claims, cells), encoding="utf-8")
     (out / "claims.html").write_text(atlas_html.claims_page(claims, outcomes), encoding="utf-8")
     found = atlas_pages.changes(grid, cols, upstream.load())
     (out / "changes.html").write_text(atlas_pages.changes_page(found), encoding="utf-8")
-    commit = atlas_pages.commit_of(root)
     said = {c.scenario: c for c in claims}
     every_claim: dict[str, list[seed_claims.Claim]] = {}
     for claim in claims:

@@ -49,12 +49,15 @@ def _browse(chromium: str, url: str, profile: Path, width: int) -> subprocess.Co
 def test_the_dataset_holds_every_reference_cell_with_stable_ids(site: Path) -> None:
     """atlas.json: flat lists (grid, runs, steps), each described by its schema; atlas.csv: the grid."""
     data = json.loads((site / "atlas.json").read_text())
-    assert data["dataset_version"] == 2
+    assert data["dataset_version"] == 3
     for name in ("grid", "runs", "steps"):
         rows = data[name]
         assert set(data["schema"][name]) == set(rows[0]) and len({r["id"] for r in rows}) == len(rows), name
     records = sum(1 for _ in (ROOT / "matrix" / "reference").rglob("*.json.gz"))
     assert data["cells"] == records == len(data["runs"]) == len({r["cell"] for r in data["steps"]})
+    assert data["rules_version"] >= 14 and len(data["commit"]) == 40  # what judged every row
+    assert all((ROOT / "matrix" / "reference" / r["record"]).is_file() and len(r["record_sha1"]) == 40 for r in data["runs"])
+    assert {r["stand_in"] != "" for r in data["runs"] if r["release"] == "1.8.0" and r["backend"] == "docker"} == {True}
     grid = data["grid"]
     assert {r["colour"] for r in grid} <= {"green", "amber", "red", "grey"} and all(isinstance(r["turn"], bool) for r in grid)
     assert sum(r["runs"] for r in grid) <= records

@@ -129,9 +129,18 @@ def test_a_cell_page_cites_its_records_and_says_how_to_measure_it_again() -> Non
     page = cell_page("torch/del_gc_empty_cache", "torch 2.5.0 · H100", [cell], [], "0123456789abcdef")
     for said in ("matrix/reference/h100-run/torch/torch__del_gc_empty_cache.json.gz", "hash-h100-run", "{&#34;mib&#34;: 256}",
                  "3.00 GiB", "256.00 MiB", "rules ", "0123456789abcdef",
-                 "python -m harness matrix --with torch==2.5.0 --scenario torch/del_gc_empty_cache --variant gpu",
+                 # the environment the run used: the tool's own torch image, not any torch 2.5.0
+                 "python -m harness matrix --scenario torch/del_gc_empty_cache --env torch --variant gpu --backend docker",
                  "empty_cache_step(checkpoint)"):  # the scenario's own code
         assert said in page, said
+    pinned = replace(cell, env="torch==2.5.0,numpy<2", backend="venv", setenv=(("CUDA_MODULE_LOADING", "LAZY"),
+                                                                             ("LD_LIBRARY_PATH", "/root/cuda11/lib")))
+    page = cell_page("torch/del_gc_empty_cache", "torch 2.5.0 · H100", [pinned], [], "0123456789abcdef")
+    assert ("python -m harness matrix --scenario torch/del_gc_empty_cache --with &#39;torch==2.5.0,numpy&lt;2&#39; "
+            "--variant gpu --backend venv --setenv CUDA_MODULE_LOADING=LAZY<") in page  # no path of the machine it ran on
+    host = replace(cell, env="host-tf-2.21.0", backend="process")
+    assert "--interpreter PYTHON  # a Python with torch 2.5.0, as host-tf-2.21.0 was" in cell_page(
+        "torch/del_gc_empty_cache", "torch 2.5.0 · H100", [host], [], "0123456789abcdef")
 
 
 def test_a_turn_names_the_upstream_report_that_puts_a_change_there_and_releases_measured_elsewhere() -> None:
@@ -214,11 +223,13 @@ def test_every_grid_cell_links_its_own_page_beside_its_evidence() -> None:
 
 def test_a_run_that_re_judges_unsupported_and_a_copied_run_count_as_no_run_and_no_claim() -> None:
     """Real records (tests/data/atlas-runs): a broken image's cells say "ok" and re-judge as unsupported,
-    so they are no run of the cell; a copied run folder adds neither a run nor a claim outcome."""
+    so they are no run of the cell; a copied run folder adds neither a run nor a claim outcome; each run's
+    row names its record and the stand-in base its container ran on."""
     from pathlib import Path
 
     from harness.judgement.claims import load_claims
-    from harness.reporting.atlas import answer_of, collect, grid, reference_runs
+    from harness.reporting.atlas import answer_of, collect, grid
+    from harness.reporting.atlas_runs import reference_runs
 
     runs = reference_runs(Path(__file__).parents[1] / "data" / "atlas-runs")
     assert [run.name for run in runs] == ["broken-image", "good", "good-copy"]
@@ -230,6 +241,13 @@ def test_a_run_that_re_judges_unsupported_and_a_copied_run_count_as_no_run_and_n
     assert [c.run for c in measured] == ["good"] and chosen.run == "good" and answer == "none"
     decided = [o for o in outcomes if o.claim == "allow-growth-limits"]
     assert [(o.run, o.outcome) for o in decided] == [("good", "confirmed")]  # once: not again for the copy
+    # the folder above the runs says their containers' base stood in for nvidia/cuda's: every cell says so
+    assert all(c.stand_in.startswith("a stand-in for nvidia/cuda:12.8.1-base-ubuntu24.04") for c in cells)
+    from harness.reporting.atlas_data import run_rows
+
+    row = next(r for r in run_rows(cells) if r["run"] == "good" and r["technique"] == "tf1/allow_growth")
+    assert row["record"] == "good/tf-current/tf1__allow_growth.json.gz" and row["record_sha1"] == chosen.record_hash
+    assert row["stand_in"] == chosen.stand_in
 
 
 def test_other_hardware_only_names_releases_this_technique_measured_there_and_never_a_local_build() -> None:

@@ -12,7 +12,7 @@ import pytest
 from rich.console import Console
 
 from harness.judgement import answer, verdicts
-from harness.reporting import aggregate, atlas, atlas_html, matrix_md, render, report_html, repro_md, sweeps
+from harness.reporting import aggregate, atlas, atlas_html, atlas_runs, matrix_md, render, report_html, repro_md, sweeps
 from harness.store import results
 
 REFERENCE = Path(__file__).resolve().parents[2] / "matrix" / "reference"
@@ -54,7 +54,7 @@ def test_one_record_reads_the_same_in_every_output(case: str, tmp_path: Path) ->
     assert json.dumps(text)[1:-1] in page and "g.text" in report_html._asset("report.js")
     assert f"Answer: **{text}**." in repro_md.markdown([record], Path(record["scenario"].get("path") or "x.py"))
 
-    run = atlas.Run(run_dir, "one", [record], [])
+    run = atlas_runs.Run(run_dir, "one", [record], [])
     (grid_cell,) = atlas.cells_of(run, [aggregate.cell_summary(record)])
     assert (grid_cell.word, grid_cell.back) == (text, said.back)
     td = atlas_html.grid_cell([grid_cell], grid_cell.column, False)
