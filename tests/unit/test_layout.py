@@ -95,3 +95,9 @@ def test_no_import_cycles() -> None:
         if name not in index:
             visit(name)
     assert not circles, circles
+
+
+def test_lab_scripts_live_in_tools_lab_not_among_the_tests() -> None:
+    """What runs on a lent GPU machine by hand is a lab script (tools/lab/), never part of tests/."""
+    tests = HARNESS.parent / "tests"
+    assert not sorted(str(p.relative_to(tests)) for p in tests.rglob("*.sh"))

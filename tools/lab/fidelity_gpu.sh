@@ -3,7 +3,7 @@
 # CUDA, torch.compile, accelerate, transformers; tests/repro/torch_detached_child.py: a detached helper)
 # bare and under `harness repro`
 # through the process backend on the host's own Python; the table, every run and the facts.
-# Usage: tests/fidelity/gpu_run.sh OUT_DIR [SCRIPT...]
+# Usage: tools/lab/fidelity_gpu.sh OUT_DIR [SCRIPT...]   (tests/fidelity/gpu_run.sh until it moved here)
 set -uo pipefail
 here=$(cd "$(dirname "$0")/../.." && pwd)
 out=${1:?results folder}; shift
