@@ -6,6 +6,7 @@ Vega), so the site and the data never disagree with the references they come fro
 """
 from __future__ import annotations
 
+import json
 import shutil
 from collections.abc import Callable
 from pathlib import Path
@@ -20,6 +21,7 @@ from harness.reporting import (
     atlas_html,
     atlas_pages,
     atlas_runs,
+    atlas_schema,
     report_html,
     templates,
     upstream,
@@ -40,6 +42,7 @@ def build(root: Path, out: Path, progress: Callable[[str], None] = lambda _: Non
     rows = atlas_data.grid_rows(grid, cols)
     commit = atlas_pages.commit_of(root)
     (out / "atlas.json").write_text(atlas_data.as_json(cells, rows, commit), encoding="utf-8")
+    (out / "atlas.schema.json").write_text(json.dumps(atlas_schema.atlas_schema(), indent=1) + "\n", encoding="utf-8")
     (out / "atlas.csv").write_text(atlas_data.as_csv(rows, atlas_data.GRID_SCHEMA), encoding="utf-8")
     (out / "index.html").write_text(atlas_html.landing(grid, cols, claims, cells), encoding="utf-8")
     (out / "claims.html").write_text(atlas_html.claims_page(claims, outcomes), encoding="utf-8")

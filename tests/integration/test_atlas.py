@@ -56,6 +56,11 @@ def test_the_dataset_holds_every_reference_cell_with_stable_ids(site: Path) -> N
     records = sum(1 for _ in (ROOT / "matrix" / "reference").rglob("*.json.gz"))
     assert data["cells"] == records == len(data["runs"]) == len({r["cell"] for r in data["steps"]})
     assert data["rules_version"] >= 14 and len(data["commit"]) == 40  # what judged every row
+    import jsonschema
+
+    schema = json.loads((site / "atlas.schema.json").read_text())
+    jsonschema.Draft202012Validator.check_schema(schema)
+    assert not [e.message for e in jsonschema.Draft202012Validator(schema).iter_errors(data)][:3]
     assert all((ROOT / "matrix" / "reference" / r["record"]).is_file() and len(r["record_sha1"]) == 40 for r in data["runs"])
     assert {r["stand_in"] != "" for r in data["runs"] if r["release"] == "1.8.0" and r["backend"] == "docker"} == {True}
     grid = data["grid"]
