@@ -133,7 +133,7 @@ def test_the_changes_page_and_a_cell_page_read_at_desktop_and_phone_width(site: 
     data = json.loads((site / "atlas.json").read_text())
     assert len(linked) == sum(1 for row in data["grid"] if row["turn"])  # the page and the dataset agree on the turns
     cell = (site / linked[0]).read_text(encoding="utf-8")
-    assert "Cite this" in cell and "python -m harness matrix --with " in cell and "matrix/reference/" in cell
+    assert "Cite this" in cell and "python -m harness matrix --scenario " in cell and "matrix/reference/" in cell
     for page in (site / "changes.html", site / linked[0]):
         probed = page.with_name(f"probed-{width}-{page.name}")
         probed.write_text(page.read_text(encoding="utf-8").replace("</body>", PAGE_PROBE), encoding="utf-8")
