@@ -12,11 +12,11 @@ from collections.abc import Callable
 from html import escape
 
 from harness.common.units import human_bytes
+from harness.judgement import palette
 from harness.judgement.answer import decisive_step
 from harness.reporting.atlas import Cell, consensus, lane_of, release_of, version_key
 
 WIDTH, HEIGHT, LEFT, BOTTOM, TOP, RIGHT = 720, 240, 70, 60, 16, 150
-COLOURS = {"all": "#2e7d32", "part": "#f9a825", "none": "#c62828"}
 LANE_COLOURS = ("#1565c0", "#6a1b9a", "#00838f", "#5d4037", "#37474f")
 
 
@@ -92,7 +92,7 @@ def chart(by_column: dict[str, list[Cell]], value: Callable[[Cell], int | None] 
         path = " ".join(f"{x(r):.1f},{y(left):.1f}" for r, _, left in points)
         parts.append(f'<polyline fill="none" stroke="{colour}" stroke-width="1.5" points="{path}"/>')
         for release, cell, left in points:
-            parts.append(f'<circle cx="{x(release):.1f}" cy="{y(left):.1f}" r="4" fill="{COLOURS.get(cell.back, "#9e9e9e")}" '
+            parts.append(f'<circle cx="{x(release):.1f}" cy="{y(left):.1f}" r="4" fill="{palette.of_back(cell.back).mark}" '
                          f'stroke="{colour}"><title>{escape(f"{lane[1]} {release}: {cell.word}")}</title></circle>')
         parts.append(f'<text x="{LEFT + plot_w + 8}" y="{TOP + 12 + 14 * i}" font-size="11" fill="{colour}">'
                      f'{escape(lane[1])}</text>')

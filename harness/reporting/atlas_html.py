@@ -15,6 +15,7 @@ from typing import Any
 from markupsafe import Markup
 
 from harness.judgement import claims as seed_claims
+from harness.judgement import palette
 from harness.judgement.claims import Claim
 from harness.reporting import templates
 from harness.reporting.atlas import (
@@ -31,7 +32,7 @@ from harness.reporting.atlas import (
     turns,
 )
 
-STYLE = (templates.ASSETS / "atlas.css").read_text(encoding="utf-8")
+STYLE = (templates.ASSETS / "atlas.css").read_text(encoding="utf-8") + palette.answer_css()  # the answers' colours: the judge's
 FILTER = (templates.ASSETS / "atlas.js").read_text(encoding="utf-8")
 
 

@@ -7,7 +7,7 @@ from rich.table import Table
 from rich.text import Text
 
 from harness.common.units import host_memory, human_bytes
-from harness.judgement import answer, sentences
+from harness.judgement import answer, palette, sentences
 from harness.judgement.tolerances import TOLERANCES
 from harness.judgement.verdicts import RULES_VERSION
 from harness.model.record import CellRecord, Readings
@@ -79,8 +79,8 @@ def tolerance_line(text: str | None = None) -> str:
 
 
 
-BACK_STYLES = {"all": "green", "part": "yellow", "none": "red", "n/a": "dim"}
-BACK_GLYPHS = {"all": "✓", "part": "◑", "none": "✗", "n/a": "·"}  # the answer without colour (NO_COLOR, a log)
+BACK_STYLES = {back: palette.of_back(back).terminal for back in answer.COLOUR}  # the judge's, as rich names them
+BACK_GLYPHS = {back: palette.of_back(back).glyph for back in answer.COLOUR}  # the answer without colour (NO_COLOR, a log)
 MIN_ENV_WIDTH = 16  # narrower than this, a verdict reads as a column of fragments: one row per cell instead
 
 

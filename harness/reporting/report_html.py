@@ -12,7 +12,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from harness.judgement import holders, verdicts
+from harness.judgement import holders, palette, verdicts
 from harness.model.record import TIMELINE_COLUMNS, CellRecord, ErrorInfo, meter_value
 from harness.reporting import glance, machines, templates
 from harness.reporting.glance import decisive_step
@@ -99,6 +99,6 @@ def render(matrix: dict[str, Any], records: list[CellRecord], vega_src: str | No
     details = {f"{r['scenario']['name']}|{column(r)}": cell_detail(r) for r in records}
     data = json.dumps({"matrix": matrix, "details": details}, separators=(",", ":"), default=str)
     data = data.replace("</", "<\\/")  # a record's text can never close the script element
-    return templates.render("report.html", title=glance.title(matrix), style=_asset("report.css"),
+    return templates.render("report.html", title=glance.title(matrix), style=_asset("report.css") + palette.answer_css(),
                             data=data, vega_src=vega_src, vega=None if vega_src else _asset("vega-embed.js"),
                             script=_asset("report.js"))

@@ -1,0 +1,35 @@
+"""How the judge's four answers look, once for every renderer: a cell's background in HTML (atlas and
+report), a chart's mark, the terminal's colour and a glyph for output without colour. The renderers take
+these and decide none of their own; answer.COLOUR says which answer is which colour."""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from harness.judgement.answer import COLOUR, Colour
+
+
+@dataclass(frozen=True)
+class Shade:
+    fill: str  # a cell's background (HTML)
+    mark: str  # a point or line in a chart (SVG)
+    terminal: str  # rich's style for the terminal
+    glyph: str  # the answer without colour (NO_COLOR, a log)
+
+
+PALETTE = {
+    Colour.GREEN: Shade(fill="#dff3df", mark="#2e7d32", terminal="green", glyph="✓"),
+    Colour.AMBER: Shade(fill="#fff1cc", mark="#f9a825", terminal="yellow", glyph="◑"),
+    Colour.RED: Shade(fill="#f9d6d6", mark="#c62828", terminal="red", glyph="✗"),
+    Colour.GREY: Shade(fill="#eeeeee", mark="#9e9e9e", terminal="dim", glyph="·"),
+}
+
+
+def of_back(back: str) -> Shade:
+    """The shade of an answer ('all', 'part', 'none', 'n/a'); grey for one the judge never gives."""
+    return PALETTE[COLOUR.get(back, Colour.GREY)]
+
+
+def answer_css() -> str:
+    """The HTML pages' rules for the answers' classes (.back-all, ...), appended to their style sheets."""
+    return "".join(f".back-{back.replace('/', '')}{{background:{of_back(back).fill}"
+                   f"{';color:#444' if COLOUR[back] is Colour.GREY else ''}}}" for back in COLOUR) + "\n"

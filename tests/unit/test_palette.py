@@ -1,0 +1,34 @@
+"""One palette: the judge's four answers look the same in the atlas, the report, the charts and the
+terminal, and no style sheet or renderer keeps a colour of its own for them."""
+from __future__ import annotations
+
+import re
+
+from harness.judgement import palette
+from harness.judgement.answer import COLOUR
+from harness.reporting import atlas_html, render, templates
+
+
+def test_the_style_sheets_hold_no_colour_of_an_answer_and_the_pages_get_the_palettes() -> None:
+    for sheet in ("atlas.css", "report.css"):
+        assert not re.search(r"\.back-(all|part|none|na)\s*\{", (templates.ASSETS / sheet).read_text(encoding="utf-8")), sheet
+    for back in COLOUR:
+        rule = f".back-{back.replace('/', '')}{{background:{palette.of_back(back).fill}"
+        assert rule in atlas_html.STYLE and rule in palette.answer_css()
+
+
+def test_the_terminal_and_the_charts_take_the_same_four_shades() -> None:
+    from dataclasses import replace
+
+    from harness.reporting.atlas_chart import charts
+    from tests.unit.test_atlas_cells import _cell
+
+    assert render.BACK_STYLES == {"all": "green", "part": "yellow", "none": "red", "n/a": "dim"}
+    assert render.BACK_GLYPHS["none"] == palette.of_back("none").glyph == "✗"
+    def cached(release: str, left: int) -> object:
+        return replace(_cell(release, release, back="none", word="cached"), steps=({"label": "del", "verdict": "cached",
+                                                                                    "left": left},))
+
+    row = {"torch 2.4.0 · H100": [cached("2.4.0", 2 << 30)], "torch 2.5.0 · H100": [cached("2.5.0", 1 << 30)]}
+    svg = charts(row)[0][1]
+    assert f'fill="{palette.of_back("none").mark}"' in svg and svg.count("<circle") == 2
