@@ -20,6 +20,8 @@ COMMANDS = {
     "bisect": "First release where a script's memory turns: SCRIPT --package P --good V1 --bad V2 [--criterion ...].",
     "sweep": "A package's releases as one matrix's columns: --package P --from V1 --to V2 [--every minor|patch] "
              "[--scenario GLOB | --script S]; marks where each answer changes.",
+    "history": "The whole GPU history: every framework's releases swept in turn (matrix/history.toml) with each sweep's "
+               "time; -- --plan lists them, --only PKG, --resume HISTORY_DIR.",
     "report": "Re-render a saved run (RUN_DIR [--compare OTHER_RUN_DIR]): terminal table, matrix.md/json, report.html.",
     "atlas": "Every committed reference run as one static site in atlas/ (grid, evidence pages, claims) with atlas.json/csv.",
     "repro": "A bug report's script, unmodified, in each environment (SCRIPT [--env NAME ...]); prints a Markdown block.",

@@ -1,4 +1,4 @@
-"""Package data from outside the package. The environment definitions, the claims and the
+"""Package data from outside the package. The environment definitions, the claims, the GPU history and the
 Dockerfiles live at the top of the checkout (matrix/, images/), where users read and edit them;
 a wheel carries a copy under harness/resources/, which the installed tool reads
 (harness/environments/config.py: data_root). Everything else is in pyproject.toml."""
@@ -10,7 +10,7 @@ from setuptools.command.build_py import build_py
 
 HERE = Path(__file__).resolve().parent
 RESOURCES = {"matrix/environments.toml": "matrix/environments.toml", "matrix/claims.toml": "matrix/claims.toml",
-             "matrix/upstream.toml": "matrix/upstream.toml"}
+             "matrix/upstream.toml": "matrix/upstream.toml", "matrix/history.toml": "matrix/history.toml"}
 
 
 class BuildPyWithResources(build_py):

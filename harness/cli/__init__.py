@@ -31,6 +31,8 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "repro": ("repro", "a bug report's script, unmodified, in each environment, measured"),
     "bisect": ("bisect", "the first release where a script's memory behaviour turns, in few runs"),
     "sweep": ("sweep", "a package's releases as the columns of one matrix, with where each answer changes"),
+    "history": ("history", "the whole GPU history in one command: every framework's releases swept in turn "
+                           "(matrix/history.toml), with each sweep's time"),
     "report": ("report", "re-render a saved run: terminal table, matrix.md, matrix.json, report.html"),
     "atlas": ("atlas", "every committed reference run as one static site (grid, evidence, claims) and atlas.json/csv"),
     "scenarios": ("scenarios", "the catalogue as a Markdown table: scenario, technique, seed, envs"),

@@ -19,8 +19,8 @@ from harness import frameworks
 from harness.environments.config import DEFAULT_INDEX
 from harness.running import criteria
 
-CELLS = ("matrix", "repro", "bisect", "sweep")  # the commands that run cells through run_matrix
-BUILDS = ("matrix", "images", "repro", "bisect", "sweep")  # the commands that may build environment images
+CELLS = ("matrix", "repro", "bisect", "sweep", "history")  # the commands that run cells through run_matrix
+BUILDS = ("matrix", "images", "repro", "bisect", "sweep", "history")  # the commands that may build environment images
 
 
 @dataclass(frozen=True)
@@ -111,7 +111,7 @@ OPTIONS: list[Option] = [
            ("matrix", "repro"), {"dest": "with_pins", "action": "append", "default": [], "metavar": "PKG==VER"}),
     Option(("--with",), "a pin every release is made with (repeatable), held fixed while the package's releases vary: "
            "the framework a library runs on (--package accelerate --with torch==2.5.1)",
-           ("sweep", "bisect"), {"dest": "with_pins", "action": "append", "default": [], "metavar": "PKG==VER"}),
+           ("sweep", "bisect", "history"), {"dest": "with_pins", "action": "append", "default": [], "metavar": "PKG==VER"}),
     Option(("--index-url",), "the package index releases are looked up in (its JSON simple API, PEP 691), or a "
            "folder of wheels (a wheelhouse, for a machine that reaches no index)", CELLS,
            {"default": DEFAULT_INDEX}),
@@ -135,7 +135,7 @@ OPTIONS: list[Option] = [
     Option(("--gpu-mode",), "how containers get the GPU (default: chosen from the host; `nox -s doctor` says which)",
            ("run", *CELLS), {"choices": GPU_MODES, "default": None}),
     Option(("--jobs",), "cells at once on the cpu variant (default 2), and environments made at once (default: "
-           "up to 4, as cores allow)", ("matrix", "sweep"), {"type": int, "default": None}),
+           "up to 4, as cores allow)", ("matrix", "sweep", "history"), {"type": int, "default": None}),
     # bisect
     Option(("--package",), "the distribution whose releases are searched (tensorflow, jax, ...), with extras "
            "that choose the build if need be (jax[cuda13-local])", ("bisect", "sweep"),
@@ -157,10 +157,19 @@ OPTIONS: list[Option] = [
            {"choices": ["minor", "patch"], "default": "minor"}),
     Option(("--repeat",), "runs of each side of a turn made of amounts (what is left changed, the words did not), "
            "the first included: marked only when the runs of one side stand clear of the other's; the sweep confirms "
-           "its candidates before it answers (default 3; 1: candidates only, left unconfirmed)", ("sweep",),
+           "its candidates before it answers (default 3; 1: candidates only, left unconfirmed)", ("sweep", "history"),
            {"type": int, "default": 3, "metavar": "N"}),
     Option(("--script",), "a script to run in every release (default: the catalogue's scenarios that apply)", ("sweep",),
            {"type": Path, "default": None}),
+    # history
+    Option(("--file",), "the history's sweeps (default: the tool's matrix/history.toml)", ("history",),
+           {"type": Path, "default": None, "metavar": "TOML"}),
+    Option(("--only",), "only the sweeps of this package (repeatable: torch, tensorflow, jax, cupy-cuda12x, ...)",
+           ("history",), {"action": "append", "default": []}),
+    Option(("--plan",), "print each sweep's releases as the index gives them, and run nothing", ("history",),
+           {"action": "store_true"}),
+    Option(("--resume",), "a history folder: finish each sweep begun there, start the others", ("history",),
+           {"type": Path, "default": None, "metavar": "HISTORY_DIR"}),
     # building images
     Option(("--wheelhouse",), "a folder of wheels handed to every build (default: $HARNESS_WHEELHOUSE)", BUILDS,
            {"type": Path, "default": Path(os.environ["HARNESS_WHEELHOUSE"]) if os.environ.get("HARNESS_WHEELHOUSE") else None}),

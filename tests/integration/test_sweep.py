@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import subprocess
 import sys
 import zipfile
@@ -385,3 +386,48 @@ def test_a_loop_without_a_cleanup_line_keeping_0_4_kib_per_call_is_a_turn(tmp_pa
     assert record["loops"] == {"calls.py:4: for i in range(100000):": 100000}  # the loop's iterations were measured
     lines = [line for line in (run_dir / "sweep.md").read_text().splitlines() if line.strip()]
     assert lines[-1] == "Answer: 1 turn: `repro/calls` in 1.1.0.", lines[-3:]  # one command ends with the answer
+
+
+def test_a_history_runs_its_sweeps_in_turn_and_a_stopped_one_resumes(tmp_path: Path) -> None:
+    """`history` over the planted package: two sweeps (a listed release; a span), each its own sweep folder,
+    history.md with what each ran and its time; with one sweep's folder gone, --resume finishes the kept
+    sweep without running its cells again and runs the other anew."""
+    wheels, index = _index(tmp_path)
+    (tmp_path / "planted.py").write_text(SCRIPT)
+    plan = tmp_path / "history.toml"
+    plan.write_text(f'[[sweep]]\npackage = "{PACKAGE}"\nreleases = ["1.1.1"]\nscript = "planted.py"\nwhy = "before"\n\n'
+                    f'[[sweep]]\npackage = "{PACKAGE}"\nfrom = "1.2.0"\nto = "1.3.0"\nscript = "planted.py"\nwhy = "after"\n')
+    results = tmp_path / "results"
+
+    def history(*extra: str) -> subprocess.CompletedProcess[str]:
+        argv = [sys.executable, "-m", "harness", "history", "--file", str(plan), "--backend", "venv", "--venv-dir",
+                str(tmp_path / "venvs"), "--index-url", index.as_uri(), "--wheelhouse", str(wheels), "--variant", "cpu",
+                "--repeat", "1", *extra]
+        return subprocess.run(argv, cwd=ROOT, capture_output=True, text=True, timeout=1200,
+                              env=dict(os.environ, NO_COLOR="1", COLUMNS="200"))
+
+    planned = history("--plan")
+    assert planned.returncode == 0 and planned.stdout.splitlines() == [
+        f"{PACKAGE}-1.1.1-1.1.1: 1 releases: 1.1.1", f"{PACKAGE}-1.2.0-1.3.0: 2 releases: 1.2.0, 1.3.0"]
+    first = history("--results", str(results))
+    (folder,) = [p for p in results.iterdir() if p.is_dir()]
+    summary = json.loads((folder / "history.json").read_text())
+    assert [s["sweep"] for s in summary["sweeps"]] == [f"{PACKAGE}-1.1.1-1.1.1", f"{PACKAGE}-1.2.0-1.3.0"]
+    assert [s["releases"] for s in summary["sweeps"]] == [["1.1.1"], ["1.2.0", "1.3.0"]]
+    assert all((folder / s["run"] / "sweep.json").is_file() for s in summary["sweeps"]), first.stderr[-3000:]
+    said = (folder / "history.md").read_text()
+    if venvs.find_python("3.11") is None:  # every column skipped where the plan's Python is absent
+        assert "0 of 1" in said
+        return
+    assert first.returncode == 0, first.stderr[-3000:]
+    assert f"| {PACKAGE}-1.1.1-1.1.1 | 1 of 1 | - | 0 |" in said and f"| {PACKAGE}-1.2.0-1.3.0 | 2 of 2 | - | 0 |" in said
+    kept = folder / summary["sweeps"][0]["run"]
+    record = next(kept.glob("*/*.json"))
+    written = record.stat().st_mtime_ns
+    shutil.rmtree(folder / f"{PACKAGE}-1.2.0-1.3.0")
+    again = history("--resume", str(folder))
+    assert again.returncode == 0, again.stderr[-3000:]
+    assert record.stat().st_mtime_ns == written  # the kept sweep's cell did not run again
+    resumed = json.loads((folder / "history.json").read_text())
+    assert [s["releases"] for s in resumed["sweeps"]] == [["1.1.1"], ["1.2.0", "1.3.0"]]
+    assert (folder / resumed["sweeps"][1]["run"] / "sweep.json").is_file()
