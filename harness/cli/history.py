@@ -3,11 +3,10 @@ from __future__ import annotations
 
 import argparse
 from contextlib import closing
-from typing import Any
 
 from rich.console import Console
 
-from harness.cli.shared import per_release_matrix, plain_events
+from harness.cli.shared import per_release_matrix, release_events
 from harness.measurement.nvml import Nvml
 from harness.running import history
 from harness.store import results
@@ -23,7 +22,7 @@ def main(args: argparse.Namespace, err: Console, out: Console) -> int:
         return 0
     folder = args.resume or args.results / f"history-{results.new_run_id()}"
     folder.mkdir(parents=True, exist_ok=True)
-    emit = _events(err)
+    emit = release_events(err, "")
     err.print(f"history: {len(parts)} sweeps into {folder}", markup=False)
     with closing(Nvml.open()) as nvml:
         summary = history.run_history(parts, matrix, folder, nvml, emit, repeat=max(1, args.repeat))
@@ -31,19 +30,3 @@ def main(args: argparse.Namespace, err: Console, out: Console) -> int:
     err.print(f"written: {folder / 'history.md'}, history.json", markup=False)
     return 1 if any("error" in part for part in summary["sweeps"]) else 0
 
-
-def _events(err: Console) -> Any:
-    """Progress: each sweep as it starts, its releases, each release, then the cells (as sweep shows them)."""
-    events, package = plain_events(err), {"name": ""}
-
-    def emit(kind: str, data: Any) -> None:
-        if kind == "history-part":
-            package["name"] = data["package"]
-            err.print(f"[bold]sweep {data['label']}[/]")
-        elif kind == "releases":
-            err.print(f"{len(data['versions'])} releases of {data['package']}: {', '.join(data['versions'])}", markup=False)
-        elif kind == "version":
-            err.print(f"[bold]{package['name']} {data['version']}[/]")
-        else:
-            events(kind, data)
-    return emit

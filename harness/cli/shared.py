@@ -154,14 +154,18 @@ def per_release_matrix(args: Any, command: str, **extra: Any) -> Any:
 
 
 def release_events(err: Console, package: str) -> Any:
-    """Progress of a command over releases: the releases chosen, each release as it starts, then the cells."""
-    events = plain_events(err)
+    """Progress of a command over releases: the releases chosen, each release as it starts, then the cells
+    (and for a history, each sweep as it starts)."""
+    events, current = plain_events(err), {"package": package}
 
     def emit(kind: str, data: Mapping[str, Any]) -> None:
-        if kind == "releases":
+        if kind == "history-part":  # history: the next sweep, whose releases are of its own package
+            current["package"] = data["package"]
+            err.print(f"[bold]sweep {data['label']}[/]")
+        elif kind == "releases":
             err.print(f"{len(data['versions'])} releases of {data['package']}: {', '.join(data['versions'])}", markup=False)
         elif kind == "version":
-            err.print(f"[bold]{package} {data['version']}[/]")
+            err.print(f"[bold]{current['package']} {data['version']}[/]")
         else:
             events(kind, data)
     return emit
