@@ -37,7 +37,8 @@ def _where(env: Any) -> str:
     if env.get("backend") == "docker":
         return f"image {env.get('image')}" + (f" ({packages} on {env.get('base')})" if packages else "")
     if env.get("backend") == "venv":
-        return f"a virtualenv of {packages}" if packages else "a virtualenv"
+        cuda = " with CUDA from NVIDIA's wheels on its library path" if env.get("library_path") else ""
+        return (f"a virtualenv of {packages}" if packages else "a virtualenv") + cuda
     return f"the interpreter {Path(str(env.get('interpreter') or 'python')).name}"
 
 
