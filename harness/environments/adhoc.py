@@ -23,24 +23,13 @@ from harness import frameworks
 from harness.common.errors import EnvironmentNotFound, UsageError
 from harness.environments import pins, pkgindex
 from harness.environments.config import EnvDef, VariantDef, modules_of
+from harness.frameworks.framework import GpuBuild
 
 DOCKERFILE = "images/adhoc"
 PREFERRED_PYTHON = "3.11"  # the pinned environments' Python: where a release allows it, keep to it
 
-# GPU variant: the CUDA base each TF release was built for (TF's tested configurations), newest
-# first. "{ubuntu}" is chosen by the Pythons the release has wheels for.
-TF_GPU_BASES: tuple[tuple[str, str], ...] = (
-    (">=2.14", "nvidia/cuda:12.8.1-runtime-ubuntu{ubuntu}"),  # CUDA from pip: tensorflow[and-cuda]
-    (">=2.12", "nvidia/cuda:11.8.0-cudnn8-runtime-ubuntu22.04"),
-    (">=2.5", "nvidia/cuda:11.2.2-cudnn8-runtime-ubuntu20.04"),
-    (">=2.4", "nvidia/cuda:11.0.3-cudnn8-runtime-ubuntu18.04"),
-    (">=2.1", "nvidia/cuda:10.1-cudnn7-runtime-ubuntu18.04"),
-    (">=1.13", "nvidia/cuda:10.0-cudnn7-runtime-ubuntu18.04"),
-    ("<1.13", "tensorflow/tensorflow:{version}-gpu"),  # the CUDA 9 tags are gone; TF's image has it
-)
 CUDA12_BASE = "nvidia/cuda:12.8.1-runtime-ubuntu{ubuntu}"
 UBUNTU_PYTHON = {"24.04": "3.12", "22.04": "3.10", "20.04": "3.8", "18.04": "3.6"}
-JAX_CUDA_RELEASES = "https://storage.googleapis.com/jax-releases/jax_cuda_releases.html"
 TORCH_INDEX = "https://download.pytorch.org/whl/{local}"
 
 
@@ -133,33 +122,30 @@ def _ubuntu_for(pythons: tuple[str, ...], what: str) -> str:
 
 
 def gpu_plan(main: Requirement, version: Version, pythons: tuple[str, ...], packages: list[str]) -> Plan:
-    """The CUDA base, Python and packages of the gpu variant."""
+    """The CUDA base, Python and packages of the gpu variant, as the framework's registry entry builds this
+    release (Framework.gpu_builds): its own base and Python, a CUDA base of the Ubuntu whose Python it has
+    wheels for, the extra that installs its CUDA build, or why none can be made here."""
     kind, what = kind_of(main.name), f"{main.name} {version}"
-    if kind == "tensorflow":
-        template = next(t for spec, t in TF_GPU_BASES if SpecifierSet(spec).contains(version, prereleases=True))
-        if "{version}" in template:
-            return Plan("2.7", template.format(version=version), tuple(packages))
-        ubuntu = _ubuntu_for(pythons, what) if "{ubuntu}" in template else template.rsplit("ubuntu", 1)[1]
+    found = frameworks.named(kind)
+    build = found.gpu_build(version, main.name) if found else GpuBuild("")
+    own = found is not None and str(canonicalize_name(main.name)) == found.distributions[0] and not main.extras
+    if build.unavailable and own:
+        raise Unavailable(f"{what}: {build.unavailable}")
+    if "{version}" in build.base:  # the framework's own image of that release, with its own Python
+        return Plan(build.python, build.base.format(version=version), tuple(packages))
+    if build.base and "{ubuntu}" not in build.base:  # a CUDA base of one Ubuntu: the release needs its Python
+        ubuntu = build.base.rsplit("ubuntu", 1)[1]
         if UBUNTU_PYTHON[ubuntu] not in pythons:
             raise NoCudaBase(f"{what} has no wheel for Python {UBUNTU_PYTHON[ubuntu]}, the Python of its CUDA base "
-                              f"({template})")
-        if version >= Version("2.14") and not main.extras:
-            packages = [f"{main.name}[and-cuda]=={version}", *packages[1:]]
-        return Plan(UBUNTU_PYTHON[ubuntu], template.format(ubuntu=ubuntu), tuple(packages))
-    ubuntu = _ubuntu_for(pythons, what)
-    base = CUDA12_BASE.format(ubuntu=ubuntu)
-    if kind == "jax" and canonicalize_name(main.name) == "jax" and not main.extras:
-        if version >= Version("0.4.26"):
-            packages = [f"jax[cuda12]=={version}", *packages[1:]]
-        elif version >= Version("0.4.14"):
-            return Plan(UBUNTU_PYTHON[ubuntu], base, (f"jax[cuda12_pip]=={version}", *packages[1:]),
-                        pip_options=("--find-links", JAX_CUDA_RELEASES))
-        else:
-            raise Unavailable(f"{what}: CUDA builds before 0.4.14 need CUDA 11 wheels from outside PyPI; "
-                              "give an image with --image")
-    if kind == "cupy" and "cuda11" in canonicalize_name(main.name):
-        base = f"nvidia/cuda:11.8.0-runtime-ubuntu{ubuntu}" if ubuntu != "24.04" else base
-    return Plan(UBUNTU_PYTHON[ubuntu], base, tuple(packages))
+                             f"({build.base})")
+    else:
+        ubuntu = _ubuntu_for(pythons, what)
+    mine = build.base and (not build.ubuntus or ubuntu in build.ubuntus)
+    base = (build.base if mine else CUDA12_BASE).format(ubuntu=ubuntu)
+    if build.extra and own:
+        packages = [f"{main.name}[{build.extra}]=={version}", *packages[1:]]
+    options = ("--find-links", build.find_links) if build.find_links and own else ()
+    return Plan(UBUNTU_PYTHON[ubuntu], base, tuple(packages), pip_options=options)
 
 
 def plan(reqs: list[Requirement], variant: str, index_url: str = pkgindex.DEFAULT_INDEX) -> Plan:

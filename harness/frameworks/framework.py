@@ -4,6 +4,22 @@ from __future__ import annotations
 import fnmatch
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import Any
+
+
+@dataclass(frozen=True)
+class GpuBuild:
+    """How a range of a framework's releases is made for a GPU: the CUDA base its image is built on, the
+    pip extra (and where its wheels are) that installs its CUDA build, or why none can be made here."""
+
+    releases: str  # a specifier over the framework's releases
+    base: str = ""  # the base image ("{ubuntu}": chosen by the release's Pythons; "{version}": the release); "": CUDA 12's
+    python: str = ""  # the one Python that base holds (TF's own 1.x images: 2.7)
+    extra: str = ""  # the extra of the framework's own distribution that installs its CUDA build (and-cuda, cuda12)
+    find_links: str = ""  # where that build's wheels are, when not on the index
+    unavailable: str = ""  # why no CUDA build of these releases can be made here, and what to do
+    distribution: str = ""  # only for the distributions this pattern matches (cupy-cuda11*), else every one
+    ubuntus: tuple[str, ...] = ()  # the Ubuntu releases ``base`` exists for; on another, CUDA 12's base
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -18,11 +34,21 @@ class Framework:
     # (its GPU releases, as a specifier; the CUDA wheels a virtualenv of them needs beside its pins): for a
     # release that finds its CUDA libraries on the library path only, as a CUDA base image provides them
     venv_cuda: tuple[tuple[str, tuple[str, ...]], ...] = ()
+    gpu_builds: tuple[GpuBuild, ...] = ()  # newest first; the first whose releases hold a release decides
     families_of_release: Callable[[str], tuple[str, ...]] | None = field(default=None, compare=False)
 
     def families_for(self, version: str) -> tuple[str, ...]:
         """The families a release of it runs (TensorFlow 1.x: tf1 only)."""
         return self.families_of_release(version) if self.families_of_release else self.families
+
+    def gpu_build(self, version: Any, distribution: str) -> GpuBuild:
+        """How this release of this distribution is made for a GPU (its registry entry; the CUDA 12 base where
+        it names none)."""
+        from packaging.specifiers import SpecifierSet
+
+        name = distribution.lower().replace("_", "-")
+        return next((b for b in self.gpu_builds if SpecifierSet(b.releases).contains(version, prereleases=True)
+                     and (not b.distribution or fnmatch.fnmatchcase(name, b.distribution))), GpuBuild(releases=""))
 
     def installs(self, distribution: str) -> bool:
         name = distribution.lower().replace("_", "-")

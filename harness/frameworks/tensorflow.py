@@ -1,7 +1,7 @@
 """TensorFlow (1.x and 2.x, Keras with it)."""
 from __future__ import annotations
 
-from harness.frameworks.framework import Framework
+from harness.frameworks.framework import Framework, GpuBuild
 
 
 def _families(version: str) -> tuple[str, ...]:
@@ -38,4 +38,14 @@ FRAMEWORK = Framework(
                "TF_CPP_MIN_LOG_LEVEL", "TF_NUM_INTEROP_THREADS", "TF_NUM_INTRAOP_THREADS", "TF_USE_LEGACY_KERAS",
                "KERAS_BACKEND"),
     families_of_release=_families,
+    # the CUDA base each release was built for (TF's tested configurations); 2.14+ brings CUDA from pip
+    gpu_builds=(
+        GpuBuild(">=2.14", "nvidia/cuda:12.8.1-runtime-ubuntu{ubuntu}", extra="and-cuda"),
+        GpuBuild(">=2.12,<2.14", "nvidia/cuda:11.8.0-cudnn8-runtime-ubuntu22.04"),
+        GpuBuild(">=2.5,<2.12", "nvidia/cuda:11.2.2-cudnn8-runtime-ubuntu20.04"),
+        GpuBuild(">=2.4,<2.5", "nvidia/cuda:11.0.3-cudnn8-runtime-ubuntu18.04"),
+        GpuBuild(">=2.1,<2.4", "nvidia/cuda:10.1-cudnn7-runtime-ubuntu18.04"),
+        GpuBuild(">=1.13,<2.1", "nvidia/cuda:10.0-cudnn7-runtime-ubuntu18.04"),
+        GpuBuild("<1.13", "tensorflow/tensorflow:{version}-gpu", python="2.7"),  # the CUDA 9 tags are gone; TF's has it
+    ),
 )

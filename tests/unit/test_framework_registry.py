@@ -92,3 +92,42 @@ def test_a_fake_framework_runs_and_is_recorded_and_rendered(tmp_path: Path, monk
         assert atlas._framework(record, {}) == ("fakefw", "1.2.0")
         column = run.matrix["columns"][env.name]
         assert "fakefw 1.2.0" in matrix_md.column_header(env.name, column)
+
+
+def test_a_frameworks_gpu_builds_come_from_its_registry_entry_alone() -> None:
+    """How a release is built for a GPU (its CUDA base and Python, the extra of its CUDA build, the wheels
+    from outside the index, or why it cannot be) is the entry's data: adhoc.gpu_plan only reads it."""
+    from dataclasses import replace
+
+    from packaging.requirements import Requirement
+
+    from harness.frameworks.framework import GpuBuild
+
+    builds = (GpuBuild("", "nvidia/cuda:11.8.0-runtime-ubuntu{ubuntu}", distribution="fakefw-cuda11*", ubuntus=("22.04",)),
+              GpuBuild(">=3", extra="cuda12", find_links="https://example.invalid/fakefw.html"),
+              GpuBuild(">=2,<3", "nvidia/cuda:11.8.0-cudnn8-runtime-ubuntu22.04"),
+              GpuBuild(">=1.5,<2", "fakefw/fakefw:{version}-gpu", python="2.7"),
+              GpuBuild("<1.5", unavailable="no CUDA build of it reaches this tool"))  # the first that holds a release decides
+    with frameworks.registered(replace(FAKE, gpu_builds=builds)):
+        def plan(pin: str, pythons: tuple[str, ...] = ("3.10", "3.12")) -> adhoc.Plan:
+            req = Requirement(pin)
+            return adhoc.gpu_plan(req, adhoc.pinned(req), pythons, [pin])
+
+        newest = plan("fakefw==3.1")
+        assert newest.packages == ("fakefw[cuda12]==3.1",) and newest.pip_options[0] == "--find-links"
+        assert newest.base == "nvidia/cuda:12.8.1-runtime-ubuntu24.04"  # no base of its own: CUDA 12's, its Python's Ubuntu
+        assert (plan("fakefw==2.4").base, plan("fakefw==2.4").python) == ("nvidia/cuda:11.8.0-cudnn8-runtime-ubuntu22.04",
+                                                                        "3.10")
+        try:
+            plan("fakefw==2.4", ("3.12",))
+            raise AssertionError("a base of one Ubuntu needs its Python")
+        except adhoc.NoCudaBase as exc:
+            assert "no wheel for Python 3.10, the Python of its CUDA base" in str(exc)
+        assert (plan("fakefw==1.6").base, plan("fakefw==1.6").python) == ("fakefw/fakefw:1.6-gpu", "2.7")
+        try:
+            plan("fakefw==1.2")
+            raise AssertionError("a release without a CUDA build is unavailable")
+        except adhoc.Unavailable as exc:
+            assert str(exc) == "fakefw 1.2: no CUDA build of it reaches this tool"
+        assert plan("fakefw-cuda11x==1.2", ("3.10",)).base == "nvidia/cuda:11.8.0-runtime-ubuntu22.04"
+        assert plan("fakefw-cuda11x==1.2", ("3.12",)).base == "nvidia/cuda:12.8.1-runtime-ubuntu24.04"  # no 24.04 of it
