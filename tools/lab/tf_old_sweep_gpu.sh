@@ -93,11 +93,6 @@ sys.argv = ['harness'] + sys.argv[1:]; runpy.run_module('harness', run_name='__m
       --wheelhouse "$tfo/wh" --offline --setenv LD_LIBRARY_PATH=/root/cuda11/lib --setenv CUDA_MODULE_LOADING=LAZY \
       --setenv CUDA_CACHE_MAXSIZE=4294967296 --results "$results" "$@" >"$results/sweep.log" 2>&1 </dev/null &
     ;;
-  wait)
-    results=${2:?results} seconds=${3:?seconds}
-    for _ in $(seq 1 "$seconds"); do pgrep -f "harness.*sweep" >/dev/null || break; sleep 1; done
-    pgrep -f "harness.*sweep" >/dev/null && echo "still running" || echo "done"
-    tail -n 30 "$results/sweep.log"
-    ;;
+  wait) shift; exec bash "$here/tools/lab/old_releases_gpu.sh" wait "$@" ;;  # the same wait as the torch sweep's
   *) echo "unknown step $1" >&2; exit 2 ;;
 esac
