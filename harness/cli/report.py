@@ -2,7 +2,6 @@
 from __future__ import annotations
 
 import argparse
-import json
 from pathlib import Path
 
 from rich.console import Console
@@ -16,7 +15,7 @@ from harness.store import results
 def repro_run(run_dir: Path) -> bool:
     """A run `repro` made (its manifest's request names the script)."""
     try:
-        return bool(json.loads((run_dir / "manifest.json").read_text(encoding="utf-8"))["request"].get("items"))
+        return bool(results.read_manifest(run_dir)["request"].get("items"))
     except (OSError, ValueError, KeyError, AttributeError):
         return False
 

@@ -4,8 +4,8 @@ Everything the host knows of a framework is declared in its module, once: its im
 pip distributions that install it, the API families of its scenarios, the libraries that load it,
 the companion pins its old releases need, how its releases are built for a GPU (gpu_builds), the
 environment variables that change its memory, and the imports whose versions are recorded with it.
-Every other module asks here, so adding a framework is adding a module (and its agent view, see agent/framework_view.py); ``registered``
-adds one for the length of a test.
+Every other module asks here, so adding a framework is adding a module (and its agent view, see
+agent/framework_view.py); ``registered`` adds one for the length of a test.
 """
 from __future__ import annotations
 

@@ -13,7 +13,7 @@ from typing import Any
 from harness.judgement import answer, claims, floors, loops, multigpu, tolerances, verdicts
 from harness.model.record import SCHEMA_VERSION, CellRecord, meter_value
 from harness.reporting import glance, machines, matrix_md, pairing, sweeps
-from harness.store.results import read_records, write_json
+from harness.store.results import read_manifest, read_records, write_json
 
 MATRIX_SCHEMA_VERSION = 1
 
@@ -110,7 +110,7 @@ def build_matrix(run_dir: Path, planned: list[tuple[str, str]] | None = None, no
 def planned_cells(run_dir: Path) -> list[tuple[str, str]]:
     """The cells the run's manifest planned (so cells that never finished show as missing)."""
     try:
-        manifest = json.loads((run_dir / "manifest.json").read_text(encoding="utf-8"))
+        manifest = read_manifest(run_dir)
         return [(str(env), str(name)) for env, name in manifest.get("planned", [])]
     except (OSError, ValueError):
         return []

@@ -5,7 +5,6 @@ today's rules, as it re-judges its cells, and rewrites sweep.json and sweep.md t
 """
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Any
 
@@ -153,7 +152,7 @@ def _runtime_row(costs: dict[str, dict[str, int]], releases: list[str]) -> list[
 def kept(run_dir: Path, matrix: dict[str, Any]) -> dict[str, Any]:
     """A re-render's sweep summary (none outside a sweep): its changes re-judged on ``matrix``."""
     try:
-        summary = json.loads((run_dir / "sweep.json").read_text(encoding="utf-8"))
+        summary = results.read_sweep(run_dir)
     except (OSError, ValueError):
         return {}
     if "columns" not in summary:  # a sweep still running (or cut): only its request is kept so far

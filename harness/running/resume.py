@@ -2,7 +2,6 @@
 the same cells again (``--resume``: only those without a finished record run)."""
 from __future__ import annotations
 
-import json
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
@@ -10,6 +9,7 @@ from typing import Any
 from harness.common.errors import UsageError
 from harness.environments import config
 from harness.running.request import MatrixOptions, kept_fields
+from harness.store import results
 
 
 def request_of(options: MatrixOptions) -> dict[str, Any]:
@@ -28,7 +28,7 @@ def resume_options(run_dir: Path, base: MatrixOptions) -> MatrixOptions:
     from harness.running import repro
 
     try:
-        manifest = json.loads((run_dir / "manifest.json").read_text(encoding="utf-8"))
+        manifest = results.read_manifest(run_dir)
         asked = manifest["request"]
     except (OSError, ValueError, KeyError) as exc:
         raise UsageError(f"--resume {run_dir}: no manifest with the run's request there ({exc}); "

@@ -9,7 +9,6 @@ differs from the nearest release to its left that measured something.
 """
 from __future__ import annotations
 
-import json
 import time
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -80,7 +79,7 @@ def resumed(run_dir: Path, matrix: MatrixOptions) -> SweepOptions:
     from harness.running.resume import resume_options
 
     try:
-        asked = json.loads((run_dir / "sweep.json").read_text(encoding="utf-8"))["request"]
+        asked = results.read_sweep(run_dir)["request"]
     except (OSError, ValueError, KeyError) as exc:
         raise UsageError(f"--resume {run_dir}: no sweep.json with the sweep's request there ({exc}); give a sweep's "
                          "run folder") from exc
@@ -150,7 +149,7 @@ def _earlier_parts(run_dir: Path) -> dict[str, Any]:
     finished, a sweep.json edited by hand) ``wall_s`` is None: the whole time is then unknown, and this
     part's time said as the whole would be wrong."""
     try:
-        found = json.loads((run_dir / "sweep.json").read_text(encoding="utf-8"))
+        found = results.read_sweep(run_dir)
     except (OSError, ValueError):
         return {}
     if "columns" not in found:  # only the request: the part before was cut

@@ -135,10 +135,24 @@ def load_record(path: Path) -> Any:
     return json.loads(gzip.decompress(raw) if path.name.endswith(".gz") else raw)
 
 
+MANIFEST = "manifest.json"  # a run's plan and request (resume reads it back)
+SWEEP = "sweep.json"  # a sweep's request, then its summary
+
+
 def write_manifest(run_dir: Path, manifest: dict[str, Any]) -> Path:
-    path = run_dir / "manifest.json"
+    path = run_dir / MANIFEST
     write_json(path, {"schema_version": SCHEMA_VERSION, **manifest})
     return path
+
+
+def read_manifest(run_dir: Path) -> Any:
+    """A run's manifest as written; OSError or ValueError (a JSON error) where it cannot be read."""
+    return json.loads((run_dir / MANIFEST).read_text(encoding="utf-8"))
+
+
+def read_sweep(run_dir: Path) -> Any:
+    """A sweep's sweep.json (its request, then its summary); OSError or ValueError where it cannot be read."""
+    return json.loads((run_dir / SWEEP).read_text(encoding="utf-8"))
 
 
 def read_records(run_dir: Path) -> tuple[list[CellRecord], list[tuple[Path, str]]]:
