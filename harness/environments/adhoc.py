@@ -79,14 +79,6 @@ def companions(kind: str, version: Version, given: set[str]) -> list[str]:
     return out
 
 
-def venv_cuda(kind: str, version: Version) -> tuple[str, ...]:
-    """The CUDA wheels a GPU virtualenv of this release installs beside its pins (the framework's registry
-    entry): what its CUDA base image gives an image, for a release that ships no CUDA of its own."""
-    found = frameworks.named(kind)
-    return next((wheels for spec, wheels in (found.venv_cuda if found else ())
-                 if SpecifierSet(spec).contains(version, prereleases=True)), ())
-
-
 def _distance_from(python: str) -> Callable[[str], tuple[int, int]]:
     def distance(py: str) -> tuple[int, int]:
         value, target = (int(v.split(".")[0]) * 100 + int(v.split(".")[1]) for v in (py, python))
@@ -121,13 +113,19 @@ def _ubuntu_for(pythons: tuple[str, ...], what: str) -> str:
     raise NoCudaBase(f"{what} has no wheel for the Python of any CUDA base ({', '.join(UBUNTU_PYTHON.values())})")
 
 
+def gpu_build(main: Requirement, version: Version) -> GpuBuild:
+    """How the framework's registry entry builds this release for a GPU (Framework.gpu_builds)."""
+    found = frameworks.named(kind_of(main.name))
+    return found.gpu_build(version, main.name) if found else GpuBuild("")
+
+
 def gpu_plan(main: Requirement, version: Version, pythons: tuple[str, ...], packages: list[str]) -> Plan:
     """The CUDA base, Python and packages of the gpu variant, as the framework's registry entry builds this
     release (Framework.gpu_builds): its own base and Python, a CUDA base of the Ubuntu whose Python it has
     wheels for, the extra that installs its CUDA build, or why none can be made here."""
     kind, what = kind_of(main.name), f"{main.name} {version}"
     found = frameworks.named(kind)
-    build = found.gpu_build(version, main.name) if found else GpuBuild("")
+    build = gpu_build(main, version)
     own = found is not None and str(canonicalize_name(main.name)) == found.distributions[0] and not main.extras
     if build.unavailable and own:
         raise Unavailable(f"{what}: {build.unavailable}")
@@ -180,14 +178,15 @@ def plan(reqs: list[Requirement], variant: str, index_url: str = pkgindex.DEFAUL
     if kind == "torch" and not local and variant == "cpu":
         index = TORCH_INDEX.format(local="cpu")
     if variant == "gpu":
+        venv = gpu_build(main, version).venv_cuda
         try:
             chosen = gpu_plan(main, version, pythons, packages)
         except NoCudaBase as exc:  # no image, but the release's own CUDA build runs in a virtualenv of its Python
             python = choose_python(pythons)
             return Plan(python, "", tuple(packages), index, no_image=str(exc), others=nearest(pythons, python),
-                        venv_cuda=venv_cuda(kind, version))
+                        venv_cuda=venv)
         return Plan(chosen.python, chosen.base, chosen.packages, index or chosen.index_url, chosen.pip_options,
-                    others=nearest(pythons, chosen.python), venv_cuda=venv_cuda(kind, version))
+                    others=nearest(pythons, chosen.python), venv_cuda=venv)
     python = choose_python(pythons)
     return Plan(python, cpu_base(python), tuple(packages), index, others=nearest(pythons, python))
 

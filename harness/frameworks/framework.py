@@ -20,6 +20,9 @@ class GpuBuild:
     unavailable: str = ""  # why no CUDA build of these releases can be made here, and what to do
     distribution: str = ""  # only for the distributions this pattern matches (cupy-cuda11*), else every one
     ubuntus: tuple[str, ...] = ()  # the Ubuntu releases ``base`` exists for; on another, CUDA 12's base
+    # CUDA wheels a virtualenv of these releases installs beside its pins, their libraries on its cells' library
+    # path: what the base gives an image, for releases that find CUDA on the library path only and ship none
+    venv_cuda: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -31,9 +34,6 @@ class Framework:
     companions: tuple[tuple[str, tuple[str, ...]], ...] = ()  # (its releases, as a specifier; pins they need)
     reported_with: tuple[str, ...] = ()  # imports whose versions are recorded beside its own (keras, jaxlib)
     variables: tuple[str, ...] = ()  # environment variables that change its memory, recorded with each cell
-    # (its GPU releases, as a specifier; the CUDA wheels a virtualenv of them needs beside its pins): for a
-    # release that finds its CUDA libraries on the library path only, as a CUDA base image provides them
-    venv_cuda: tuple[tuple[str, tuple[str, ...]], ...] = ()
     gpu_builds: tuple[GpuBuild, ...] = ()  # newest first; the first whose releases hold a release decides
     families_of_release: Callable[[str], tuple[str, ...]] | None = field(default=None, compare=False)
 
@@ -46,10 +46,13 @@ class Framework:
         it names none)."""
         from packaging.specifiers import SpecifierSet
 
-        name = distribution.lower().replace("_", "-")
         return next((b for b in self.gpu_builds if SpecifierSet(b.releases).contains(version, prereleases=True)
-                     and (not b.distribution or fnmatch.fnmatchcase(name, b.distribution))), GpuBuild(releases=""))
+                     and (not b.distribution or _matches(distribution, b.distribution))), GpuBuild(releases=""))
 
     def installs(self, distribution: str) -> bool:
-        name = distribution.lower().replace("_", "-")
-        return any(fnmatch.fnmatchcase(name, pattern) for pattern in self.distributions)
+        return any(_matches(distribution, pattern) for pattern in self.distributions)
+
+
+def _matches(distribution: str, pattern: str) -> bool:
+    """A pip name against a name or shell pattern of the registry (cupy-cuda*), as pip spells names alike."""
+    return fnmatch.fnmatchcase(distribution.lower().replace("_", "-"), pattern)

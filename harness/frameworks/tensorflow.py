@@ -3,6 +3,15 @@ from __future__ import annotations
 
 from harness.frameworks.framework import Framework, GpuBuild
 
+# 2.5-2.13 load CUDA 11 (libcudart.so.11.0, libcublas.so.11, libcudnn.so.8, ...) by name from the library path and
+# ship none: TensorFlow's own pip notes for 2.12-2.13 install NVIDIA's cu11 wheels and set LD_LIBRARY_PATH. These are
+# the versions 2.14's and-cuda extra pins, the newest of CUDA 11 (11.8, with Hopper kernels); 2.5-2.11, built for 11.2
+# and cuDNN 8.1, load them too (CUDA's minor-version compatibility). 2.4 and older want CUDA 11.0 or 10.x sonames no
+# wheel provides.
+CUDA11_WHEELS = ("nvidia-cuda-runtime-cu11==11.8.89", "nvidia-cublas-cu11==11.11.3.6", "nvidia-cufft-cu11==10.9.0.58",
+                 "nvidia-curand-cu11==10.3.0.86", "nvidia-cusolver-cu11==11.4.1.48", "nvidia-cusparse-cu11==11.7.5.86",
+                 "nvidia-cudnn-cu11==8.7.0.84")
+
 
 def _families(version: str) -> tuple[str, ...]:
     """TensorFlow 1.x runs the tf1 scenarios only; 2.x runs both (tf.compat.v1 keeps the tf1 API)."""
@@ -21,15 +30,6 @@ FRAMEWORK = Framework(
         (">=2.12,<2.18", ("numpy<2",)),  # TF supports numpy 2 from 2.18
     ),
     reported_with=("keras",),
-    # 2.5-2.13 load CUDA 11 (libcudart.so.11.0, libcublas.so.11, libcudnn.so.8, ...) by name from the library
-    # path and ship none: TensorFlow's own pip notes for 2.12-2.13 install NVIDIA's cu11 wheels and set
-    # LD_LIBRARY_PATH. These are the versions 2.14's and-cuda extra pins, the newest of CUDA 11 (11.8, with
-    # Hopper kernels); 2.5-2.11, built for 11.2 and cuDNN 8.1, load them too (CUDA's minor-version
-    # compatibility). 2.4 and older want CUDA 11.0 or 10.x sonames no wheel provides.
-    venv_cuda=((">=2.5,<2.14", ("nvidia-cuda-runtime-cu11==11.8.89", "nvidia-cublas-cu11==11.11.3.6",
-                                "nvidia-cufft-cu11==10.9.0.58", "nvidia-curand-cu11==10.3.0.86",
-                                "nvidia-cusolver-cu11==11.4.1.48", "nvidia-cusparse-cu11==11.7.5.86",
-                                "nvidia-cudnn-cu11==8.7.0.84")),),
     # tensorflow.org/guide/gpu, tensorflow/core/common_runtime/gpu/gpu_device.cc, gpu_process_state.cc,
     # util/env_var.cc readers, TF's logging and XLA docs; Keras 3's backend (keras.io/getting_started)
     variables=("TF_FORCE_GPU_ALLOW_GROWTH", "TF_GPU_ALLOCATOR", "TF_FORCE_UNIFIED_MEMORY", "TF_GPU_HOST_MEM_LIMIT_IN_MB",
@@ -41,8 +41,8 @@ FRAMEWORK = Framework(
     # the CUDA base each release was built for (TF's tested configurations); 2.14+ brings CUDA from pip
     gpu_builds=(
         GpuBuild(">=2.14", "nvidia/cuda:12.8.1-runtime-ubuntu{ubuntu}", extra="and-cuda"),
-        GpuBuild(">=2.12,<2.14", "nvidia/cuda:11.8.0-cudnn8-runtime-ubuntu22.04"),
-        GpuBuild(">=2.5,<2.12", "nvidia/cuda:11.2.2-cudnn8-runtime-ubuntu20.04"),
+        GpuBuild(">=2.12,<2.14", "nvidia/cuda:11.8.0-cudnn8-runtime-ubuntu22.04", venv_cuda=CUDA11_WHEELS),
+        GpuBuild(">=2.5,<2.12", "nvidia/cuda:11.2.2-cudnn8-runtime-ubuntu20.04", venv_cuda=CUDA11_WHEELS),
         GpuBuild(">=2.4,<2.5", "nvidia/cuda:11.0.3-cudnn8-runtime-ubuntu18.04"),
         GpuBuild(">=2.1,<2.4", "nvidia/cuda:10.1-cudnn7-runtime-ubuntu18.04"),
         GpuBuild(">=1.13,<2.1", "nvidia/cuda:10.0-cudnn7-runtime-ubuntu18.04"),

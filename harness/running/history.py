@@ -75,26 +75,28 @@ def chosen(parts: list[Part], only: list[str]) -> list[Part]:
     return [p for p in parts if p.package.split("[")[0] in only]
 
 
+def sweep_of(part: Part, matrix: MatrixOptions, repeat: int = 3) -> sweep_run.SweepOptions:
+    """The sweep ``part`` asks for, run with ``matrix``."""
+    return sweep_run.SweepOptions(package=part.package, low=part.low, high=part.high, every=part.every,
+                                  releases=part.releases, script=part.script, repeat=repeat, matrix=matrix)
+
+
 def options_of(part: Part, matrix: MatrixOptions, folder: Path, repeat: int) -> sweep_run.SweepOptions:
     """The sweep of ``part`` in its own folder of the history: resumed where it was begun, else new."""
     home = folder / part.label
-    begun = sorted(p.parent for p in home.glob("*/sweep.json")) if home.is_dir() else []
+    begun = sorted(p.parent for p in home.glob(f"*/{results.SWEEP}")) if home.is_dir() else []
     if begun:
         return sweep_run.resumed(begun[-1], replace(matrix, results_root=home))
-    return sweep_run.SweepOptions(package=part.package, low=part.low, high=part.high, every=part.every,
-                                  releases=part.releases, script=part.script, repeat=repeat,
-                                  matrix=replace(matrix, results_root=home))
+    return sweep_of(part, replace(matrix, results_root=home), repeat)
 
 
 def plan(parts: list[Part], matrix: MatrixOptions) -> list[tuple[Part, list[str] | str]]:
-    """Each part's releases as its sweep would choose them from the index, or why it cannot."""
+    """Each part's releases as its sweep would choose them from the index (its own list where it has one,
+    as run_sweep takes it), or why it cannot."""
     found: list[tuple[Part, list[str] | str]] = []
     for part in parts:
         try:
-            asked = sweep_run.SweepOptions(package=part.package, low=part.low, high=part.high, every=part.every,
-                                           releases=part.releases, matrix=matrix)
-            found.append((part, part.releases and list(part.releases)
-                          or [str(v) for v in sweep_run.releases_to_sweep(asked)]))
+            found.append((part, list(part.releases) or [str(v) for v in sweep_run.releases_to_sweep(sweep_of(part, matrix))]))
         except HarnessError as exc:
             found.append((part, exc.message))
     return found

@@ -124,10 +124,9 @@ class ProcessBackend:
         """The cell's variables: this host's, the user's (``asked``), and the environment's own library path."""
         env = {**os.environ, **asked}
         if self.library_path:
-            given = asked.get("LD_LIBRARY_PATH") or ""
-            rest = given or os.environ.get("LD_LIBRARY_PATH", "")
-            first, then = (given, self.library_path) if given else (self.library_path, rest)
-            env["LD_LIBRARY_PATH"] = ":".join(part for part in (first, then) if part)
+            given = asked.get("LD_LIBRARY_PATH")
+            parts = (given, self.library_path) if given else (self.library_path, os.environ.get("LD_LIBRARY_PATH"))
+            env["LD_LIBRARY_PATH"] = ":".join(part for part in parts if part)
         return env
 
     def start(self, spec: CellSpec) -> ProcessCell:
