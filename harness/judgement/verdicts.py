@@ -49,7 +49,7 @@ from dataclasses import replace
 from typing import Any, cast
 
 from harness.common.units import human_bytes
-from harness.judgement import attribution, gpu_only, ranks, sentences
+from harness.judgement import attribution, failures, gpu_only, ranks, sentences
 from harness.judgement.floors import DriverFloor, driver_floor, in_use, reading, unused_pool
 from harness.judgement.gpu_use import framework_without_gpu, needs_a_gpu
 from harness.judgement.tolerances import (
@@ -63,7 +63,7 @@ from harness.judgement.tolerances import (
     borderline,
     tolerance,
 )
-from harness.model.record import CellRecord, Checkpoint, Readings, meter_value
+from harness.model.record import CellRecord, Checkpoint, Readings, Status, meter_value
 
 
 def roles(checkpoints: list[Checkpoint], cleanup: list[str] | None) -> tuple[int | None, int | None, list[int]]:
@@ -206,7 +206,10 @@ IMPORT_LABEL = re.compile(r"^[^:]+:\d+: (?:import|from) ")  # agent/instrument.p
 # 14: growth within the meter's noise of its smallest judged change is no signal, "borderline" with the figures; what
 # is left within it of the release line where no framework count decides is a "borderline" partial: never one word
 # on one run and another on the next
-RULES_VERSION = 14
+# 15: a failure whose error is CUDA's "no code for this GPU" is unsupported (the build's limit on this GPU), an old
+# agent's give-up on a live child a harness-error (failures.py): neither is the release's answer; a release that
+# fails where its neighbour runs is a turn (turns.py)
+RULES_VERSION = 15
 
 
 def timeline_peak(record: CellRecord, checkpoints: list[Checkpoint]) -> Checkpoint | None:
@@ -254,11 +257,14 @@ def judge(record: CellRecord) -> dict[str, Any]:
                   for i in steps]
     meters = [s["meter"] for s in judged if s.get("meter") in floors]
     judged = [gpu_only.step_not_shown(record, step) for step in _ranks_alone(record, judged)]
-    no_gpu = framework_without_gpu(record) if record.get("status") == "ok" else needs_a_gpu(record)
+    no_gpu = (framework_without_gpu(record) if record.get("status") == "ok"
+              else needs_a_gpu(record) or failures.no_code_for_gpu(record))
+    ours = failures.harness_gave_up(record)
     return {
         "rules_version": RULES_VERSION,
-        "status": "unsupported" if no_gpu else record.get("status"),
+        "status": "unsupported" if no_gpu else Status.HARNESS_ERROR.value if ours else record.get("status"),
         **({"unsupported_reason": no_gpu} if no_gpu else {}),
+        **({"harness_reason": ours} if ours else {}),
         **({"gpu_only": not_shown} if (not_shown := gpu_only.not_shown(record)) else {}),
         "floor": checkpoints[floor]["label"] if floor is not None else None,
         "peak": peak_cp["label"] if peak_cp is not None else None,

@@ -77,7 +77,7 @@ def cell_summary(record: CellRecord) -> dict[str, Any]:
         "exit_meter": (judged.get("exit") or {}).get("meter"),
         "steps": [{k: s.get(k) for k in STEP_KEYS} | ({"word": s["word"]} if s.get("word") else {}) for s in judged["steps"]],
         "exit": (judged.get("exit") or {}).get("verdict"),
-        "error": judged.get("unsupported_reason") or answer.error_line(error) or None,
+        "error": judged.get("unsupported_reason") or judged.get("harness_reason") or answer.error_line(error) or None,
         "framework": record.get("facts", {}).get("frameworks", {}),
         "python": record.get("facts", {}).get("python"),
         "killed": [{k: p.get(k) for k in ("pid", "role", "command", "rss", "gpu")} for p in record.get("killed") or []],

@@ -21,8 +21,9 @@ from packaging.version import InvalidVersion, Version
 from harness import frameworks
 from harness.judgement import claims as seed_claims
 from harness.judgement.floors import in_use
+from harness.judgement.turns import FAILED, Parts, parts, points, side
 from harness.model.record import CellRecord
-from harness.reporting import aggregate, glance, machines, sweeps
+from harness.reporting import aggregate, glance, machines
 from harness.reporting.atlas_runs import Run
 from harness.store.results import cell_path, kept_path
 
@@ -54,16 +55,10 @@ class Cell:
     record_path: str = ""  # the record's file under the references
     params: str = ""  # the scenario's parameters as it ran (JSON)
     checkpoints: tuple[dict[str, Any], ...] = ()  # each checkpoint's label, raw readings and the framework's in-use bytes
-    compared: tuple[Any, ...] = ()  # what a turn compares, as a sweep does (sweeps.compared); () : the colour alone
+    compared: tuple[Any, ...] = ()  # what a turn compares (judgement/turns.parts); (): the colour alone
     slope: int | None = None  # a loop's growth per iteration (bytes), by the meter that answered; None: no loop
     setenv: tuple[tuple[str, str], ...] = ()  # the variables the run set for its cells (--setenv), sorted
     stand_in: str = ""  # the base it ran on stood in for the one its image names: what it was (Run.stand_in)
-
-    @property
-    def parts(self) -> dict[int, Any]:
-        """The parts of the answer a turn compares (the cleanup's, the loop's), those that were judged."""
-        found = self.compared or ((self.back, ""), None)
-        return {part: value for part, value in enumerate(found) if value is not None}
 
     @property
     def column(self) -> str:
@@ -143,13 +138,13 @@ def cells_of(run: Run, summaries: list[dict[str, Any]]) -> Iterator[Cell]:
                    python=str(facts.get("python") or ""), cuda=str(facts.get("cuda") or ""),
                    # the judge's status: a broken image's records say "ok" and re-judge as unsupported
                    status=str(summary.get("status") or record.get("status")), back=str(answer["back"]),
-                   word=glance.text(answer),
+                   word=side(summary),  # a failed run says what stopped it
                    date=str(record.get("started_at") or ""), steps=tuple(summary.get("steps") or ()),
                    record_hash=hashlib.sha1(json.dumps(record, sort_keys=True, default=str).encode()).hexdigest(),
                    record_path=str(Path(run.name) / kept_path(cell_path(run.path, str(env.get("name")),
                                                                         scenario["name"])).relative_to(run.path)),
                    params=json.dumps(scenario.get("params") or {}, sort_keys=True),
-                   compared=sweeps.compared(summary) or (None, None),
+                   compared=parts(summary) or (),
                    slope=(summary.get("loop") or {}).get("slope"),
                    setenv=tuple(sorted((str(k), str(v)) for k, v in (record.get("setenv") or {}).items())),
                    stand_in=run.stand_in if run.stand_in_all or env.get("backend") == "docker" else "",
@@ -248,23 +243,39 @@ def release_of(column: str) -> str:
     return column.split(" ", 1)[1].split(" · ")[0]
 
 
+def failed(cells: list[Cell]) -> list[Cell]:
+    """The distinct runs of a grid cell whose scenario failed (an exception, a crash, a hang): the
+    release could not do it, an answer a turn compares (judgement/turns.py)."""
+    seen: set[str] = set()
+    out = []
+    for cell in cells:
+        if cell.status in FAILED and cell.record_hash not in seen:
+            seen.add(cell.record_hash)
+            out.append(cell)
+    return out
+
+
+def standing(cells: list[Cell]) -> Cell | None:
+    """The run a turn compares for a grid cell: the measured runs' consensus, else a run that failed."""
+    return consensus(cells) or next(iter(failed(cells)), None)
+
+
+def behind(cells: list[Cell]) -> list[Cell]:
+    """The distinct runs behind a grid cell's side of a turn: the measured ones, else the failed ones."""
+    return measured(cells) or failed(cells)
+
+
 def turn_points(row: dict[str, list[Cell]], cols: list[str]) -> list[tuple[str, str]]:
     """(column, the column it turned from) wherever a technique's answer differs from the nearest
-    release before it on the same framework and hardware where that part was judged, by a sweep's
-    rules (sweeps.changes): the cleanup's answer and the loop's state apart, between measured cells
-    only: a skipped or failed column neither turns nor breaks a lane."""
-    found = []
-    last: dict[tuple[str, str], dict[int, tuple[str, Any]]] = {}
+    release before it on the same framework and hardware where that part was judged, by the judge's
+    rule (judgement/turns.py, as a sweep's): the cleanup's answer, the loop's state and whether it ran
+    at all apart; a skipped or harness-failed column neither turns nor breaks a lane."""
+    lanes: dict[tuple[str, str], list[tuple[str, Parts | None]]] = {}
     for col in cols:
-        cell = consensus(row.get(col) or [])
-        if cell is None:
-            continue
-        seen = last.setdefault(lane_of(col), {})
-        turned = [seen[part][0] for part, value in cell.parts.items() if part in seen and seen[part][1] != value]
-        if turned:
-            found.append((col, min(turned, key=cols.index)))
-        seen.update({part: (col, value) for part, value in cell.parts.items()})
-    return found
+        cell = standing(row.get(col) or [])
+        lanes.setdefault(lane_of(col), []).append((col, (cell.compared or ((cell.back, ""),)) if cell else None))
+    found = [(col, before) for lane in lanes.values() for col, before, _ in points(lane)]
+    return sorted(found, key=lambda item: cols.index(item[0]))
 
 
 def turns(row: dict[str, list[Cell]], cols: list[str]) -> set[str]:

@@ -20,7 +20,17 @@ from harness.environments.config import load_environments
 from harness.judgement import verdicts
 from harness.judgement.claims import Claim
 from harness.reporting import templates, upstream
-from harness.reporting.atlas import Cell, answer_of, consensus, grid_id, lane_of, measured, release_of, turn_points
+from harness.reporting.atlas import (
+    Cell,
+    answer_of,
+    behind,
+    grid_id,
+    lane_of,
+    measured,
+    release_of,
+    standing,
+    turn_points,
+)
 from harness.reporting.atlas_html import STYLE, evidence_link
 
 SCENARIOS = Path(__file__).resolve().parents[1] / "scenarios"
@@ -33,7 +43,7 @@ class Change:
     technique: str
     framework: str
     hardware: str
-    before: Cell  # the last measured release before the turn (its answer as the grid shows it)
+    before: Cell  # the last release before the turn that measured or failed (its answer as the grid shows it)
     before_runs: int
     after: Cell
     after_runs: int
@@ -55,12 +65,12 @@ def changes(grid: dict[str, dict[str, list[Cell]]], cols: list[str],
             lane = lane_of(col)
             inside = cols[cols.index(before_col) + 1:cols.index(col)]
             between = tuple(release_of(c) for c in inside if lane_of(c) == lane)
-            before, after = consensus(row[before_col]), consensus(row[col])
-            assert before is not None and after is not None  # turn_points compares measured cells only
+            before, after = standing(row[before_col]), standing(row[col])
+            assert before is not None and after is not None  # turn_points compares measured or failed runs only
             elsewhere = measured_elsewhere(row, lane, before.release, after.release)
             linked = tuple(r for r in reports or [] if r.explains(technique, before.release, after.release))
-            found.append(Change(technique, lane[0], lane[1], before, len(measured(row[before_col])), after,
-                                len(measured(row[col])), between, elsewhere, linked))
+            found.append(Change(technique, lane[0], lane[1], before, len(behind(row[before_col])), after,
+                                len(behind(row[col])), between, elsewhere, linked))
     return found
 
 

@@ -9,51 +9,28 @@ from pathlib import Path
 from typing import Any
 
 from harness.common.units import human_bytes
-from harness.reporting import amounts, glance
+from harness.judgement import turns
+from harness.reporting import amounts
 from harness.store import results
-
-Answer = tuple[tuple[str, str] | None, str | None]
-
-
-def compared(cell: dict[str, Any] | None) -> Answer | None:
-    """What a cell says, as compared along a row: its cleanup answer (what came back, the verdict)
-    and its loop's state; None where it measured nothing (a skipped column). A part is None where
-    it cannot be compared: cleanup steps that grew too little to judge (the answer then comes from
-    the exit alone), a loop whose growth is clear of its noise but under what the meter judges."""
-    if not cell or cell.get("status") != "ok":
-        return None
-    answer = cell.get("glance") or {}
-    steps = cell.get("steps") or []
-    step = glance.decisive_step(steps)
-    judged: tuple[str, str] | None = (str(answer["back"]), str(step["verdict"] if step else cell.get("exit")))
-    if answer.get("back") in (None, "n/a") or (step is None and any(s.get("verdict") == "no-signal" for s in steps)):
-        judged = None  # no signal: the cleanup part cannot be compared (the exit alone answers it), a loop still can
-    state = (cell.get("loop") or {}).get("state")
-    loop = None if state in ("small", "unclear", "twice") else state  # neither a turn's side
-    return None if judged is None and loop is None else (judged, loop)
 
 
 def changes(matrix: dict[str, Any], columns: list[tuple[str, str]]) -> list[dict[str, Any]]:
-    """Each place where a row's answer turns: each part of the answer (the cleanup's, the loop's) is
-    compared with the nearest release to its left where that part was judged; ``between`` names the
-    releases in between, which did not run or gave no comparable answer (the turn is somewhere there)."""
+    """Each place where a row's answer turns (judgement/turns.py: the cleanup's answer, the loop's state and
+    whether it ran at all, each against the nearest release to its left where it was judged); ``between``
+    names the releases in between, which did not run or gave no comparable answer (the turn is somewhere
+    there); a turn between failing and running is of kind "runs"."""
     found = []
     order = [release for release, _ in columns]
+    envs = dict(columns)
     for scenario in matrix["scenarios"]:
         row = matrix["cells"].get(scenario, {})
-        last: dict[int, tuple[str, str, Any]] = {}  # per part of the answer: (release, env, value)
-        for release, env in columns:
-            answer = compared(row.get(env))
-            if answer is None:
-                continue
-            judged = {part: value for part, value in enumerate(answer) if value is not None}
-            turned = [last[part] for part, value in judged.items() if part in last and last[part][2] != value]
-            if turned:
-                before_release, before_env, _ = min(turned, key=lambda item: order.index(item[0]))
-                found.append({"scenario": scenario, "env": env, "release": release, "before_release": before_release,
-                              "between": order[order.index(before_release) + 1:order.index(release)],
-                              "before": glance.text(row[before_env]["glance"]), "after": glance.text(row[env]["glance"])})
-            last.update({part: (release, env, value) for part, value in judged.items()})
+        said = ((release, turns.parts(row.get(env))) for release, env in columns)
+        for release, before_release, ran in turns.points(said):
+            env, before_env = envs[release], envs[before_release]
+            found.append({"scenario": scenario, "env": env, "release": release, "before_release": before_release,
+                          "between": order[order.index(before_release) + 1:order.index(release)],
+                          "before": turns.side(row[before_env]), "after": turns.side(row[env]),
+                          **({"kind": "runs"} if ran else {})})
     return found
 
 

@@ -98,8 +98,7 @@ def test_a_large_slope_inside_the_jitter_of_few_iterations_is_unclear_not_flat()
     Adam's state (+470 MiB), then level. The fitted slope (+235 MiB per iteration) is inside its own
     noise, but would add up to far more than the meter judges: 'flat' would say more than three
     readings show, so the loop is 'unclear' (and a sweep calls no turn on it)."""
-    from harness.judgement import loops
-    from harness.reporting import sweeps
+    from harness.judgement import loops, turns
 
     MiB = 1024 * 1024
     few = loops.trend([(1, 1587 * MiB), (2, 2057 * MiB), (3, 2057 * MiB)], "nvml_process")
@@ -109,4 +108,4 @@ def test_a_large_slope_inside_the_jitter_of_few_iterations_is_unclear_not_flat()
     assert level.state == "flat" and level.text().startswith("flat (slope +0 B per iteration")
     cell = {"status": "ok", "glance": {"back": "all"}, "steps": [{"label": "end", "verdict": "released"}],
             "loop": {"state": "unclear"}}
-    assert sweeps.compared(cell) == sweeps.compared({**cell, "loop": None})  # no turn between unclear and anything
+    assert turns.parts(cell) == turns.parts({**cell, "loop": None})  # no turn between unclear and anything

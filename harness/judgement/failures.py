@@ -1,0 +1,64 @@
+"""Who failed, when a cell's scenario did not finish: the release, this GPU's limit on its build, or the harness.
+
+The agent classifies a failure as it happens; the judge classifies it again from the record, so a record
+written by an older agent is read by today's rules (as its verdicts are). Only a failure of the release itself
+is an answer a turn may compare (judgement/turns.py): "torch 1.0.1 fails on an H100" because its kernels have
+no code for the GPU is this GPU's limit (unsupported), not the release's behaviour.
+"""
+from __future__ import annotations
+
+import re
+
+from harness.model.record import CellRecord, ErrorInfo, Status
+
+# CUDA's words for a kernel with no machine code for the GPU and no PTX the driver could compile for it (the
+# agent's NO_GPU_CODE, which classifies them as the cell runs; agent code imports nothing of the host's)
+NO_GPU_CODE = re.compile(r"no kernel image is available|invalid device function|CUBLAS_STATUS_ARCH_MISMATCH")
+# a CUDA library's kernel that could not run (cuBLAS's CUBLAS_STATUS_EXECUTION_FAILED): the build's limit where the
+# cell's CUDA predates the GPU, whose first CUDA with machine code for it is this (NVIDIA's toolkit release notes)
+LIBRARY_FAILED = re.compile(r"the GPU program failed to execute|CUBLAS_STATUS_EXECUTION_FAILED")
+FIRST_CUDA = (("H100", (11, 8)), ("H200", (11, 8)), ("H800", (11, 8)), ("GH200", (11, 8)), ("B100", (12, 8)),
+              ("B200", (12, 8)), ("GB200", (12, 8)), ("A100", (11, 0)), ("A800", (11, 0)), ("A10", (11, 1)),
+              ("L40", (11, 8)), ("L4", (11, 8)))
+# an agent before 2026-11-27 gave up on a spawned child after 300 s while the child still ran (its first CUDA
+# start JIT-compiling torch 1.0's PTX for up to 14 minutes): the harness's limit, not the release's answer
+GAVE_UP_ON_CHILD = re.compile(r"the child never reported its allocation \(exit code None\)")
+
+
+def _message(record: CellRecord) -> str:
+    error: ErrorInfo = record.get("error") or {"type": ""}
+    return f"{error.get('message') or ''} {error.get('type') or ''}"
+
+
+def _older_than_gpu(record: CellRecord) -> str | None:
+    """'CUDA 9.0 predates the H100 (its code came with CUDA 11.8)' where the cell's CUDA is older than its GPU."""
+    cuda = str((record.get("facts") or {}).get("cuda") or "")
+    gpu = str(((record.get("host") or {}).get("gpu") or {}).get("name") or "")
+    found = re.match(r"(\d+)\.(\d+)", cuda)
+    first = next((version for name, version in FIRST_CUDA if re.search(rf"\b{name}\b", gpu)), None)
+    if not found or first is None or (int(found.group(1)), int(found.group(2))) >= first:
+        return None
+    named = gpu.replace("NVIDIA ", "")
+    return f"CUDA {found.group(1)}.{found.group(2)} predates the {named} (its code came with CUDA {first[0]}.{first[1]})"
+
+
+def no_code_for_gpu(record: CellRecord) -> str | None:
+    """Why a failed cell is this GPU's limit on the build (a kernel it has no code for), or None."""
+    if record.get("status") != Status.ERROR.value:
+        return None
+    message = _message(record)
+    if found := NO_GPU_CODE.search(message):
+        return (f"a kernel of this build has no code this GPU runs (\"{found.group(0)}\"): the build's limit on "
+                "this GPU, not an answer of the release")
+    if (failed := LIBRARY_FAILED.search(message)) and (older := _older_than_gpu(record)):
+        return (f"a CUDA library's kernel failed to execute (\"{failed.group(0)}\"): {older}, the build's limit "
+                "on this GPU, not an answer of the release")
+    return None
+
+
+def harness_gave_up(record: CellRecord) -> str | None:
+    """Why a failed cell is the harness's own failure, or None."""
+    if record.get("status") != Status.ERROR.value or not GAVE_UP_ON_CHILD.search(_message(record)):
+        return None
+    return ("the agent stopped waiting for a spawned child that was still running (an agent before 2026-11-27; "
+            "today's waits while the child lives): the harness's limit, not an answer of the release")

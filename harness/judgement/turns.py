@@ -1,0 +1,71 @@
+"""Where a technique's answer turns between neighbouring releases: the one rule sweeps and the atlas apply.
+
+A turn compares what a cell says in three parts, each with the nearest release before it where that part
+was judged: the cleanup's answer (what came back, the decisive verdict), the loop's state, and whether the
+scenario ran at all. The last is what a user asking "does this cleanup work in my release?" needs first:
+TF_GPU_ALLOCATOR=cuda_malloc_async stops TensorFlow 2.5 from starting and crashes 2.6, and runs from 2.8;
+a sweep that compared measured cells only said "no answer changed" across them.
+"""
+from __future__ import annotations
+
+from collections.abc import Hashable, Iterable
+from typing import Any, TypeVar
+
+from harness.judgement.answer import decisive_step
+from harness.model.record import Status
+
+# the scenario's own run failed (an exception, a crash, a hang): the release cannot do it, which is an answer;
+# skipped, harness-error and unsupported (a build this GPU cannot run) say nothing about the release's behaviour
+FAILED = (Status.ERROR.value, Status.CRASHED.value, Status.TIMEOUT.value)
+RUNS, FAILS = "runs", "fails"
+RUN_PART = 2  # the index of the "did it run" part
+
+Parts = tuple[Any, ...]
+Key = TypeVar("Key", bound=Hashable)
+
+
+def parts(cell: dict[str, Any] | None) -> Parts | None:
+    """What a cell summary says, as a turn compares it: (cleanup answer, loop state, runs/fails), a part
+    None where it cannot be compared (cleanup steps that grew too little to judge: the exit alone answers
+    them; a loop whose growth is clear of its noise but under what the meter judges); None for a cell that
+    measured nothing (skipped, a harness failure, a build the GPU cannot run)."""
+    status = (cell or {}).get("status")
+    if status in FAILED:
+        return (None, None, FAILS)
+    if not cell or status != Status.OK.value:
+        return None
+    answer = cell.get("glance") or {}
+    steps = cell.get("steps") or []
+    step = decisive_step(steps)
+    judged: tuple[str, str] | None = (str(answer["back"]), str(step["verdict"] if step else cell.get("exit")))
+    if answer.get("back") in (None, "n/a") or (step is None and any(s.get("verdict") == "no-signal" for s in steps)):
+        judged = None
+    state = (cell.get("loop") or {}).get("state")
+    loop = None if state in ("small", "unclear", "twice") else state  # neither a turn's side
+    return (judged, loop, RUNS)
+
+
+def points(sequence: Iterable[tuple[Key, Parts | None]]) -> list[tuple[Key, Key, bool]]:
+    """(key, the key it turned from, whether it ran on one side only) for each turn along ``sequence`` (in
+    release order): a part is compared with the last key where that part was judged, so a release that
+    failed does not hide a cleanup turn across it, and one that measured nothing neither turns nor breaks."""
+    found: list[tuple[Key, Key, bool]] = []
+    order: list[Key] = []
+    last: dict[int, tuple[Key, Any]] = {}
+    for key, said in sequence:
+        order.append(key)
+        if said is None:
+            continue
+        judged = {part: value for part, value in enumerate(said) if value is not None}
+        turned = [part for part, value in judged.items() if part in last and last[part][1] != value]
+        if turned:
+            before = min((last[part][0] for part in turned), key=order.index)
+            found.append((key, before, RUN_PART in turned))
+        last.update({part: (key, value) for part, value in judged.items()})
+    return found
+
+
+def side(cell: dict[str, Any]) -> str:
+    """A cell's answer in words as a turn shows it: the answer's phrase, and for a run that failed what stopped it."""
+    error = cell.get("error") if cell.get("status") in FAILED else ""
+    return str(cell["glance"]["text"]) + (f" ({error})" if error else "")

@@ -1,0 +1,35 @@
+"""Who failed: a record's error re-judged by today's rules (judgement/failures.py). Only a failure of the
+release itself is an answer; one that is this GPU's limit on the build, or the harness's, is not (and makes
+no turn)."""
+from __future__ import annotations
+
+from typing import Any
+
+from harness.judgement import failures, verdicts
+
+
+def _record(message: str, cuda: str = "9.0.176", gpu: str = "NVIDIA H100 80GB HBM3") -> dict[str, Any]:
+    return {"status": "error", "error": {"type": "RuntimeError", "message": message}, "checkpoints": [],
+            "scenario": {"name": "torch/loss_graph_kept"}, "facts": {"cuda": cuda}, "host": {"gpu": {"name": gpu}}}
+
+
+def test_cuda_words_for_no_code_make_the_cell_unsupported() -> None:
+    judged = verdicts.judge(_record("cuda runtime error (8) : invalid device function at THCGeneral.cpp:405"))
+    assert judged["status"] == "unsupported"
+    assert '"invalid device function"' in judged["unsupported_reason"]
+
+
+def test_a_library_that_fails_to_execute_is_the_builds_limit_only_where_its_cuda_predates_the_gpu() -> None:
+    message = "cublas runtime error : the GPU program failed to execute at THCBlas.cu:258"
+    assert "CUDA 9.0 predates the H100 80GB HBM3 (its code came with CUDA 11.8)" in failures.no_code_for_gpu(
+        _record(message))
+    assert failures.no_code_for_gpu(_record(message, cuda="12.8")) is None  # a CUDA with Hopper code: the release's
+    assert failures.no_code_for_gpu(_record(message, gpu="Tesla V100-SXM2-16GB")) is None  # a GPU it knows nothing of
+    assert verdicts.judge(_record(message, cuda="12.8"))["status"] == "error"
+
+
+def test_an_old_agent_giving_up_on_a_live_child_is_the_harness_not_the_release() -> None:
+    judged = verdicts.judge(_record("the child never reported its allocation (exit code None)"))
+    assert judged["status"] == "harness-error" and "still running" in judged["harness_reason"]
+    # a child that exited before it reported is the scenario's own failure
+    assert verdicts.judge(_record("the child exited with 1 before it reported its allocation"))["status"] == "error"

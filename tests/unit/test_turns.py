@@ -1,0 +1,72 @@
+"""Where an answer turns: the judge's one rule (judgement/turns.py), as a sweep and the atlas apply it.
+
+A release where the scenario fails (TF 2.5's "No allocator statistics", 2.6's segfault under
+TF_GPU_ALLOCATOR=cuda_malloc_async) and a neighbour where it runs are a turn; two failures are not;
+a release that measured nothing (skipped, a build the GPU cannot run) neither turns nor breaks a lane."""
+from __future__ import annotations
+
+from typing import Any
+
+from harness.judgement import turns
+from harness.reporting import sweeps
+from harness.reporting.atlas import Cell, turn_points
+from harness.reporting.atlas_pages import changes
+
+
+def _ok(back: str = "none", text: str = "cached in the pool: 1.00 GiB") -> dict[str, Any]:
+    return {"status": "ok", "glance": {"back": back, "text": text}, "steps": [{"label": "end", "verdict": "cached"}]}
+
+
+def _failed(status: str, error: str) -> dict[str, Any]:
+    return {"status": status, "error": error, "glance": {"back": "n/a", "text": status}, "steps": []}
+
+
+SKIPPED = {"status": "skipped", "glance": {"back": "n/a", "text": "skipped"}, "steps": []}
+
+
+def test_failing_then_running_is_a_turn_of_its_own_kind() -> None:
+    said = [("2.5.3", turns.parts(_failed("error", "InternalError: No allocator statistics"))),
+            ("2.6.5", turns.parts(_failed("crashed", "Crashed: killed by signal 11"))),
+            ("2.7.4", turns.parts(SKIPPED)),
+            ("2.8.4", turns.parts(_ok())),
+            ("2.12.1", turns.parts(_ok()))]
+    assert turns.points(said) == [("2.8.4", "2.6.5", True)]  # error -> crashed: both fail, no turn
+
+
+def test_a_failure_between_two_answers_does_not_hide_their_turn() -> None:
+    said = [("1", turns.parts(_ok("all", "released"))), ("2", turns.parts(_failed("timeout", "Timeout"))),
+            ("3", turns.parts(_ok()))]
+    # at 3 it runs again and its answer differs from 1's: the turn reaches back to 1, across the failure
+    assert turns.points(said) == [("2", "1", True), ("3", "1", True)]
+    assert turns.points([said[0], said[2]]) == [("3", "1", False)]
+
+
+def test_a_sweep_names_the_failure_and_where_it_first_ran() -> None:
+    columns = [("2.5.3", "tf==2.5.3"), ("2.6.5", "tf==2.6.5"), ("2.8.4", "tf==2.8.4")]
+    matrix = {"scenarios": ["tf2/cuda_malloc_async"], "cells": {"tf2/cuda_malloc_async": {
+        "tf==2.5.3": _failed("error", "InternalError: No allocator statistics"),
+        "tf==2.6.5": _failed("crashed", "Crashed: killed by signal 11"), "tf==2.8.4": _ok()}}}
+    [change] = sweeps.changes(matrix, columns)
+    assert (change["release"], change["before_release"], change["kind"]) == ("2.8.4", "2.6.5", "runs")
+    assert change["before"] == "crashed (Crashed: killed by signal 11)"
+    assert change["after"] == "cached in the pool: 1.00 GiB"
+    summary = {"package": "tensorflow", "from": "2.5.3", "to": "2.8.4", "every": "minor", "skipped": {},
+               "releases": [r for r, _ in columns], "columns": {pin: r for r, pin in columns}, "changes": [change]}
+    assert sweeps.answer_line(summary) == "Answer: 1 turn: `tf2/cuda_malloc_async` in 2.8.4."
+
+
+def _cell(release: str, status: str = "ok", back: str = "none", word: str = "cached in the pool") -> Cell:
+    said = turns.parts(_ok(back, word) if status == "ok" else _failed(status, "boom"))
+    return Cell(run=f"run-{release}", env=f"tf=={release}", report_key="k", technique="tf2/cuda_malloc_async",
+                family="tf2", framework="tensorflow", release=release, hardware="H200", driver="580", backend="venv",
+                image="", definition_hash="", python="3.8", cuda="11.8", status=status, back=back, word=word, date="",
+                steps=(), record_hash=f"hash-{release}", compared=said or ())
+
+
+def test_the_atlas_turns_where_a_release_first_runs_and_counts_the_failed_run() -> None:
+    row = {f"tensorflow {r} · H200": [_cell(r, status)] for r, status in
+           (("2.5.3", "error"), ("2.6.5", "crashed"), ("2.8.4", "ok"), ("2.12.1", "ok"))}
+    cols = list(row)
+    assert turn_points(row, cols) == [("tensorflow 2.8.4 · H200", "tensorflow 2.6.5 · H200")]
+    [change] = changes({"tf2/cuda_malloc_async": row}, cols)
+    assert (change.before.status, change.before_runs, change.after.release) == ("crashed", 1, "2.8.4")
