@@ -1,12 +1,13 @@
 #!/usr/bin/env bash
-# TensorFlow 2.8-2.13 swept on a lent GPU machine (no network, no Docker, Python 3.12 only), every
+# TensorFlow 2.5-2.13 swept on a lent GPU machine (no network, no Docker, Python 3.12 only), every
 # tf2 scenario, each release in a virtualenv of Python 3.8 (the Python its CUDA base has up to 2.11;
-# 2.12-2.13 have wheels for it too) with CUDA 11.8 and cuDNN 8.7 from NVIDIA's pip wheels on
-# LD_LIBRARY_PATH, as TensorFlow's own install notes for 2.12-2.13 do. CUDA_MODULE_LOADING=LAZY: the
-# PTX these releases carry for pre-Hopper GPUs is JIT-compiled per kernel used (every setting is in
-# each record's setenv). Since this sweep the venv backend installs those wheels itself for 2.5-2.13
-# (the framework registry's venv_cuda): with today's harness put DIR/cu's wheels in the wheelhouse too
-# (1.6 GB more to carry), and the --setenv LD_LIBRARY_PATH below only comes first.
+# 2.12-2.13 have wheels for it too) with CUDA 11.8 and cuDNN 8.7 from NVIDIA's pip wheels, as
+# TensorFlow's own install notes for 2.12-2.13 do. CUDA_MODULE_LOADING=LAZY: the PTX these releases
+# carry for pre-Hopper GPUs is JIT-compiled per kernel used (every setting is in each record's setenv).
+# The venv backend installs those wheels itself (the framework registry's venv_cuda) and puts their
+# folders on the cells' LD_LIBRARY_PATH; their libraries travel once in the base and the wheels as
+# skeletons (cuda_wheel_skeletons.py), rebuilt there by `cuwheels`. The 2.9-2.13 sweep ran before
+# that, with TF_OLD_SETENV='--setenv LD_LIBRARY_PATH=/root/cuda11/lib' and no CUDA wheels.
 #
 # Here (PyPI reachable), after `pip download` of each release's pins for cp38 into DIR/wh and of the
 # seven nvidia-*-cu11 wheels into DIR/cu (pip download for another Python skipped what markers on
@@ -17,11 +18,18 @@
 #                            wheel, the harness's own wheels, a zstd binary) and OUT/<release> (its
 #                            TensorFlow wheel unpacked and zstd-compressed: a third smaller than the
 #                            wheel's own deflate), each cut into pieces (pieces.sh)
+#   more DIR OUT GROUP RELEASE...  later releases beside a base already cut: DIR/wh's small wheels
+#                            that OUT/base lacks (DIR/built: wheels built here for Python 3.8 where
+#                            PyPI has only a source archive: clang 5.0, termcolor 1.1.0 and wrapt
+#                            1.12.1 for 2.5-2.6, jax 0.4.13 for 2.12) as OUT/GROUP, each RELEASE as pack
+#                            cuts it; DIR/skeletons (cuda_wheel_skeletons.py strip of the seven
+#                            cu11 wheels: what the virtualenv backend installs for 2.5-2.13) with them
 # There, one piece per call, then:
 #   join GROUP               checked and unpacked into /root/tfo; a release's wheel zipped again (stored:
 #                            the same files, so the same RECORD) into /root/tfo/wh under its own name
 #   setup RESULTS            the Python where pyenv keeps it, the CUDA libraries in /root/cuda11/lib,
 #                            the harness's wheels in /root/hs
+#   cuwheels GROUP           the cu11 wheels from GROUP's skeletons and /root/cuda11/lib, into the wheelhouse
 #   start RESULTS -- ARGS    the sweep in the background (its own session: it outlives the call)
 #   wait RESULTS SECONDS     wait up to SECONDS for the sweep, then say where it is
 set -euo pipefail
@@ -29,7 +37,15 @@ here=$(cd "$(dirname "$0")/../.." && pwd)
 tfo=/root/tfo
 export NCCL_NVLS_ENABLE=0
 zst() { if command -v zstd >/dev/null; then zstd "$@"; else "$tfo/base/send/zstd" "$@"; fi; }
-case ${1:?usage: tf_old_sweep_gpu.sh pack DIR OUT RELEASE... | join GROUP | setup RESULTS | start RESULTS -- ARGS | wait RESULTS SECONDS} in
+cut_release() {  # cut_release DIR OUT RELEASE: its wheel unpacked, zstd-compressed, cut
+  local dir=$1 out=$2 release=$3 stage=$2/stage/$3 wheel
+  wheel=$(ls "$dir"/wh/tensorflow-"$release"-*.whl)
+  rm -rf "$stage" "$dir/x" && mkdir -p "$stage" "$dir/x"
+  (cd "$dir/x" && unzip -q "$wheel" && tar -cf - . | zstd -q -T0 -12 --long=27 -o "$stage/tf.tar.zst")
+  basename "$wheel" >"$stage/name"
+  (cd "$stage" && bash "$here/tools/lab/pieces.sh" cut "$out/$release" "$release" name tf.tar.zst)
+}
+case ${1:?usage: tf_old_sweep_gpu.sh pack DIR OUT RELEASE... | more DIR OUT GROUP RELEASE... | join GROUP | setup RESULTS | cuwheels GROUP | start RESULTS -- ARGS | wait RESULTS SECONDS} in
   pack)
     dir=$(cd "${2:?dir}" && pwd) out=$(mkdir -p "${3:?out}" && cd "$3" && pwd); shift 3
     stage=$out/stage && rm -rf "$stage" && mkdir -p "$stage/base/send" "$stage/base/wh"
@@ -42,20 +58,28 @@ case ${1:?usage: tf_old_sweep_gpu.sh pack DIR OUT RELEASE... | join GROUP | setu
     cp -r "$dir/hostwheels" "$stage/base/send/"
     find "$dir/wh" -name '*.whl' ! -name 'tensorflow-*' -exec ln -f {} "$stage/base/wh/" \;
     (cd "$stage/base" && bash "$here/tools/lab/pieces.sh" cut "$out/base" base send wh)
-    for release in "$@"; do
-      wheel=$(ls "$dir"/wh/tensorflow-"$release"-*.whl)
-      mkdir -p "$stage/$release" && rm -rf "$dir/x" && mkdir -p "$dir/x"
-      (cd "$dir/x" && unzip -q "$wheel" && tar -cf - . | zstd -q -T0 -12 --long=27 -o "$stage/$release/tf.tar.zst")
-      basename "$wheel" >"$stage/$release/name"
-      (cd "$stage/$release" && bash "$here/tools/lab/pieces.sh" cut "$out/$release" "$release" name tf.tar.zst)
+    for release in "$@"; do cut_release "$dir" "$out" "$release"; done
+    ;;
+  more)
+    dir=$(cd "${2:?dir}" && pwd) out=$(cd "${3:?out}" && pwd) group=${4:?group}; shift 4
+    stage=$out/stage/$group && rm -rf "$stage" && mkdir -p "$stage/wh"
+    have=$(cat "$out"/base/pieces/base.tar.* | tar -t | sed -n 's|^wh/||p')
+    for wheel in "$dir"/wh/*.whl "$dir"/built/*.whl; do
+      name=$(basename "$wheel")
+      case $name in tensorflow-[0-9]*) continue ;; esac
+      grep -qxF "$name" <<<"$have" || ln -f "$wheel" "$stage/wh/"
     done
+    parts=(wh)
+    if [ -d "$dir/skeletons" ]; then cp -r "$dir/skeletons" "$stage/" && parts+=(skeletons); fi
+    (cd "$stage" && bash "$here/tools/lab/pieces.sh" cut "$out/$group" "$group" "${parts[@]}")
+    for release in "$@"; do cut_release "$dir" "$out" "$release"; done
     ;;
   join)
     group=${2:?group}
     bash "$here/tools/lab/pieces.sh" join "/root/pc/$group" "$group" "$tfo/$group"
     mkdir -p "$tfo/wh"
-    if [ "$group" = base ]; then
-      mv "$tfo/base"/wh/*.whl "$tfo/wh/"
+    if [ -d "$tfo/$group/wh" ]; then  # base or a group of small wheels
+      mv "$tfo/$group"/wh/*.whl "$tfo/wh/"
     else
       rm -rf "$tfo/x" && mkdir -p "$tfo/x"
       zst -q -d --long=27 -c "$tfo/$group/tf.tar.zst" | tar -C "$tfo/x" -x
@@ -72,6 +96,9 @@ PY
       rm -rf "$tfo/x" "$tfo/$group/tf.tar.zst"
     fi
     ls "$tfo/wh" | grep -c . && df -h /root | tail -1
+    ;;
+  cuwheels)  # after setup: the cu11 wheels zipped again around the carried libraries, into the wheelhouse
+    python3 "$here/tools/lab/cuda_wheel_skeletons.py" build "$tfo/${2:?group}/skeletons" /root/cuda11/lib "$tfo/wh"
     ;;
   setup)
     results=${2:?results}
@@ -90,7 +117,7 @@ PY
     cd /root/src && setsid nohup python3 -c "import sys, runpy; sys.path[:0] = ['/root/hs', '/root/src']; \
 sys.argv = ['harness'] + sys.argv[1:]; runpy.run_module('harness', run_name='__main__')" \
       sweep --package tensorflow --backend venv --variant gpu --venv-dir /root/venvs --index-url "$tfo/wh" \
-      --wheelhouse "$tfo/wh" --offline --setenv LD_LIBRARY_PATH=/root/cuda11/lib --setenv CUDA_MODULE_LOADING=LAZY \
+      --wheelhouse "$tfo/wh" --offline ${TF_OLD_SETENV:-} --setenv CUDA_MODULE_LOADING=LAZY \
       --setenv CUDA_CACHE_MAXSIZE=4294967296 --results "$results" "$@" >"$results/sweep.log" 2>&1 </dev/null &
     ;;
   wait) shift; exec bash "$here/tools/lab/old_releases_gpu.sh" wait "$@" ;;  # the same wait as the torch sweep's
