@@ -170,8 +170,11 @@ def plan(reqs: list[Requirement], variant: str, index_url: str = pkgindex.DEFAUL
     if kind == "jax" and canonicalize_name(main.name) == "jax" and "jaxlib" not in given:
         libs = pkgindex.releases("jaxlib", index_url)
         if version in libs and libs[version].pythons():  # jax and jaxlib release together
-            extra.append(f"jaxlib=={version}")
             pythons = tuple(py for py in pythons if py in libs[version].pythons()) or pythons
+            # a CUDA extra pins the jaxlib it was made with (jax[cuda12]==0.4.35 pins jaxlib 0.4.34): pinning
+            # jaxlib==0.4.35 beside it makes the install impossible
+            if not main.extras and not (variant == "gpu" and gpu_build(main, version).extra):
+                extra.append(f"jaxlib=={version}")
     packages = [str(r) for r in reqs] + extra
     local = version.local
     index = index_url if kind == "torch" and local else ""

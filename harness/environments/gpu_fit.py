@@ -41,8 +41,19 @@ GPU_WHEELS = tuple(re.compile(p) for p in (r"torch", r"tensorflow(_gpu)?", r"jax
                                            r"jaxlib"))
 
 
+def _cuda_plugin(package: str) -> str | None:
+    """jax[cuda12]==0.4.31 -> jax-cuda12-pjrt==0.4.31: a CUDA extra's plugin, where JAX's GPU code is
+    (jaxlib beside it is the CPU build)."""
+    found = re.fullmatch(r"jax\[([^\]]*)\]==([^\s;,]+)", package.replace(" ", ""))
+    cuda = next((m for e in found.group(1).split(",") if (m := re.match(r"cuda(\d+)", e))), None) if found else None
+    return f"jax-cuda{cuda.group(1)}-pjrt=={found.group(2)}" if found and cuda else None
+
+
 def framework_pin(env: EnvDef, variant: str) -> str | None:
     """The pin among the environment's packages whose wheel carries the framework's GPU code."""
+    plugin = next((p for package in env.variant(variant).packages if (p := _cuda_plugin(package))), None)
+    if plugin:
+        return plugin
     names = {re.split(r"[=<>!~\[ ;]", package, maxsplit=1)[0].replace("-", "_").lower(): package
              for package in env.variant(variant).packages}
     return next((names[name] for pattern in GPU_WHEELS for name in names if pattern.fullmatch(name)), None)

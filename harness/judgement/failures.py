@@ -25,6 +25,11 @@ FIRST_CUDA = (("H100", (11, 8)), ("H200", (11, 8)), ("H800", (11, 8)), ("GH200",
 GAVE_UP_ON_CHILD = re.compile(r"the child never reported its allocation \(exit code None\)")
 
 
+# a traceback's frame: its file and the line of source it ran
+FRAME = re.compile(r'File "([^"]+)", line \d+, in [^\n]+\n\s+([^\n]+)')
+LIBRARY_CODE = re.compile(r"/(site|dist)-packages/|/lib/python\d|/harness/agent/")
+
+
 def _message(record: CellRecord) -> str:
     error: ErrorInfo = record.get("error") or {"type": ""}
     return f"{error.get('message') or ''} {error.get('type') or ''}"
@@ -62,3 +67,19 @@ def harness_gave_up(record: CellRecord) -> str | None:
         return None
     return ("the agent stopped waiting for a spawned child that was still running (an agent before 2026-11-27; "
             "today's waits while the child lives): the harness's limit, not an answer of the release")
+
+
+def import_failed(record: CellRecord) -> str | None:
+    """Why a failed cell never reached its technique: the scenario's (or script's) own last line that ran was
+    an import, which failed inside the framework (jax 0.4.35 beside a namespace nvidia.cuda_nvcc: "TypeError:
+    argument should be a str ...", jax-ml/jax#24684). Every technique fails there alike: the environment's
+    answer, not the technique's. None otherwise."""
+    error: ErrorInfo = record.get("error") or {"type": ""}
+    if record.get("status") != Status.ERROR.value:
+        return None
+    own = [code for path, code in FRAME.findall(str(error.get("traceback") or "")) if not LIBRARY_CODE.search(path)]
+    if not own or not re.match(r"(import|from)\s+\S+", own[-1].strip()):
+        return None
+    first = str(error.get("message") or error.get("type")).splitlines()[0][:160]
+    return (f"`{own[-1].strip()}` failed in this environment ({error.get('type')}: {first}): the technique never "
+            "ran, not an answer of the release")

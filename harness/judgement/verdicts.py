@@ -209,7 +209,8 @@ IMPORT_LABEL = re.compile(r"^[^:]+:\d+: (?:import|from) ")  # agent/instrument.p
 # 15: a failure whose error is CUDA's "no code for this GPU" is unsupported (the build's limit on this GPU), an old
 # agent's give-up on a live child a harness-error (failures.py): neither is the release's answer; a release that
 # fails where its neighbour runs is a turn (turns.py)
-RULES_VERSION = 15
+# 16: an import that fails inside the framework is unsupported, with the cause (failures.py): the technique never ran
+RULES_VERSION = 16
 
 
 def timeline_peak(record: CellRecord, checkpoints: list[Checkpoint]) -> Checkpoint | None:
@@ -258,7 +259,7 @@ def judge(record: CellRecord) -> dict[str, Any]:
     meters = [s["meter"] for s in judged if s.get("meter") in floors]
     judged = [gpu_only.step_not_shown(record, step) for step in _ranks_alone(record, judged)]
     no_gpu = (framework_without_gpu(record) if record.get("status") == "ok"
-              else needs_a_gpu(record) or failures.no_code_for_gpu(record))
+              else needs_a_gpu(record) or failures.no_code_for_gpu(record) or failures.import_failed(record))
     ours = failures.harness_gave_up(record)
     return {
         "rules_version": RULES_VERSION,

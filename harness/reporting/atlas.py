@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import re
 from collections import Counter
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -77,7 +78,8 @@ def _framework(record: CellRecord, in_env: dict[str, str]) -> tuple[str, str]:
     seen = {**in_env, **((record.get("facts") or {}).get("frameworks") or {})}
     of_family = [found.name for found in map(frameworks.of_family, families) if found]
     names = of_family or [n for n in frameworks.names() if n in seen]
-    pinned = dict(p.split("==", 1) for p in str((record.get("env") or {}).get("name") or "").split(",") if "==" in p)
+    pinned = {re.sub(r"\[.*\]", "", name): version for name, _, version in  # jax[cuda12]==0.4.35 pins jax
+              (p.partition("==") for p in str((record.get("env") or {}).get("name") or "").split(",") if "==" in p)}
     for name in names:
         if seen.get(name) or pinned.get(name):
             return name, str(seen.get(name) or pinned[name])

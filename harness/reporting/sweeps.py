@@ -48,6 +48,11 @@ def judge(summary: dict[str, Any], matrix: dict[str, Any]) -> None:
     summary["changes"] = changes(matrix, columns) + amounts.as_changes(summary["amounts"])
     summary["runtime"] = runtime_costs(matrix, columns)
     summary["unfinished"] = unfinished(matrix, columns)
+    skipped = summary.setdefault("skipped", {})
+    for pin in summary["unfinished"]:  # a resumed part's skips are lost: the cells that did not run say why
+        if not skipped.get(pin):
+            skipped[pin] = next((str(cell.get("error") or cell.get("status")) for row in matrix["cells"].values()
+                                 if (cell := row.get(pin)) and cell.get("status") in NOT_RUN), "")
     summary["machine"] = matrix.get("machine")  # what was measured: a GPU's memory, or host memory only
     summary["companions"] = companions(matrix, columns, summary["package"])
 
@@ -190,11 +195,9 @@ def releases_run(summary: dict[str, Any]) -> list[str]:
     """The releases with at least one cell run, in version order: only between these can an answer change."""
     skipped, left = summary.get("skipped") or {}, summary.get("unfinished")
     def none_ran(pin: str) -> bool:
-        if pin not in skipped:
-            return False
         if left is None:  # a sweep.json from before "unfinished": a skipped release ran nothing
-            return True
-        return pin in left and left[pin][0] >= left[pin][1]
+            return pin in skipped
+        return pin in left and left[pin][0] >= left[pin][1]  # the matrix decides, whatever a part's skips said
     return [release for release, pin in _columns(summary) if not none_ran(pin)]
 
 

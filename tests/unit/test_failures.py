@@ -33,3 +33,19 @@ def test_an_old_agent_giving_up_on_a_live_child_is_the_harness_not_the_release()
     assert judged["status"] == "harness-error" and "still running" in judged["harness_reason"]
     # a child that exited before it reported is the scenario's own failure
     assert verdicts.judge(_record("the child exited with 1 before it reported its allocation"))["status"] == "error"
+
+
+def test_an_import_that_fails_inside_the_framework_is_no_answer_of_the_technique() -> None:
+    """jax[cuda12]==0.4.35 as pip installs it today (nvidia-cuda-nvcc-cu12 12.9, a namespace package) fails in
+    `import jax` (jax-ml/jax#24684): every technique alike, none ran. A failure in the scenario's own code is kept."""
+    traceback = ('Traceback (most recent call last):\n  File "/root/src/harness/agent/agent.py", line 198, in run\n'
+                 '    exec(compile(source, path, "exec"), namespace)\n'
+                 '  File "/root/src/harness/scenarios/jax/preallocation.py", line 11, in <module>\n    import jax\n'
+                 '  File "/root/venvs/jax/lib/python3.12/site-packages/jax/_src/lib/__init__.py", line 146, in x\n'
+                 '    cuda_nvcc_path = pathlib.Path(cuda_nvcc.__file__).parent\nTypeError: argument should be a str\n')
+    record = {**_record("argument should be a str"), "error": {"type": "TypeError", "message": "argument should be a str",
+                                                               "traceback": traceback}}
+    judged = verdicts.judge(record)
+    assert judged["status"] == "unsupported" and judged["unsupported_reason"].startswith("`import jax` failed in this")
+    ran = traceback.replace("    import jax\n", "    x = jnp.ones(3)\n")
+    assert failures.import_failed({**record, "error": {**record["error"], "traceback": ran}}) is None

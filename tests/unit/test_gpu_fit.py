@@ -109,3 +109,24 @@ def test_a_release_is_read_from_the_wheel_of_any_python_it_has(tmp_path: Path) -
     env = replace(_env("2.0.1"), python_version="3.99", other_pythons=("3.98", PYTHON))
     cannot, said = gpu_fit.judge(env, "gpu", [H100], BuildOptions(wheelhouse=house, offline=True))
     assert cannot is None and said[0].startswith("torch==2.0.1 runs on NVIDIA H100 80GB HBM3 by JIT-compiling PTX")
+
+
+def test_a_jax_cuda_extra_is_read_from_its_plugin_not_from_the_cpu_jaxlib(tmp_path: Path) -> None:
+    """jax[cuda12]==V keeps its GPU code in jax-cuda12-pjrt (jaxlib is the CPU build): reading jaxlib
+    said "a CPU build ... cannot use NVIDIA H200" of releases that then ran on it (0.4.31, 0.4.33)."""
+    house = tmp_path / "wheels"
+    house.mkdir()
+    path = house / "jax_cuda12_pjrt-0.4.31-py3-none-manylinux2014_x86_64.whl"
+    info = "jax_cuda12_pjrt-0.4.31.dist-info"
+    with zipfile.ZipFile(path, "w", compression=zipfile.ZIP_DEFLATED) as archive:
+        archive.write(DATA / "kernel_ptx75", "jax_plugins/xla_cuda12/xla_cuda_plugin.so")
+        archive.writestr(f"{info}/METADATA", "Metadata-Version: 2.1\nName: jax-cuda12-pjrt\nVersion: 0.4.31\n")
+        archive.writestr(f"{info}/WHEEL", "Wheel-Version: 1.0\nGenerator: test\nRoot-Is-Purelib: false\n"
+                                          "Tag: py3-none-manylinux2014_x86_64\n")
+        archive.writestr(f"{info}/RECORD", "")
+    env = EnvDef(name="jax[cuda12]==0.4.31", family=("jax",), dockerfile="images/adhoc", python_version=PYTHON,
+                 default=False, pin="jax[cuda12]==0.4.31",
+                 variants={"gpu": VariantDef(base="b", packages=("jax[cuda12]==0.4.31", "jaxlib==0.4.31"))})
+    assert gpu_fit.framework_pin(env, "gpu") == "jax-cuda12-pjrt==0.4.31"
+    cannot, said = gpu_fit.judge(env, "gpu", [H100], BuildOptions(wheelhouse=house, offline=True))
+    assert cannot is None and said[0].startswith("jax-cuda12-pjrt==0.4.31 runs on NVIDIA H100 80GB HBM3 by JIT")

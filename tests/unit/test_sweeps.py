@@ -89,3 +89,5 @@ def test_a_sweep_where_fewer_than_two_releases_ran_says_so_not_that_nothing_chan
     summary["unfinished"] = {"torch==1.0.1": [13, 13]}
     assert sweeps.answer_line(summary) == ("Answer: no answer changed across 1.4.0 .. 1.5.1 (the 2 of 3 releases "
                                            "that ran).")
+    summary["skipped"] = {}  # a resumed part forgot the skip (jax[cuda12]==0.4.35): its cells still say none ran
+    assert sweeps.releases_run(summary) == ["1.4.0", "1.5.1"]
