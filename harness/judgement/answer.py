@@ -81,6 +81,7 @@ class Answer:
     amounts: Amounts | None = None
     loop: dict[str, Any] | None = None
     gpus: tuple[str, ...] = ()  # what several GPUs showed (judgement/multigpu.py), each a phrase
+    verdict: str = ""  # the deciding step's verdict, or the cell's status: the one word a page keys on
 
     @property
     def colour(self) -> Colour:
@@ -138,9 +139,19 @@ def decisive_step(steps: list[dict[str, Any]]) -> dict[str, Any] | None:
     return measured[-1] if measured else None
 
 
+def verdict_of(cell: dict[str, Any]) -> str:
+    """The one word a cell came to: its status where it did not run to its end, else its deciding step's
+    verdict (the last one judged where none decides), else its exit's."""
+    if cell.get("status") != "ok":
+        return str(cell.get("status"))
+    steps = cell.get("steps") or []
+    step = decisive_step(steps) or next((s for s in reversed(steps) if s.get("verdict") != "skipped"), None)
+    return str(step["verdict"] if step else cell.get("exit") or "ok")
+
+
 def of_cell(cell: dict[str, Any]) -> Answer:
     """A judged cell's answer (aggregate.cell_summary's dict); a growing loop is never shown as fine."""
-    found = _answer(cell)
+    found = replace(_answer(cell), verdict=verdict_of(cell))
     if cell.get("multigpu"):  # said beside the cleanup's answer, which it does not change
         found = replace(found, gpus=tuple(cell["multigpu"]))
     loop = cell.get("loop") if cell.get("status") == "ok" else None

@@ -37,7 +37,7 @@ def test_released_with_the_runtime_left_says_so_and_shows_nothing_left() -> None
     small = _glance(_matrix("h100-580.159.04-attribution", "torch_small_tensor"), "repro/torch_small_tensor")
     assert small == {"back": "all", "word": "released; the runtime keeps 92.00 MiB", "label": "end", "left": 0,
                      "meter": "nvml_process", "colour": "green", "text": "released; the runtime keeps 92.00 MiB",
-                     "amounts": {"runtime": 92 * 2**20}}
+                     "amounts": {"runtime": 92 * 2**20}, "verdict": "released"}
 
 
 def test_memory_a_child_process_holds_is_not_all_back() -> None:

@@ -11,7 +11,12 @@ from harness.reporting import atlas_html, render, templates
 
 def test_the_style_sheets_hold_no_colour_of_an_answer_and_the_pages_get_the_palettes() -> None:
     for sheet in ("atlas.css", "report.css"):
-        assert not re.search(r"\.back-(all|part|none|na)\s*\{", (templates.ASSETS / sheet).read_text(encoding="utf-8")), sheet
+        text = (templates.ASSETS / sheet).read_text(encoding="utf-8")
+        assert not re.search(r"\.back-(all|part|none|na)\s*\{", text), sheet
+        # nor a colour per verdict or status word (the report's .released/.held/.error rules coloured nothing)
+        assert not re.search(r"(^|[\s,}])\.(released|cached|held|error|crashed|unsupported)\s*[,{]", text), sheet
+    script = (templates.ASSETS / "report.js").read_text(encoding="utf-8")
+    assert "function outcome(" not in script and "function cellText(" not in script  # the judge's words, not the page's
     for back in COLOUR:
         rule = f".back-{back.replace('/', '')}{{background:{palette.of_back(back).fill}"
         assert rule in atlas_html.STYLE and rule in palette.answer_css()

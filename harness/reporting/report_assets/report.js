@@ -7,11 +7,6 @@ window.onerror = function (msg) { document.body.dataset.errors = (document.body.
     if (text !== undefined) e.textContent = text; return e; }
   function bytes(v) { if (v === null || v === undefined) return "n/a"; var u = ["B","KiB","MiB","GiB","TiB"], i = 0, s = v < 0 ? "-" : "";
     v = Math.abs(v); while (v >= 1024 && i < 4) { v /= 1024; i++; } return s + (i ? v.toFixed(2) : v) + " " + u[i]; }
-  function outcome(c) { if (c.status !== "ok") return c.status; var s = (c.steps || []).filter(function (x) { return x.verdict !== "skipped"; });
-    return s.length ? s[s.length - 1].verdict : "ok"; }
-  function cellText(c) { if (c.status !== "ok") return c.status; var s = (c.steps || []).filter(function (x) { return x.verdict !== "skipped"; });
-    if (!s.length) return c.exit ? "exit: " + c.exit : "ok"; var last = s[s.length - 1];
-    return last.verdict + (last.left !== null && last.left !== undefined ? ", " + bytes(last.left) + " left" : ""); }
   var changed = {}; ((M.compare || {}).changed || []).concat((M.sweep || {}).changes || []).forEach(function (c) { changed[c.scenario + "|" + c.env] = c; });
   var claimsFor = {}; (M.claims || []).forEach(function (cl) { for (var env in cl.results) {
     var key = cl.scenario + "|" + env; (claimsFor[key] = claimsFor[key] || []).push([cl, cl.results[env]]); } });
@@ -48,7 +43,7 @@ window.onerror = function (msg) { document.body.dataset.errors = (document.body.
       if (!c) { tr.appendChild(el("td", {"class": "na"}, "n/a")); return; }
       var g = glance(c); counts[c.status] = (counts[c.status] || 0) + 1;
       var td = el("td", {"class": "cell back-" + g.back.replace("/", "") + (changed[key] ? " changed" : ""), "data-key": key,
-        "data-verdict": outcome(c), "title": cellText(c)}, g.text);
+        "data-verdict": g.verdict || c.status, "title": g.text}, g.text);
       if (g.label) td.appendChild(el("div", {"class": "step"}, "at " + g.label));
       var why = g.back === "n/a" ? (c.gpu_only || c.error || "") : "";  // an n/a cell says why where it is shown
       if (why) td.appendChild(el("div", {"class": "why"}, why));
