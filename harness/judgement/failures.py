@@ -17,6 +17,9 @@ NO_GPU_CODE = re.compile(r"no kernel image is available|invalid device function|
 # a CUDA library's kernel that could not run (cuBLAS's CUBLAS_STATUS_EXECUTION_FAILED): the build's limit where the
 # cell's CUDA predates the GPU, whose first CUDA with machine code for it is this (NVIDIA's toolkit release notes)
 LIBRARY_FAILED = re.compile(r"the GPU program failed to execute|CUBLAS_STATUS_EXECUTION_FAILED")
+FIRST_CUDA_OF_CAPABILITY = {(7, 0): (9, 0), (7, 5): (10, 0), (8, 0): (11, 0), (8, 6): (11, 1), (8, 7): (11, 4),
+                            (8, 9): (11, 8), (9, 0): (11, 8), (10, 0): (12, 8), (12, 0): (12, 8)}
+# records before the GPU's compute capability was kept name it only
 FIRST_CUDA = (("H100", (11, 8)), ("H200", (11, 8)), ("H800", (11, 8)), ("GH200", (11, 8)), ("B100", (12, 8)),
               ("B200", (12, 8)), ("GB200", (12, 8)), ("A100", (11, 0)), ("A800", (11, 0)), ("A10", (11, 1)),
               ("L40", (11, 8)), ("L4", (11, 8)))
@@ -40,7 +43,9 @@ def _older_than_gpu(record: CellRecord) -> str | None:
     cuda = str((record.get("facts") or {}).get("cuda") or "")
     gpu = str(((record.get("host") or {}).get("gpu") or {}).get("name") or "")
     found = re.match(r"(\d+)\.(\d+)", cuda)
-    first = next((version for name, version in FIRST_CUDA if re.search(rf"\b{name}\b", gpu)), None)
+    capability = re.fullmatch(r"(\d+)\.(\d+)", str(((record.get("host") or {}).get("gpu") or {}).get("compute_capability")))
+    first = (FIRST_CUDA_OF_CAPABILITY.get((int(capability.group(1)), int(capability.group(2)))) if capability
+             else next((version for name, version in FIRST_CUDA if re.search(rf"\b{name}\b", gpu)), None))
     if not found or first is None or (int(found.group(1)), int(found.group(2))) >= first:
         return None
     named = gpu.replace("NVIDIA ", "")

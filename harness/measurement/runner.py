@@ -59,6 +59,7 @@ def _host_facts(nvml: Nvml, gpu_index: int, gpu_indices: tuple[int, ...]) -> Hos
         "gpu_index": gpu_index if gpu else None,
         "gpu": None if gpu is None else {
             "name": gpu.name, "uuid": gpu.uuid, "total_bytes": gpu.total_bytes, "mig_mode": gpu.mig_mode,
+            "compute_capability": ".".join(map(str, gpu.compute_capability)) if gpu.compute_capability else None,
         },
         "hostname": os.uname().nodename,
     }

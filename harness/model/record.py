@@ -146,6 +146,7 @@ class Gpu(TypedDict, total=False):
     uuid: str | None
     total_bytes: int | None
     mig_mode: bool | None
+    compute_capability: str | None  # "9.0": which CUDA first had code for it (judgement/failures.py)
 
 
 class Host(TypedDict, total=False):

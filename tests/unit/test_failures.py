@@ -26,6 +26,12 @@ def test_a_library_that_fails_to_execute_is_the_builds_limit_only_where_its_cuda
     assert failures.no_code_for_gpu(_record(message, cuda="12.8")) is None  # a CUDA with Hopper code: the release's
     assert failures.no_code_for_gpu(_record(message, gpu="Tesla V100-SXM2-16GB")) is None  # a GPU it knows nothing of
     assert verdicts.judge(_record(message, cuda="12.8"))["status"] == "error"
+    # a record that keeps the GPU's compute capability is judged by it, whatever the GPU's name
+    named = _record(message, gpu="NVIDIA Graphics Device")
+    named["host"]["gpu"]["compute_capability"] = "9.0"
+    assert "CUDA 9.0 predates the Graphics Device (its code came with CUDA 11.8)" in failures.no_code_for_gpu(named)
+    named["host"]["gpu"]["compute_capability"] = "7.0"
+    assert failures.no_code_for_gpu(named) is None  # CUDA 9.0 has Volta code: the release's own failure
 
 
 def test_an_old_agent_giving_up_on_a_live_child_is_the_harness_not_the_release() -> None:
