@@ -52,7 +52,7 @@ def judge(summary: dict[str, Any], matrix: dict[str, Any]) -> None:
     for pin in summary["unfinished"]:  # a resumed part's skips are lost: the cells that did not run say why
         if not skipped.get(pin):
             skipped[pin] = next((str(cell.get("error") or cell.get("status")) for row in matrix["cells"].values()
-                                 if (cell := row.get(pin)) and cell.get("status") in NOT_RUN), "")
+                                 if (cell := row.get(pin)) and cell.get("status") in (*NOT_RUN, UNSUPPORTED)), "")
     summary["machine"] = matrix.get("machine")  # what was measured: a GPU's memory, or host memory only
     summary["companions"] = companions(matrix, columns, summary["package"])
 
@@ -94,15 +94,20 @@ def _companion_lines(summary: dict[str, Any]) -> list[str]:
 
 
 NOT_RUN = ("skipped", "harness-error")
+UNSUPPORTED = "unsupported"
 
 
 def unfinished(matrix: dict[str, Any], columns: list[tuple[str, str]]) -> dict[str, list[int]]:
     """Per column with cells that did not run (skipped, or the harness failed them): how many, of how
-    many. A column a resumed sweep finished later is not listed, whatever the first part said of it."""
+    many; a column where no cell measured anything (every one unsupported too: jax 0.4.35 failing at
+    `import jax`) ran none. A column a resumed sweep finished later is not listed, whatever the first part
+    said of it."""
     found = {}
     for _, env in columns:
         cells = [row[env] for row in matrix["cells"].values() if env in row]
         missing = sum(1 for cell in cells if cell.get("status") in NOT_RUN)
+        if cells and all(cell.get("status") in (*NOT_RUN, UNSUPPORTED) for cell in cells):
+            missing = len(cells)
         if missing:
             found[env] = [missing, len(cells)]
     return found

@@ -91,3 +91,15 @@ def test_a_sweep_where_fewer_than_two_releases_ran_says_so_not_that_nothing_chan
                                            "that ran).")
     summary["skipped"] = {}  # a resumed part forgot the skip (jax[cuda12]==0.4.35): its cells still say none ran
     assert sweeps.releases_run(summary) == ["1.4.0", "1.5.1"]
+
+
+def test_a_release_whose_every_cell_was_unsupported_ran_nothing() -> None:
+    """jax[cuda12]==0.4.35 failing at `import jax` (judged unsupported in every cell) measured nothing: the
+    sweep lists it with the cause and compares nothing, where it said "only 0.4.35 ran"."""
+    why = "`import jax` failed in this environment (TypeError: ...)"
+    matrix = {"scenarios": ["a", "b"], "cells": {s: {"jax==0.4.35": {"status": "unsupported", "error": why},
+                                                     "jax==0.4.33": {"status": "ok"}} for s in ("a", "b")}}
+    columns = [("0.4.33", "jax==0.4.33"), ("0.4.35", "jax==0.4.35")]
+    assert sweeps.unfinished(matrix, columns) == {"jax==0.4.35": [2, 2]}
+    matrix["cells"]["b"]["jax==0.4.35"] = {"status": "ok"}  # one cell measured: the release ran
+    assert sweeps.unfinished(matrix, columns) == {}
