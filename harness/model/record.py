@@ -1,13 +1,12 @@
 """The cell record as a typed model: what one cell measured, as the store keeps it on disk.
 
-The record is a JSON object, and the code handles it as one: each part is a ``TypedDict``, so the
-dicts the runner writes and the renderers read are checked by ``mypy --strict`` (a misspelt key
-fails it; ``tools/mypy_record_keys.py`` extends that to ``.get``) with no copy into another
-class and no change in what is written: a record read and written again is byte-identical.
-pydantic v2 validates that same definition where a record crosses a trust boundary (the store
-reads files written by older tools, hand-copied or truncated, and refuses a malformed one in one
-line instead of failing deep inside a renderer; those the runner writes are typed already), in
-Rust, fast enough for the atlas's ~1,000 records, and generates the JSON Schema the package ships
+The record is a JSON object, and the code handles it as one: each part is a ``TypedDict``, so the dicts the runner
+writes and the renderers read are checked by ``mypy --strict`` (a misspelt key fails it;
+``tools/mypy_record_keys.py`` extends that to ``.get``) with no copy into another class and no change in what is
+written: a record read and written again is byte-identical. pydantic v2 validates that same definition where a
+record crosses a trust boundary (the store reads files written by older tools, hand-copied or truncated, and refuses
+a malformed one in one line instead of failing deep inside a renderer; those the runner writes are typed already),
+in Rust, fast enough for the atlas's ~1,000 records, and generates the JSON Schema the package ships
 (``record.schema.json``). Keys it does not name are kept (``extra="allow"``): nothing is lost by reading.
 
 This module holds data only: no judging (judgement/), no files (store/).
