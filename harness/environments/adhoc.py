@@ -167,21 +167,22 @@ def plan(reqs: list[Requirement], variant: str, index_url: str = pkgindex.DEFAUL
         raise Unavailable(f"{main.name} {version} has no wheel for Linux x86_64 ({where})")
     given = {str(canonicalize_name(r.name)) for r in reqs}
     extra = companions(kind, version, given)
+    build = gpu_build(main, version) if variant == "gpu" else None
     if kind == "jax" and canonicalize_name(main.name) == "jax" and "jaxlib" not in given:
         libs = pkgindex.releases("jaxlib", index_url)
         if version in libs and libs[version].pythons():  # jax and jaxlib release together
             pythons = tuple(py for py in pythons if py in libs[version].pythons()) or pythons
             # a CUDA extra pins the jaxlib it was made with (jax[cuda12]==0.4.35 pins jaxlib 0.4.34): pinning
             # jaxlib==0.4.35 beside it makes the install impossible
-            if not main.extras and not (variant == "gpu" and gpu_build(main, version).extra):
+            if not main.extras and not (build and build.extra):
                 extra.append(f"jaxlib=={version}")
     packages = [str(r) for r in reqs] + extra
     local = version.local
     index = index_url if kind == "torch" and local else ""
     if kind == "torch" and not local and variant == "cpu":
         index = TORCH_INDEX.format(local="cpu")
-    if variant == "gpu":
-        venv = gpu_build(main, version).venv_cuda
+    if build is not None:
+        venv = build.venv_cuda
         try:
             chosen = gpu_plan(main, version, pythons, packages)
         except NoCudaBase as exc:  # no image, but the release's own CUDA build runs in a virtualenv of its Python

@@ -41,9 +41,10 @@ def _message(record: CellRecord) -> str:
 def _older_than_gpu(record: CellRecord) -> str | None:
     """'CUDA 9.0 predates the H100 (its code came with CUDA 11.8)' where the cell's CUDA is older than its GPU."""
     cuda = str((record.get("facts") or {}).get("cuda") or "")
-    gpu = str(((record.get("host") or {}).get("gpu") or {}).get("name") or "")
+    facts = (record.get("host") or {}).get("gpu") or {}
+    gpu = str(facts.get("name") or "")
     found = re.match(r"(\d+)\.(\d+)", cuda)
-    capability = re.fullmatch(r"(\d+)\.(\d+)", str(((record.get("host") or {}).get("gpu") or {}).get("compute_capability")))
+    capability = re.fullmatch(r"(\d+)\.(\d+)", str(facts.get("compute_capability")))
     first = (FIRST_CUDA_OF_CAPABILITY.get((int(capability.group(1)), int(capability.group(2)))) if capability
              else next((version for name, version in FIRST_CUDA if re.search(rf"\b{name}\b", gpu)), None))
     if not found or first is None or (int(found.group(1)), int(found.group(2))) >= first:

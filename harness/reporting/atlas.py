@@ -10,13 +10,13 @@ from __future__ import annotations
 
 import hashlib
 import json
-import re
 from collections import Counter
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from packaging.requirements import InvalidRequirement, Requirement
 from packaging.version import InvalidVersion, Version
 
 from harness import frameworks
@@ -78,12 +78,25 @@ def _framework(record: CellRecord, in_env: dict[str, str]) -> tuple[str, str]:
     seen = {**in_env, **((record.get("facts") or {}).get("frameworks") or {})}
     of_family = [found.name for found in map(frameworks.of_family, families) if found]
     names = of_family or [n for n in frameworks.names() if n in seen]
-    pinned = {re.sub(r"\[.*\]", "", name): version for name, _, version in  # jax[cuda12]==0.4.35 pins jax
-              (p.partition("==") for p in str((record.get("env") or {}).get("name") or "").split(",") if "==" in p)}
+    pinned = _pinned(str((record.get("env") or {}).get("name") or ""))
     for name in names:
         if seen.get(name) or pinned.get(name):
             return name, str(seen.get(name) or pinned[name])
     return (names[0], "?") if names else ("python", str((record.get("facts") or {}).get("python") or "?"))
+
+
+def _pinned(name: str) -> dict[str, str]:
+    """An environment named by its pins ("jax[cuda12]==0.4.35,numpy==2.1"): each distribution's pinned release."""
+    found = {}
+    for text in name.split(","):
+        try:
+            req = Requirement(text)
+        except InvalidRequirement:
+            continue
+        exact = [spec.version for spec in req.specifier if spec.operator == "=="]
+        if exact:
+            found[req.name] = exact[0]
+    return found
 
 
 @dataclass(frozen=True)
@@ -209,10 +222,15 @@ def measured(cells: list[Cell]) -> list[Cell]:
     """The cells of a grid cell that are measurements (the scenario ran to its end), each distinct
     record once: a copied run folder is not another run, and a skipped or harness-failed cell is not
     a measurement that could agree or disagree."""
+    return _distinct(cells, ("ok",))
+
+
+def _distinct(cells: list[Cell], statuses: tuple[str, ...]) -> list[Cell]:
+    """The cells of ``statuses``, each distinct record once (a copied run folder is not another run)."""
     seen: set[str] = set()
     out = []
     for cell in cells:
-        if cell.status == "ok" and cell.record_hash not in seen:
+        if cell.status in statuses and cell.record_hash not in seen:
             seen.add(cell.record_hash)
             out.append(cell)
     return out
@@ -248,13 +266,7 @@ def release_of(column: str) -> str:
 def failed(cells: list[Cell]) -> list[Cell]:
     """The distinct runs of a grid cell whose scenario failed (an exception, a crash, a hang): the
     release could not do it, an answer a turn compares (judgement/turns.py)."""
-    seen: set[str] = set()
-    out = []
-    for cell in cells:
-        if cell.status in FAILED and cell.record_hash not in seen:
-            seen.add(cell.record_hash)
-            out.append(cell)
-    return out
+    return _distinct(cells, FAILED)
 
 
 def standing(cells: list[Cell]) -> Cell | None:

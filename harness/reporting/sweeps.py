@@ -52,7 +52,7 @@ def judge(summary: dict[str, Any], matrix: dict[str, Any]) -> None:
     for pin in summary["unfinished"]:  # a resumed part's skips are lost: the cells that did not run say why
         if not skipped.get(pin):
             skipped[pin] = next((str(cell.get("error") or cell.get("status")) for row in matrix["cells"].values()
-                                 if (cell := row.get(pin)) and cell.get("status") in (*NOT_RUN, UNSUPPORTED)), "")
+                                 if (cell := row.get(pin)) and cell.get("status") in MEASURED_NOTHING), "")
     summary["machine"] = matrix.get("machine")  # what was measured: a GPU's memory, or host memory only
     summary["companions"] = companions(matrix, columns, summary["package"])
 
@@ -94,7 +94,7 @@ def _companion_lines(summary: dict[str, Any]) -> list[str]:
 
 
 NOT_RUN = ("skipped", "harness-error")
-UNSUPPORTED = "unsupported"
+MEASURED_NOTHING = (*NOT_RUN, "unsupported")  # a column of only these ran none
 
 
 def unfinished(matrix: dict[str, Any], columns: list[tuple[str, str]]) -> dict[str, list[int]]:
@@ -106,7 +106,7 @@ def unfinished(matrix: dict[str, Any], columns: list[tuple[str, str]]) -> dict[s
     for _, env in columns:
         cells = [row[env] for row in matrix["cells"].values() if env in row]
         missing = sum(1 for cell in cells if cell.get("status") in NOT_RUN)
-        if cells and all(cell.get("status") in (*NOT_RUN, UNSUPPORTED) for cell in cells):
+        if cells and all(cell.get("status") in MEASURED_NOTHING for cell in cells):
             missing = len(cells)
         if missing:
             found[env] = [missing, len(cells)]
