@@ -42,8 +42,8 @@ def not_shown(record: CellRecord) -> str:
     if scenario.get("mode") == "repro":
         return ""
     reason = scenario.get("gpu_only") if "gpu_only" in scenario else declared(str(scenario.get("name") or ""))
-    if not reason:
-        return ""
+    if not reason or not record.get("host"):
+        return ""  # no reason, or the cell never ran (its environment was not built): nothing was measured
     return "" if measured_gpu(record) else str(reason)
 
 

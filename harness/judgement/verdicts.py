@@ -210,7 +210,8 @@ IMPORT_LABEL = re.compile(r"^[^:]+:\d+: (?:import|from) ")  # agent/instrument.p
 # agent's give-up on a live child a harness-error (failures.py): neither is the release's answer; a release that
 # fails where its neighbour runs is a turn (turns.py)
 # 16: an import that fails inside the framework is unsupported, with the cause (failures.py): the technique never ran
-RULES_VERSION = 16
+# 17: a cell that never ran (its environment was not built) is not "not shown without a GPU" (gpu_only.py)
+RULES_VERSION = 17
 
 
 def timeline_peak(record: CellRecord, checkpoints: list[Checkpoint]) -> Checkpoint | None:

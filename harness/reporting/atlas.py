@@ -135,11 +135,14 @@ def cells_of(run: Run, summaries: list[dict[str, Any]]) -> Iterator[Cell]:
     for record in records:
         found = (record.get("facts") or {}).get("frameworks") or {}
         versions.setdefault(str((record.get("env") or {}).get("name")), {}).update({k: str(v) for k, v in found.items() if v})
+    # a cell that never ran (its environment was not built) has no host: tried on the run's GPU, not on a CPU
+    run_gpu = next((str(((r.get("host") or {}).get("gpu") or {}).get("name") or "") for r in records
+                    if ((r.get("host") or {}).get("gpu") or {}).get("name")), "")
     for record, summary in zip(records, summaries, strict=True):
         answer = glance.of_cell(summary)
         framework, release = _framework(record, versions.get(str((record.get("env") or {}).get("name")), {}))
         host, env, facts = record.get("host") or {}, record.get("env") or {}, record.get("facts") or {}
-        gpu = str((host.get("gpu") or {}).get("name") or "").replace("NVIDIA ", "")
+        gpu = str((host.get("gpu") or {}).get("name") or ("" if host else run_gpu)).replace("NVIDIA ", "")
         given = len(host.get("gpu_indices") or [])
         gpu = f"{given}x {gpu}" if gpu and given > 1 else gpu  # a script given several GPUs: a column of its own
         scenario = record["scenario"]

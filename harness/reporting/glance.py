@@ -28,7 +28,9 @@ def columns(records: list[CellRecord], column: Callable[[CellRecord], str]) -> d
     out: dict[str, dict[str, Any]] = {}
     for record in records:
         facts, host = record.get("facts") or {}, record.get("host") or {}
-        seen = out.setdefault(column(record), {"frameworks": {}, "python": None, "cuda": None, "gpu": None, "driver": None})
+        seen = out.setdefault(column(record), {"frameworks": {}, "python": None, "cuda": None, "gpu": None, "driver": None,
+                                               "ran": False})
+        seen["ran"] = seen["ran"] or bool(host)  # a column whose environment was never built ran nowhere
         for name, version in (facts.get("frameworks") or {}).items():
             if name != "numpy":
                 seen["frameworks"].setdefault(name, version)
