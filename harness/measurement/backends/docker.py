@@ -157,7 +157,8 @@ class DockerBackend:
                 "gpu_request": "all" if self.gpus else "none", "gpu_note": self.access.reason,
                 "user": self.user or "image default"}
 
-    def _gpu_options(self) -> dict[str, Any]:
+    def gpu_options(self) -> dict[str, Any]:
+        """What a container of this backend is given for the GPU (the docker SDK's create arguments)."""
         from docker.types import DeviceRequest, Mount
 
         if self.access.mode == "gpus":
@@ -189,7 +190,7 @@ class DockerBackend:
         environment = {"HOME": "/tmp", **self._gpu_environment(), **spec.env_vars}  # the non-root user needs a HOME
         if self.gpus:  # every GPU is in the container; CUDA sees the cell's
             environment.update({k: v for k, v in spec.gpu_pin().items() if k not in environment})
-        gpu = self._gpu_options()
+        gpu = self.gpu_options()
         mounts = [
             Mount(MOUNT_AGENT, str(AGENT_DIR), type="bind", read_only=True),
             Mount(MOUNT_SCENARIO, str(scenario_dir), type="bind", read_only=True),
