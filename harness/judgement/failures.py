@@ -89,3 +89,26 @@ def import_failed(record: CellRecord) -> str | None:
     first = str(error.get("message") or error.get("type")).splitlines()[0][:160]
     return (f"`{own[-1].strip()}` failed in this environment ({error.get('type')}: {first}): the technique never "
             "ran, not an answer of the release")
+
+
+CHILD_EXITED = re.compile(r"the child exited with -?\d+ before it reported its allocation")
+# the scenarios' own warm-up (scenarios/*/_*kit.py's init: the CUDA context, a first matrix product)
+KIT_INIT = re.compile(r'File "[^"]*/_\w*kit\.py", line \d+, in init\b')
+
+
+def child_warmup_failed(record: CellRecord) -> str | None:
+    """Why a failed cell never reached its technique: its spawned child (torch/child_process) died in the
+    scenario's warm-up, before it allocated anything (torch 1.4.0's CUDA 10.1 cuBLAS on an H200: the warm-up's
+    matrix product fails as it does in every other cell of that build). The child's traceback is in the
+    record's stderr; the parent never imported the framework, so nothing else says why. None otherwise."""
+    if record.get("status") != Status.ERROR.value or not CHILD_EXITED.search(_message(record)):
+        return None
+    tail = str(record.get("stderr_tail") or "")
+    child = tail[tail.rfind("Traceback (most recent call last):"):] if "Traceback" in tail else ""
+    if not KIT_INIT.search(child):
+        return None
+    lines = [line.strip() for line in child.strip().splitlines()]
+    cause = next((line for line in reversed(lines) if re.match(r"\w+(Error|Exception)\b", line)), "")
+    return (f"the spawned child failed in the scenario's warm-up, before the technique ran ({cause[:160]}): "
+            "not an answer of the release")
+

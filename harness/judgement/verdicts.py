@@ -211,7 +211,8 @@ IMPORT_LABEL = re.compile(r"^[^:]+:\d+: (?:import|from) ")  # agent/instrument.p
 # fails where its neighbour runs is a turn (turns.py)
 # 16: an import that fails inside the framework is unsupported, with the cause (failures.py): the technique never ran
 # 17: a cell that never ran (its environment was not built) is not "not shown without a GPU" (gpu_only.py)
-RULES_VERSION = 17
+# 18: a spawned child that died in the scenario's warm-up (its traceback in the stderr) is unsupported (failures.py)
+RULES_VERSION = 18
 
 
 def timeline_peak(record: CellRecord, checkpoints: list[Checkpoint]) -> Checkpoint | None:
@@ -260,7 +261,8 @@ def judge(record: CellRecord) -> dict[str, Any]:
     meters = [s["meter"] for s in judged if s.get("meter") in floors]
     judged = [gpu_only.step_not_shown(record, step) for step in _ranks_alone(record, judged)]
     no_gpu = (framework_without_gpu(record) if record.get("status") == "ok"
-              else needs_a_gpu(record) or failures.no_code_for_gpu(record) or failures.import_failed(record))
+              else needs_a_gpu(record) or failures.no_code_for_gpu(record) or failures.import_failed(record)
+              or failures.child_warmup_failed(record))
     ours = failures.harness_gave_up(record)
     return {
         "rules_version": RULES_VERSION,

@@ -55,3 +55,21 @@ def test_an_import_that_fails_inside_the_framework_is_no_answer_of_the_technique
     assert judged["status"] == "unsupported" and judged["unsupported_reason"].startswith("`import jax` failed in this")
     ran = traceback.replace("    import jax\n", "    x = jnp.ones(3)\n")
     assert failures.import_failed({**record, "error": {**record["error"], "traceback": ran}}) is None
+
+
+def test_a_child_that_died_in_the_scenarios_warm_up_never_reached_the_technique() -> None:
+    """torch 1.4.0 on an H200: torch/child_process's child dies in _torchkit.init's first matrix product (CUDA
+    10.1's cuBLAS), as every other cell of the build does; the parent never imported torch. Not an answer, and
+    no turn against torch 2.11's "released". A child that died in the technique itself is kept as an error."""
+    child = ('Process SpawnProcess-1:\nTraceback (most recent call last):\n'
+             '  File "/root/.pyenv/versions/3.7.16/lib/python3.7/multiprocessing/process.py", line 99, in run\n'
+             '    self._target(*self._args, **self._kwargs)\n'
+             '  File "/work/main/harness/scenarios/torch/_child_work.py", line 8, in torch_child\n    init(dev)\n'
+             '  File "/work/main/harness/scenarios/torch/_torchkit.py", line 29, in init\n    (a @ a).sum().item()\n'
+             'RuntimeError: CUDA error: CUBLAS_STATUS_EXECUTION_FAILED when calling `cublasSgemm(...)`\n')
+    record = {**_record("the child exited with 1 before it reported its allocation", cuda=""), "stderr_tail": child}
+    judged = verdicts.judge(record)
+    assert judged["status"] == "unsupported"
+    assert "warm-up" in judged["unsupported_reason"] and "CUBLAS_STATUS_EXECUTION_FAILED" in judged["unsupported_reason"]
+    in_technique = child.replace('_torchkit.py", line 29, in init', '_child_work.py", line 12, in torch_child')
+    assert verdicts.judge({**record, "stderr_tail": in_technique})["status"] == "error"
