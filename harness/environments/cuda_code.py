@@ -36,14 +36,20 @@ PTX, ELF_KINDS = 1, (2, 0x10)
 def units(data: bytes | mmap.mmap) -> dict[tuple[frozenset[int], frozenset[int]], int]:
     """Every fat binary container in ``data``: (SASS architectures, PTX architectures) -> how many."""
     found: dict[tuple[frozenset[int], frozenset[int]], int] = {}
+    for _, _, unit in containers(data):
+        found[unit] = found.get(unit, 0) + 1
+    return found
+
+
+def containers(data: bytes | mmap.mmap) -> Iterator[tuple[int, int, tuple[frozenset[int], frozenset[int]]]]:
+    """Each fat binary container in ``data``: where it starts and ends, and its (SASS, PTX) architectures."""
     for magic in MAGICS:
         at = data.find(magic)
         while at != -1:
             end, unit = _container(data, at)
             if unit is not None:
-                found[unit] = found.get(unit, 0) + 1
+                yield at, end, unit
             at = data.find(magic, max(end, at + 4))
-    return found
 
 
 def architectures(data: bytes | mmap.mmap) -> tuple[set[int], set[int]]:

@@ -9,13 +9,16 @@
 #                                         in the background, timed (warm/*.txt): a build without sm_90 code
 #                                         JIT-compiles its PTX at its first CUDA start, for minutes, and the
 #                                         driver's cache keeps it for the sweep's cells
+#   prewarm DEST RESULTS                  there: the same, each release's PTX first compiled on every core
+#                                         (tools/lab/ptx_prewarm.py), then its first CUDA start timed
+#                                         in the background (warm/*.txt)
 #   start DEST RESULTS -- SWEEP-ARGS...   there: the sweep in the background (its own session: it
 #                                         outlives the call)
 #   wait RESULTS SECONDS                  there: wait up to SECONDS for the sweep, then say where it is
 set -u
 here=$(cd "$(dirname "$0")/../.." && pwd)
 export NCCL_NVLS_ENABLE=0
-case ${1:?usage: old_releases_gpu.sh setup DEST RESULTS | warm DEST | start DEST RESULTS -- ARGS... | wait RESULTS SECONDS} in
+case ${1:?usage: old_releases_gpu.sh setup DEST RESULTS | warm DEST | prewarm DEST RESULTS | start DEST RESULTS -- ARGS... | wait RESULTS SECONDS} in
   setup)
     dest=${2:?dest} results=${3:?results}
     mkdir -p /root/.pyenv/versions "$results"
@@ -35,6 +38,26 @@ case ${1:?usage: old_releases_gpu.sh setup DEST RESULTS | warm DEST | start DEST
     for wheel in "$dest"/wh/torch-*.whl; do
       release=$(basename "$wheel" | cut -d- -f2)
       "$py" -m pip install -q --no-index --no-deps --no-compile --target "/root/warm/$release" "$wheel" "$dest"/wh/numpy-*.whl
+      setsid nohup env PYTHONPATH="/root/warm/$release" "$py" -c "import time; t = time.time(); import torch; \
+x = torch.zeros(1, device='cuda'); torch.cuda.synchronize(); print('%s: first CUDA start %.1f s' % (torch.__version__, time.time() - t))" \
+        >"/root/warm/$release.txt" 2>&1 &
+    done
+    ;;
+  prewarm)
+    # the same first start, after tools/lab/ptx_prewarm.py compiled each release's PTX on every core
+    dest=${2:?dest} results=${3:?results}
+    export CUDA_CACHE_MAXSIZE=4294967296
+    mkdir -p /root/warm "$results"
+    [ -d /root/warm/venv ] || "$(ls /root/.pyenv/versions/*/bin/python3.? | head -1)" -m venv /root/warm/venv
+    py=/root/warm/venv/bin/python
+    for wheel in "$dest"/wh/torch-*.whl; do
+      release=$(basename "$wheel" | cut -d- -f2)
+      "$py" -m pip install -q --no-index --no-deps --no-compile --target "/root/warm/$release" "$wheel" "$dest"/wh/numpy-*.whl
+      python3 "$here/tools/lab/ptx_prewarm.py" "/root/warm/$release"/torch/lib/*.so* 2>&1 | tee -a "$results/prewarm.txt"
+    done
+    du -sh "${CUDA_CACHE_PATH:-$HOME/.nv/ComputeCache}" | tee -a "$results/prewarm.txt"
+    for wheel in "$dest"/wh/torch-*.whl; do  # in the background: a start the prewarm did not serve takes long
+      release=$(basename "$wheel" | cut -d- -f2)
       setsid nohup env PYTHONPATH="/root/warm/$release" "$py" -c "import time; t = time.time(); import torch; \
 x = torch.zeros(1, device='cuda'); torch.cuda.synchronize(); print('%s: first CUDA start %.1f s' % (torch.__version__, time.time() - t))" \
         >"/root/warm/$release.txt" 2>&1 &

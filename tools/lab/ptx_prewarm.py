@@ -1,0 +1,91 @@
+"""Fill the driver's JIT cache for a library's PTX on all cores, before a framework's first CUDA start.
+
+A build without machine code for the GPU (torch 1.0-1.5 on Hopper: compute_37/50 PTX only) makes its
+first process JIT-compile every kernel module of its libraries when CUDA starts (CUDA 9/10 load them
+all at once), in one thread: 14 minutes for torch 1.0.1 on an H100, more than a lent machine's 30 for
+1.4/1.5. The driver caches each module's compiled code by its contents (CUDA_CACHE_PATH, at most
+CUDA_CACHE_MAXSIZE), whoever loads it. So the fat binary containers are read out of the libraries
+(harness/environments/cuda_code.py) and loaded with cuModuleLoadData by --jobs processes, each with its
+own context; the framework's own start then finds them compiled. Lab tooling, not product.
+
+    python3 ptx_prewarm.py [--jobs N] [--arch 90] LIBRARY...
+
+Prints per library the containers with PTX and no SASS for --arch, how many compiled, failed (with
+CUDA's code) or were already cached, and the wall time.
+"""
+from __future__ import annotations
+
+import argparse
+import ctypes
+import hashlib
+import multiprocessing
+import os
+import sys
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
+
+from harness.environments.cuda_code import containers  # noqa: E402
+
+_cuda = None
+
+
+def _context() -> None:
+    """One CUDA context per worker (a worker starts after the fork: the parent never touches CUDA)."""
+    global _cuda
+    _cuda = ctypes.CDLL("libcuda.so.1")
+    device, ctx = ctypes.c_int(), ctypes.c_void_p()
+    for call, args in (("cuInit", (0,)), ("cuDeviceGet", (ctypes.byref(device), 0)),
+                       ("cuCtxCreate_v2", (ctypes.byref(ctx), 0, device))):
+        rc = getattr(_cuda, call)(*args)
+        if rc:
+            raise SystemExit(f"{call} failed: CUDA error {rc}")
+
+
+def _load(image: bytes) -> tuple[int, float]:
+    """cuModuleLoadData of one container: CUDA's code (0: loaded, compiled or from the cache) and seconds."""
+    assert _cuda is not None
+    module = ctypes.c_void_p()
+    started = time.perf_counter()
+    rc = _cuda.cuModuleLoadData(ctypes.byref(module), ctypes.c_char_p(image))
+    took = time.perf_counter() - started
+    if rc == 0:
+        _cuda.cuModuleUnload(module)
+    return int(rc), took
+
+
+def jit_only(path: Path, arch: int) -> list[bytes]:
+    """The distinct containers of ``path`` that the GPU runs only by JIT: PTX, and no SASS for ``arch``."""
+    data = path.read_bytes()
+    seen: dict[str, bytes] = {}
+    for start, end, (sass, ptx) in containers(data):
+        if ptx and arch not in sass and min(ptx) <= arch:
+            seen.setdefault(hashlib.sha1(data[start:end]).hexdigest(), data[start:end])
+    return list(seen.values())
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("libraries", nargs="+", type=Path)
+    parser.add_argument("--jobs", type=int, default=os.cpu_count() or 1)
+    parser.add_argument("--arch", type=int, default=90, help="the GPU's SM architecture (90: Hopper)")
+    args = parser.parse_args()
+    print(f"JIT cache: {os.environ.get('CUDA_CACHE_PATH', '~/.nv/ComputeCache')}, "
+          f"at most {os.environ.get('CUDA_CACHE_MAXSIZE', 'the default 256 MiB')} bytes")
+    with multiprocessing.get_context("fork").Pool(args.jobs, initializer=_context) as pool:
+        for library in args.libraries:
+            images = jit_only(library, args.arch)
+            started = time.perf_counter()
+            # largest first: the longest compilations start early, the small ones fill in
+            results = pool.map(_load, sorted(images, key=len, reverse=True), chunksize=1)
+            wall = time.perf_counter() - started
+            failed = [rc for rc, _ in results if rc]
+            slow = sum(1 for rc, took in results if rc == 0 and took > 0.05)
+            print(f"{library.name}: {len(images)} containers JIT-only for sm_{args.arch}; {len(results) - len(failed)} "
+                  f"loaded ({slow} took over 50 ms: compiled), failed: {len(failed)} {sorted(set(failed)) or ''}; "
+                  f"{sum(t for _, t in results):.0f} s of JIT in {wall:.0f} s on {args.jobs} processes", flush=True)
+
+
+if __name__ == "__main__":
+    main()
