@@ -11,7 +11,8 @@ own context; the framework's own start then finds them compiled. Lab tooling, no
     python3 ptx_prewarm.py [--jobs N] [--arch 90] LIBRARY...
 
 Prints per library the containers with PTX and no SASS for --arch, how many compiled, failed (with
-CUDA's code) or were already cached, and the wall time.
+CUDA's code), were already cached or were lost with a worker that died loading them, and the wall time.
+Seen on an H200 with torch 1.4.0: a worker died in one load and a plain Pool waited for it for ever.
 """
 from __future__ import annotations
 
@@ -65,6 +66,28 @@ def jit_only(path: Path, arch: int) -> list[bytes]:
     return list(seen.values())
 
 
+def compile_all(images: list[bytes], jobs: int) -> tuple[list[tuple[int, float]], int]:
+    """Every image loaded once by ``jobs`` worker processes: CUDA's code and seconds for each, and how many were
+    given up on because a worker died loading them (twice: a load that kills its process is left out, the
+    framework's own start then compiles it). A pool whose worker dies is replaced, the unfinished loads again."""
+    from concurrent.futures import ProcessPoolExecutor
+    from concurrent.futures.process import BrokenProcessPool
+
+    done: dict[int, tuple[int, float]] = {}
+    deaths: dict[int, int] = {}
+    todo = sorted(range(len(images)), key=lambda i: len(images[i]), reverse=True)  # the longest start first
+    while todo:
+        with ProcessPoolExecutor(jobs, mp_context=multiprocessing.get_context("fork"), initializer=_context) as pool:
+            futures = {pool.submit(_load, images[i]): i for i in todo}
+            for future, i in futures.items():
+                try:
+                    done[i] = future.result()
+                except BrokenProcessPool:
+                    deaths[i] = deaths.get(i, 0) + 1
+        todo = [i for i in todo if i not in done and deaths.get(i, 0) < 2]
+    return list(done.values()), len(images) - len(done)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("libraries", nargs="+", type=Path)
@@ -73,18 +96,19 @@ def main() -> None:
     args = parser.parse_args()
     print(f"JIT cache: {os.environ.get('CUDA_CACHE_PATH', '~/.nv/ComputeCache')}, "
           f"at most {os.environ.get('CUDA_CACHE_MAXSIZE', 'the default 256 MiB')} bytes")
-    with multiprocessing.get_context("fork").Pool(args.jobs, initializer=_context) as pool:
-        for library in args.libraries:
-            images = jit_only(library, args.arch)
-            started = time.perf_counter()
-            # largest first: the longest compilations start early, the small ones fill in
-            results = pool.map(_load, sorted(images, key=len, reverse=True), chunksize=1)
-            wall = time.perf_counter() - started
-            failed = [rc for rc, _ in results if rc]
-            slow = sum(1 for rc, took in results if rc == 0 and took > 0.05)
-            print(f"{library.name}: {len(images)} containers JIT-only for sm_{args.arch}; {len(results) - len(failed)} "
-                  f"loaded ({slow} took over 50 ms: compiled), failed: {len(failed)} {sorted(set(failed)) or ''}; "
-                  f"{sum(t for _, t in results):.0f} s of JIT in {wall:.0f} s on {args.jobs} processes", flush=True)
+    for library in args.libraries:
+        images = jit_only(library, args.arch)
+        if not images:
+            continue
+        started = time.perf_counter()
+        results, lost = compile_all(images, args.jobs)
+        wall = time.perf_counter() - started
+        failed = [rc for rc, _ in results if rc]
+        slow = sum(1 for rc, took in results if rc == 0 and took > 0.05)
+        print(f"{library.name}: {len(images)} containers JIT-only for sm_{args.arch}; {len(results) - len(failed)} "
+              f"loaded ({slow} took over 50 ms: compiled), failed: {len(failed)} {sorted(set(failed)) or ''}, "
+              f"lost with a worker that died: {lost}; {sum(t for _, t in results):.0f} s of JIT in {wall:.0f} s "
+              f"on {args.jobs} processes", flush=True)
 
 
 if __name__ == "__main__":
