@@ -54,13 +54,8 @@ case ${1:?usage: jax_cu12_sweep_gpu.sh pack DIR OUT | join GROUP | start RESULTS
   start)
     results=${2:?results}; shift 3
     mkdir -p "$results" && nvidia-smi --query-gpu=name,driver_version,memory.total,compute_cap --format=csv >"$results/gpu.txt"
-    # from a copy: the checkout is replaced at every call, the sweep outlives it
-    rm -rf /root/src && mkdir -p /root/src && (cd "$here" && tar --exclude=./.lab -cf - .) | tar -C /root/src -x
-    cd /root/src && PYTHONUNBUFFERED=1 setsid nohup python3 -c "import sys, runpy; \
-sys.path[:0] = ['/root/hs', '/root/src']; sys.argv = ['harness'] + sys.argv[1:]; \
-runpy.run_module('harness', run_name='__main__')" \
-      sweep --package 'jax[cuda12]' --scenario 'jax/*' --backend venv --variant gpu --venv-dir /root/venvs \
-      --index-url "$jx/wh" --wheelhouse "$jx/wh" --offline --results "$results" "$@" >"$results/sweep.log" 2>&1 </dev/null &
+    bash "$here/tools/lab/detached_sweep.sh" "$results" --package 'jax[cuda12]' --scenario 'jax/*' --backend venv \
+      --variant gpu --venv-dir /root/venvs --index-url "$jx/wh" --wheelhouse "$jx/wh" --offline "$@"
     ;;
   wait) shift; exec bash "$here/tools/lab/old_releases_gpu.sh" wait "$@" ;;  # the same wait as the torch sweep's
   *) echo "unknown step $1" >&2; exit 2 ;;

@@ -66,10 +66,8 @@ x = torch.zeros(1, device='cuda'); torch.cuda.synchronize(); print('%s: first CU
   start)
     dest=${2:?dest} results=${3:?results}; shift 4
     # The driver's largest JIT cache: a release without sm_90 code compiles its PTX once, then reuses it.
-    export CUDA_CACHE_MAXSIZE=4294967296 PYTHONUNBUFFERED=1
-    cd "$here" && setsid nohup python3 -c "import sys, runpy; sys.path[:0] = ['/root/hs', '$here']; \
-sys.argv = ['harness'] + sys.argv[1:]; runpy.run_module('harness', run_name='__main__')" \
-      sweep --results "$results" "$@" >"$results/sweep.log" 2>&1 &
+    export CUDA_CACHE_MAXSIZE=4294967296
+    bash "$here/tools/lab/detached_sweep.sh" "$results" "$@"
     ;;
   wait)
     results=${2:?results} seconds=${3:?seconds}

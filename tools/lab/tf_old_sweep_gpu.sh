@@ -111,14 +111,11 @@ PY
     ;;
   start)
     results=${2:?results}; shift 3
-    export CUDA_CACHE_MAXSIZE=4294967296 PYTHONUNBUFFERED=1
-    # from a copy: the checkout is replaced at every call, the sweep outlives it
-    rm -rf /root/src && mkdir -p /root/src "$results" && (cd "$here" && tar --exclude=./.lab -cf - .) | tar -C /root/src -x
-    cd /root/src && setsid nohup python3 -c "import sys, runpy; sys.path[:0] = ['/root/hs', '/root/src']; \
-sys.argv = ['harness'] + sys.argv[1:]; runpy.run_module('harness', run_name='__main__')" \
-      sweep --package tensorflow --backend venv --variant gpu --venv-dir /root/venvs --index-url "$tfo/wh" \
-      --wheelhouse "$tfo/wh" --offline ${TF_OLD_SETENV:-} --setenv CUDA_MODULE_LOADING=LAZY \
-      --setenv CUDA_CACHE_MAXSIZE=4294967296 --results "$results" "$@" >"$results/sweep.log" 2>&1 </dev/null &
+    export CUDA_CACHE_MAXSIZE=4294967296
+    # shellcheck disable=SC2086  # TF_OLD_SETENV: more --setenv NAME=VALUE words
+    bash "$here/tools/lab/detached_sweep.sh" "$results" --package tensorflow --backend venv --variant gpu \
+      --venv-dir /root/venvs --index-url "$tfo/wh" --wheelhouse "$tfo/wh" --offline ${TF_OLD_SETENV:-} \
+      --setenv CUDA_MODULE_LOADING=LAZY --setenv CUDA_CACHE_MAXSIZE=4294967296 "$@"
     ;;
   wait) shift; exec bash "$here/tools/lab/old_releases_gpu.sh" wait "$@" ;;  # the same wait as the torch sweep's
   *) echo "unknown step $1" >&2; exit 2 ;;
