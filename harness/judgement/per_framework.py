@@ -8,6 +8,7 @@ from collections import Counter
 from collections.abc import Mapping
 from typing import Any
 
+from harness import frameworks
 from harness.common.units import human_bytes
 from harness.judgement import answer
 
@@ -45,10 +46,13 @@ def sentence(env: str, facts: Mapping[str, Any], cells: Mapping[str, Mapping[str
 
 
 def main_release(facts: Mapping[str, Any]) -> tuple[str, str] | None:
-    """(package, version) a column is known by: its framework's, not keras's or jaxlib's."""
-    frameworks = dict(facts.get("frameworks") or {})
-    main = next((name for name in MAIN_PACKAGES if name in frameworks), next(iter(frameworks), None))
-    return (main, str(frameworks[main])) if main else None
+    """(package, version) a column is known by: its framework's, never a companion's (keras, jaxlib): where
+    only a companion was imported (jax 0.4.35's own import failed after jaxlib's), the column has none."""
+    found = dict(facts.get("frameworks") or {})
+    companions = {name for framework in frameworks.all_frameworks() for name in framework.reported_with}
+    main = next((name for name in MAIN_PACKAGES if name in found),
+                next((name for name in found if name not in companions and name != "numpy"), None))
+    return (main, str(found[main])) if main else None
 
 
 def release(env: str, facts: Mapping[str, Any]) -> str:

@@ -71,3 +71,13 @@ def test_six_environments_without_their_bases_are_one_line() -> None:
     assert len(said) == 2 and said[0].startswith("virtualenv 6 environments (tf2.7, tf1.8, tf-current, torch, jax, cupy): ")
     assert said[0].count(cause) == 1 and said[1].startswith("virtualenv mine: its base image myorg/base:1 ")
     assert lines.lines() == []  # said once
+
+
+def test_a_column_is_known_by_its_framework_never_by_a_companion_alone() -> None:
+    """jax[cuda12]==0.4.35 on an H200: `import jax` failed after jaxlib 0.4.34 was imported; the sentence names
+    the environment, not "jaxlib 0.4.34"."""
+    assert per_framework.release("jax[cuda12]==0.4.35", {"frameworks": {"jaxlib": "0.4.34", "numpy": "2.5.5"}}) \
+        == "jax[cuda12]==0.4.35"
+    assert per_framework.release("jax", {"frameworks": {"jaxlib": "0.4.34", "jax": "0.4.34"}}) == "jax 0.4.34 (jax)"
+    assert per_framework.release("tf", {"frameworks": {"keras": "3.1.0", "tensorflow": "2.16.2"}}) == \
+        "tensorflow 2.16.2 (tf)"
