@@ -2,8 +2,8 @@
 
 A build without machine code for the GPU (torch 1.0-1.5 on Hopper: compute_37/50 PTX only) makes its
 first process JIT-compile every kernel module of its libraries when CUDA starts (CUDA 9/10 load them
-all at once), in one thread: 14 minutes for torch 1.0.1 on an H100, more than a lent machine's 30 for
-1.4/1.5. The driver caches each module's compiled code by its contents (CUDA_CACHE_PATH, at most
+all at once), in one thread: 14 minutes for torch 1.0.1 on an H100; 1.4.0 and 1.5.1 had not started
+after 8. After this (4 minutes on an H200's 16 cores), torch 1.4.0 started in 60.5 s. The driver caches each module's compiled code by its contents (CUDA_CACHE_PATH, at most
 CUDA_CACHE_MAXSIZE), whoever loads it. So the fat binary containers are read out of the libraries
 (harness/environments/cuda_code.py) and loaded with cuModuleLoadData by --jobs processes, each with its
 own context; the framework's own start then finds them compiled. Lab tooling, not product.
@@ -11,8 +11,8 @@ own context; the framework's own start then finds them compiled. Lab tooling, no
     python3 ptx_prewarm.py [--jobs N] [--arch 90] LIBRARY...
 
 Prints per library the containers with PTX and no SASS for --arch, how many compiled, failed (with
-CUDA's code), were already cached or were lost with a worker that died loading them, and the wall time.
-Seen on an H200 with torch 1.4.0: a worker died in one load and a plain Pool waited for it for ever.
+CUDA's code) or were already cached, how many killed the worker that loaded them (some do: seen with
+torch 1.4.0 and 1.5.1; they are left to the framework's own start), and the wall time.
 """
 from __future__ import annotations
 
@@ -24,6 +24,7 @@ import os
 import sys
 import time
 from pathlib import Path
+from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
@@ -66,26 +67,61 @@ def jit_only(path: Path, arch: int) -> list[bytes]:
     return list(seen.values())
 
 
-def compile_all(images: list[bytes], jobs: int) -> tuple[list[tuple[int, float]], int]:
-    """Every image loaded once by ``jobs`` worker processes: CUDA's code and seconds for each, and how many were
-    given up on because a worker died loading them (twice: a load that kills its process is left out, the
-    framework's own start then compiles it). A pool whose worker dies is replaced, the unfinished loads again."""
-    from concurrent.futures import ProcessPoolExecutor
-    from concurrent.futures.process import BrokenProcessPool
+def _worker(images: list[bytes], tasks: Any, said: Any) -> None:
+    """Load the images the parent hands out, saying which one it starts before it starts it: a load that
+    kills the process is then known by its index."""
+    _context()
+    while (i := tasks.get()) is not None:
+        said.put(("start", i, os.getpid(), 0, 0.0))
+        rc, took = _load(images[i])
+        said.put(("done", i, os.getpid(), rc, took))
 
+
+def compile_all(images: list[bytes], jobs: int) -> tuple[list[tuple[int, float]], int]:
+    """Every image loaded once by ``jobs`` worker processes: CUDA's code and seconds for each, and how many
+    killed the worker that loaded them (left to the framework's own start; a new worker takes its place).
+    Seen on an H200 with torch 1.4.0 and 1.5.1: some loads end their process, and a pool that loses a worker
+    waits for ever (multiprocessing.Pool) or fails every pending load with it (concurrent.futures)."""
+    fork = multiprocessing.get_context("fork")
+    # said: written at once (no feeder thread), so a "start" is seen even when the load then kills its process
+    tasks, said = fork.Queue(), fork.SimpleQueue()
+    for i in sorted(range(len(images)), key=lambda i: len(images[i]), reverse=True):  # the longest start first
+        tasks.put(i)
+    workers: dict[int, Any] = {}
+    for _ in range(jobs):
+        tasks.put(None)  # one stop for each worker, after the images
+        worker = fork.Process(target=_worker, args=(images, tasks, said))
+        worker.start()
+        workers[int(worker.pid or 0)] = worker
+    running: dict[int, int] = {}  # worker pid -> the image it loads
     done: dict[int, tuple[int, float]] = {}
-    deaths: dict[int, int] = {}
-    todo = sorted(range(len(images)), key=lambda i: len(images[i]), reverse=True)  # the longest start first
-    while todo:
-        with ProcessPoolExecutor(jobs, mp_context=multiprocessing.get_context("fork"), initializer=_context) as pool:
-            futures = {pool.submit(_load, images[i]): i for i in todo}
-            for future, i in futures.items():
-                try:
-                    done[i] = future.result()
-                except BrokenProcessPool:
-                    deaths[i] = deaths.get(i, 0) + 1
-        todo = [i for i in todo if i not in done and deaths.get(i, 0) < 2]
-    return list(done.values()), len(images) - len(done)
+    lost = 0
+
+    def drain() -> None:
+        while not said.empty():
+            kind, i, pid, rc, took = said.get()
+            if kind == "start":
+                running[pid] = i
+            else:
+                done[i] = (rc, took)
+                running.pop(pid, None)
+
+    while workers:
+        if said.empty():
+            time.sleep(0.05)
+        drain()
+        for pid, worker in list(workers.items()):
+            if worker.is_alive():
+                continue
+            drain()  # what it said before it ended
+            del workers[pid]
+            if running.pop(pid, None) is not None and worker.exitcode != 0:
+                lost += 1
+                tasks.put(None)  # the replacement's own stop
+                replacement = fork.Process(target=_worker, args=(images, tasks, said))
+                replacement.start()
+                workers[int(replacement.pid or 0)] = replacement
+    return list(done.values()), lost
 
 
 def main() -> None:
@@ -107,7 +143,8 @@ def main() -> None:
         slow = sum(1 for rc, took in results if rc == 0 and took > 0.05)
         print(f"{library.name}: {len(images)} containers JIT-only for sm_{args.arch}; {len(results) - len(failed)} "
               f"loaded ({slow} took over 50 ms: compiled), failed: {len(failed)} {sorted(set(failed)) or ''}, "
-              f"lost with a worker that died: {lost}; {sum(t for _, t in results):.0f} s of JIT in {wall:.0f} s "
+              f"killed the worker that loaded them: {lost}, never loaded: {len(images) - len(results) - lost}; "
+              f"{sum(t for _, t in results):.0f} s of JIT in {wall:.0f} s "
               f"on {args.jobs} processes", flush=True)
 
 
