@@ -20,8 +20,7 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
-from packaging.requirements import InvalidRequirement, Requirement
-
+from harness.common import pinned
 from harness.environments import cuda_code
 from harness.environments.config import EnvDef
 from harness.environments.images import BuildOptions
@@ -46,13 +45,11 @@ GPU_WHEELS = tuple(re.compile(p) for p in (r"torch", r"tensorflow(_gpu)?", r"jax
 def _cuda_plugin(package: str) -> str | None:
     """jax[cuda12]==0.4.31 -> jax-cuda12-pjrt==0.4.31: a CUDA extra's plugin, where JAX's GPU code is
     (jaxlib beside it is the CPU build)."""
-    try:
-        req = Requirement(package)
-    except InvalidRequirement:
-        return None
-    exact = [spec.version for spec in req.specifier if spec.operator == "=="]
-    cuda = next((m for extra in sorted(req.extras) if (m := re.match(r"cuda(\d+)", extra))), None)
-    return f"jax-cuda{cuda.group(1)}-pjrt=={exact[0]}" if req.name == "jax" and cuda and exact else None
+    for req, version in pinned.exact(package):
+        cuda = next((m for extra in sorted(req.extras) if (m := re.match(r"cuda(\d+)", extra))), None)
+        if req.name == "jax" and cuda:
+            return f"jax-cuda{cuda.group(1)}-pjrt=={version}"
+    return None
 
 
 def framework_pin(env: EnvDef, variant: str) -> str | None:

@@ -111,4 +111,3 @@ def child_warmup_failed(record: CellRecord) -> str | None:
     cause = next((line for line in reversed(lines) if re.match(r"\w+(Error|Exception)\b", line)), "")
     return (f"the spawned child failed in the scenario's warm-up, before the technique ran ({cause[:160]}): "
             "not an answer of the release")
-

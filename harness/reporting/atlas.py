@@ -16,10 +16,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from packaging.requirements import InvalidRequirement, Requirement
 from packaging.version import InvalidVersion, Version
 
 from harness import frameworks
+from harness.common import pinned
 from harness.judgement import claims as seed_claims
 from harness.judgement.floors import in_use
 from harness.judgement.turns import FAILED, Parts, parts, points, side
@@ -87,16 +87,7 @@ def _framework(record: CellRecord, in_env: dict[str, str]) -> tuple[str, str]:
 
 def _pinned(name: str) -> dict[str, str]:
     """An environment named by its pins ("jax[cuda12]==0.4.35,numpy==2.1"): each distribution's pinned release."""
-    found = {}
-    for text in name.split(","):
-        try:
-            req = Requirement(text)
-        except InvalidRequirement:
-            continue
-        exact = [spec.version for spec in req.specifier if spec.operator == "=="]
-        if exact:
-            found[req.name] = exact[0]
-    return found
+    return {req.name: version for req, version in pinned.exact(name)}
 
 
 @dataclass(frozen=True)

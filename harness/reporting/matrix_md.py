@@ -52,9 +52,9 @@ def column_header(env: str, column: dict[str, Any]) -> str:
     · H200'), so a pasted table says what each column measured."""
     releases = column.get("frameworks") or {}
     shown = [f"{name} {version}" for name, version in releases.items() if not _said_with(name, version, releases)]
-    ran = column.get("ran", True)  # matrix.json written before "ran" was kept: its columns ran
-    hardware = str(column.get("gpu") or "").replace("NVIDIA ", "") or ("CPU" if column and ran else "")
-    hardware = hardware or ("not built" if column else "")
+    # matrix.json written before "ran" was kept: its columns ran
+    elsewhere = "" if not column else "CPU" if column.get("ran", True) else "not built"
+    hardware = str(column.get("gpu") or "").replace("NVIDIA ", "") or elsewhere
     detail = " · ".join(part for part in (", ".join(shown), hardware) if part)
     return f"{env}<br>{detail}" if detail else env
 

@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pytest
 
+from harness.common import pinned
 from harness.common.errors import UsageError
 from harness.environments import adhoc, config, pins
 
@@ -187,3 +188,11 @@ def test_the_cuda_wheels_change_a_virtualenv_but_not_the_image(index: str) -> No
     assert env.definition_hash("gpu") == without.definition_hash("gpu")  # the image is made from its CUDA base
     assert env.variants["gpu"].hashed() != without.variants["gpu"].hashed()  # the virtualenv installs them
     assert "venv_cuda" not in without.variants["gpu"].hashed()  # definitions without them keep their hash
+
+
+def test_an_environments_name_reads_back_as_its_exact_pins() -> None:
+    """A run's environment name is its pins joined by commas; a comma between extras is not a new pin, and what
+    is no exact pin is passed over (read back from a record, not refused)."""
+    found = pinned.exact("jax[cuda12,cudnn]==0.4.35,nvidia-cuda-nvcc-cu12==12.6.85,numpy<2,torch")
+    assert [(req.name, sorted(req.extras), version) for req, version in found] == [
+        ("jax", ["cuda12", "cudnn"], "0.4.35"), ("nvidia-cuda-nvcc-cu12", [], "12.6.85")]
