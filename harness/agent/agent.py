@@ -54,11 +54,7 @@ class Channel(object):
     """The agent's end of the protocol: tagged lines out, acknowledgement files in."""
 
     def __init__(self, nonce, ack_dir, ack_timeout, out):
-        self.nonce = nonce
-        self.ack_dir = ack_dir
-        self.ack_timeout = ack_timeout
-        self.out = out
-        self.seq = 0
+        self.nonce, self.ack_dir, self.ack_timeout, self.out, self.seq = nonce, ack_dir, ack_timeout, out, 0
 
     def send(self, event, **fields):
         fields["nonce"] = self.nonce
@@ -134,12 +130,14 @@ PRE_GPU = "pre_gpu"
 def make_checkpoint(channel, look=None):
     owner = os.getpid()
 
-    def checkpoint(label, skipped=None, baseline=False, frame=None):
+    def checkpoint(label, skipped=None, baseline=False, frame=None, note=None):
         """Announce ``label``, report the framework's view, wait for the host to measure.
 
         ``skipped="reason"`` marks a step that cannot mean anything here (a GPU-only cleanup on
         a machine without a GPU): it is still measured, but never judged. ``baseline=True`` is
         the agent's own reading before any scenario code runs (no framework, no CUDA context).
+        ``note``: how the step was reached that its answer depends on (a scenario kit's warm-up whose
+        library failed on this GPU: {"without": "cuBLAS", "cause": "..."}), for the judge to say.
         ``frame``: the script's frame at a cleanup line, where what still holds memory is named.
         A process the script forked runs the same instrumented code: its checkpoints are its own,
         labelled by worker, sent as a spawned worker's are (spawned.forked), never on its parent's
@@ -165,6 +163,8 @@ def make_checkpoint(channel, look=None):
                 fields["holders"] = found
         if skipped:
             fields["skipped"] = str(skipped)
+        if note:
+            fields["note"] = dict((str(k), str(v)) for k, v in note.items())
         if baseline:
             fields["baseline"] = True
         channel.send("checkpoint", **fields)

@@ -81,6 +81,7 @@ class Answer:
     amounts: Amounts | None = None
     loop: dict[str, Any] | None = None
     gpus: tuple[str, ...] = ()  # what several GPUs showed (judgement/multigpu.py), each a phrase
+    caveats: tuple[str, ...] = ()  # how it ran that the answer depends on (failures.measured_without)
     verdict: str = ""  # the deciding step's verdict, or the cell's status: the one word a page keys on
 
     @property
@@ -94,7 +95,7 @@ class Answer:
         amount = f": {phrase}" if phrase else (f", {human_bytes(self.left)} left" if self.left else "")
         return (self.word + ("" if "borderline" in self.word else amount)  # a borderline word holds its figures
                 + (f"; in the loop: {self.loop['text']}" if self.loop else "")
-                + "".join(f"; {finding}" for finding in self.gpus))
+                + "".join(f"; {finding}" for finding in self.gpus + self.caveats))
 
     def as_dict(self) -> dict[str, Any]:
         """As matrix.json keeps it (``glance``): the fields, the colour and the phrase every output shows."""
@@ -102,10 +103,11 @@ class Answer:
         out["amounts"] = {k: v for k, v in (out["amounts"] or {}).items() if v} or None
         if out["loop"] is None:
             del out["loop"]  # matrix.json: a cell without a loop has no ``loop``
-        if not out["gpus"]:
-            del out["gpus"]
-        else:
-            out["gpus"] = list(out["gpus"])
+        for key in ("gpus", "caveats"):  # matrix.json: only where there is one
+            if out[key]:
+                out[key] = list(out[key])
+            else:
+                del out[key]
         out.update(colour=self.colour.value, text=self.text)
         return out
 
@@ -154,6 +156,8 @@ def of_cell(cell: dict[str, Any]) -> Answer:
     found = replace(_answer(cell), verdict=verdict_of(cell))
     if cell.get("multigpu"):  # said beside the cleanup's answer, which it does not change
         found = replace(found, gpus=tuple(cell["multigpu"]))
+    if cell.get("caveats") and cell.get("status") == "ok":
+        found = replace(found, caveats=tuple(cell["caveats"]))
     loop = cell.get("loop") if cell.get("status") == "ok" else None
     if not loop:
         return found

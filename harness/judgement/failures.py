@@ -14,9 +14,9 @@ from harness.model.record import CellRecord, ErrorInfo, Status
 # CUDA's words for a kernel with no machine code for the GPU and no PTX the driver could compile for it (the
 # agent's NO_GPU_CODE, which classifies them as the cell runs; agent code imports nothing of the host's)
 NO_GPU_CODE = re.compile(r"no kernel image is available|invalid device function|CUBLAS_STATUS_ARCH_MISMATCH")
-# a CUDA library's kernel that could not run (cuBLAS's CUBLAS_STATUS_EXECUTION_FAILED): the build's limit where the
+# a CUDA library's kernel that could not run (cuBLAS's or cuDNN's *_STATUS_EXECUTION_FAILED): the build's limit where the
 # cell's CUDA predates the GPU, whose first CUDA with machine code for it is this (NVIDIA's toolkit release notes)
-LIBRARY_FAILED = re.compile(r"the GPU program failed to execute|CUBLAS_STATUS_EXECUTION_FAILED")
+LIBRARY_FAILED = re.compile(r"the GPU program failed to execute|CUBLAS_STATUS_EXECUTION_FAILED|CUDNN_STATUS_EXECUTION_FAILED")
 FIRST_CUDA_OF_CAPABILITY = {(7, 0): (9, 0), (7, 5): (10, 0), (8, 0): (11, 0), (8, 6): (11, 1), (8, 7): (11, 4),
                             (8, 9): (11, 8), (9, 0): (11, 8), (10, 0): (12, 8), (12, 0): (12, 8)}
 # records before the GPU's compute capability was kept name it only
@@ -111,3 +111,19 @@ def child_warmup_failed(record: CellRecord) -> str | None:
     cause = next((line for line in reversed(lines) if re.match(r"\w+(Error|Exception)\b", line)), "")
     return (f"the spawned child failed in the scenario's warm-up, before the technique ran ({cause[:160]}): "
             "not an answer of the release")
+
+
+def measured_without(record: CellRecord) -> list[str]:
+    """What a cell measured without, because it failed on this GPU in the scenario's warm-up (a checkpoint's
+    ``note``: torch 1.4.0's CUDA 10.1 cuBLAS on an H200), said beside its answer: that answer holds for this
+    build on this GPU, whose steps that needed the library failed with their own cause."""
+    said = []
+    for cp in record.get("checkpoints") or []:
+        note = cp.get("note") or {}
+        if note.get("without"):
+            cause = str(note.get("cause") or "")
+            found = LIBRARY_FAILED.search(cause) or NO_GPU_CODE.search(cause)
+            why = [f'"{found.group(0)}"' if found else cause[:120], _older_than_gpu(record) or ""]
+            said.append(f"measured without {note['without']}, which failed on this GPU in the warm-up "
+                        f"({'; '.join(w for w in why if w)})")
+    return said

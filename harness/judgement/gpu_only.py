@@ -12,28 +12,17 @@ nothing there: n/a, with why, never "released to the OS".
 """
 from __future__ import annotations
 
-import ast
-import functools
 import re
-from pathlib import Path
 from typing import Any
 
-from harness.common.meta import literal_meta
 from harness.judgement.gpu_use import measured_gpu
+from harness.judgement.since import scenario_meta
 from harness.model.record import CellRecord
 
-SCENARIOS = Path(__file__).resolve().parents[1] / "scenarios"
 
-
-@functools.cache
 def declared(name: str) -> str:
     """The ``gpu_only`` reason the scenario ``family/name[@variant]`` declares today, or ''."""
-    path = SCENARIOS / f"{name.split('@', 1)[0]}.py"
-    try:
-        meta = literal_meta(ast.parse(path.read_text(encoding="utf-8")))
-    except (OSError, SyntaxError, ValueError):
-        return ""
-    return str(meta.get("gpu_only") or "") if isinstance(meta, dict) else ""
+    return str(scenario_meta(name).get("gpu_only") or "")
 
 
 def not_shown(record: CellRecord) -> str:

@@ -49,7 +49,7 @@ from dataclasses import replace
 from typing import Any, cast
 
 from harness.common.units import human_bytes
-from harness.judgement import attribution, failures, gpu_only, ranks, sentences
+from harness.judgement import attribution, failures, gpu_only, ranks, sentences, since
 from harness.judgement.floors import DriverFloor, driver_floor, in_use, reading, unused_pool
 from harness.judgement.gpu_use import framework_without_gpu, needs_a_gpu
 from harness.judgement.tolerances import (
@@ -212,7 +212,9 @@ IMPORT_LABEL = re.compile(r"^[^:]+:\d+: (?:import|from) ")  # agent/instrument.p
 # 16: an import that fails inside the framework is unsupported, with the cause (failures.py): the technique never ran
 # 17: a cell that never ran (its environment was not built) is not "not shown without a GPU" (gpu_only.py)
 # 18: a spawned child that died in the scenario's warm-up (its traceback in the stderr) is unsupported (failures.py)
-RULES_VERSION = 18
+# 19: a release older than what its scenario uses (META since) is unsupported (since.py); a library that failed
+#     in the warm-up is said beside the answer (failures.measured_without); cuDNN's EXECUTION_FAILED as cuBLAS's
+RULES_VERSION = 19
 
 
 def timeline_peak(record: CellRecord, checkpoints: list[Checkpoint]) -> Checkpoint | None:
@@ -260,9 +262,10 @@ def judge(record: CellRecord) -> dict[str, Any]:
                   for i in steps]
     meters = [s["meter"] for s in judged if s.get("meter") in floors]
     judged = [gpu_only.step_not_shown(record, step) for step in _ranks_alone(record, judged)]
-    no_gpu = (framework_without_gpu(record) if record.get("status") == "ok"
-              else needs_a_gpu(record) or failures.no_code_for_gpu(record) or failures.import_failed(record)
-              or failures.child_warmup_failed(record))
+    no_gpu = since.predates(record) or (
+        framework_without_gpu(record) if record.get("status") == "ok"
+        else needs_a_gpu(record) or failures.no_code_for_gpu(record) or failures.import_failed(record)
+        or failures.child_warmup_failed(record))
     ours = failures.harness_gave_up(record)
     return {
         "rules_version": RULES_VERSION,

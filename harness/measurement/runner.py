@@ -195,10 +195,9 @@ def _converse(
             per_gpu = meters.per_gpu(tracker.current())
             if per_gpu:
                 checkpoint["per_gpu"] = per_gpu
-            if event.data.get("skipped"):
-                checkpoint["skipped"] = event.data["skipped"]
-            if event.data.get("holders"):  # what holds the framework's live memory (agent/holders.py)
-                checkpoint["holders"] = event.data["holders"]
+            for said in ("skipped", "holders", "note"):  # holders: what holds the framework's live memory (agent/holders.py)
+                if event.data.get(said):
+                    checkpoint[said] = event.data[said]
             for key in ("rank", "pid", "spawned"):  # a launcher's rank, a spawned worker: which process took it
                 if event.data.get(key) is not None:
                     checkpoint[key] = event.data[key]

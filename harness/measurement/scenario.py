@@ -18,6 +18,8 @@ scenario code:
         "meter": "rss",                 # optional: judge on this meter (pinned host memory)
         "gpu_only": "torch's CUDA caching allocator ...",  # optional: what it shows exists only on a
                                         # GPU; a cell that measured no GPU answers n/a with this reason
+        "since": {"torch": ["2.1", "PYTORCH_CUDA_ALLOC_CONF's expandable_segments"]},  # optional: the
+                                        # first release with what it uses; an older one answers unsupported
     }
 
 A variant is the same file run with some parameters and/or environment variables changed; it is
@@ -38,7 +40,7 @@ from harness.common.meta import literal_meta
 
 KNOWN_KEYS = {
     "families", "technique", "seed", "params", "env", "timeout", "cleanup", "title", "variants",
-    "cpu_params", "meter", "gpu_only",
+    "cpu_params", "meter", "gpu_only", "since",
 }
 
 

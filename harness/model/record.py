@@ -96,6 +96,7 @@ class Checkpoint(TypedDict, total=False):
     pid: int | None  # that process, as it saw itself
     host_pid: int | None  # the same process as the host sees it (a container has its own PID namespace)
     holders: dict[str, Any] | None  # the objects that hold the framework's memory, largest first (agent/holders.py)
+    note: dict[str, str] | None  # how the step was reached, where its answer depends on it: {"without": "cuBLAS", "cause": ...}
 
 
 class Scenario(TypedDict, total=False):
@@ -247,7 +248,6 @@ for _part in PARTS:  # keys a part does not name are kept as they came (pydantic
 def adapter() -> Any:
     """pydantic's validator of the record (and its JSON Schema), built on first use (0.1 s a start spared)."""
     from pydantic import TypeAdapter
-
     return TypeAdapter(CellRecord)
 
 

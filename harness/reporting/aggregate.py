@@ -10,7 +10,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-from harness.judgement import answer, claims, floors, loops, multigpu, tolerances, verdicts
+from harness.judgement import answer, claims, failures, floors, loops, multigpu, tolerances, verdicts
 from harness.model.record import SCHEMA_VERSION, CellRecord, meter_value
 from harness.reporting import glance, machines, matrix_md, pairing, sweeps
 from harness.store.results import read_manifest, read_records, write_json
@@ -87,6 +87,8 @@ def cell_summary(record: CellRecord) -> dict[str, Any]:
         summary["gpu_only"] = judged["gpu_only"]
     if found := multigpu.short_findings(record):
         summary["multigpu"] = found
+    if said := failures.measured_without(record):  # how it ran, said beside its answer
+        summary["caveats"] = said
     summary["glance"] = glance.of_cell(summary)
     return summary
 

@@ -15,6 +15,10 @@
 #   start DEST RESULTS -- SWEEP-ARGS...   there: the sweep in the background (its own session: it
 #                                         outlives the call)
 #   wait RESULTS SECONDS                  there: wait up to SECONDS for the sweep, then say where it is
+#   queue DEST RESULTS RELEASE...         there: each torch RELEASE in turn, as its wheel arrives in DEST/wh
+#                                         (carried in pieces while the queue runs): PTX compiled on every
+#                                         core, its first CUDA start timed, then its sweep (RESULTS/RELEASE);
+#                                         in its own session, from a copy of the checkout; RESULTS/queue.log
 set -u
 here=$(cd "$(dirname "$0")/../.." && pwd)
 export NCCL_NVLS_ENABLE=0
@@ -68,6 +72,39 @@ x = torch.zeros(1, device='cuda'); torch.cuda.synchronize(); print('%s: first CU
     # The driver's largest JIT cache: a release without sm_90 code compiles its PTX once, then reuses it.
     export CUDA_CACHE_MAXSIZE=4294967296
     bash "$here/tools/lab/detached_sweep.sh" "$results" "$@"
+    ;;
+  queue)
+    dest=${2:?dest} results=${3:?results}; shift 3
+    mkdir -p "$results" && rm -rf /root/src && mkdir -p /root/src
+    (cd "$here" && tar --exclude=./.lab -cf - .) | tar -C /root/src -x
+    setsid nohup bash /root/src/tools/lab/old_releases_gpu.sh each "$dest" "$results" "$@" \
+      >"$results/queue.log" 2>&1 </dev/null &
+    ;;
+  each)  # the queue itself (see queue)
+    dest=${2:?dest} results=${3:?results}; shift 3
+    export CUDA_CACHE_MAXSIZE=4294967296 PYTHONUNBUFFERED=1
+    [ -d /root/warm/venv ] || "$(ls /root/.pyenv/versions/*/bin/python3.? | head -1)" -m venv /root/warm/venv
+    py=/root/warm/venv/bin/python
+    for release in "$@"; do
+      echo "$(date +%T) $release: waiting for its wheel"
+      for _ in $(seq 1 1800); do compgen -G "$dest/wh/torch-$release-*.whl" >/dev/null && break; sleep 1; done
+      wheel=$(compgen -G "$dest/wh/torch-$release-*.whl") || { echo "$release: no wheel came"; continue; }
+      "$py" -m pip install -q --no-index --no-deps --no-compile --target "/root/warm/$release" "$wheel" "$dest"/wh/numpy-*.whl
+      echo "$(date +%T) $release: PTX compiled on every core"
+      python3 "$here/tools/lab/ptx_prewarm.py" "/root/warm/$release"/torch/lib/*.so* >"$results/prewarm-$release.txt" 2>&1
+      echo "$(date +%T) $release: first CUDA start"
+      timeout 900 env PYTHONPATH="/root/warm/$release" "$py" -c "import time; t = time.time(); import torch; \
+x = torch.zeros(1, device='cuda'); torch.cuda.synchronize(); print('%s: first CUDA start %.1f s' % (torch.__version__, time.time() - t))" \
+        >"$results/first-start-$release.txt" 2>&1
+      echo "$(date +%T) $release: sweep"
+      (cd "$here" && python3 -c "import sys, runpy; sys.path[:0] = ['/root/hs', '$here']; \
+sys.argv = ['harness'] + sys.argv[1:]; runpy.run_module('harness', run_name='__main__')" sweep --results "$results/$release" \
+        --package torch --from "$release" --to "$release" --scenario 'torch/*' --backend venv --variant gpu \
+        --index-url "$dest/wh" --wheelhouse "$dest/wh" --offline --venv-dir /root/venvs --timeout 300 --repeat 1) \
+        >"$results/sweep-$release.log" 2>&1
+      echo "$(date +%T) $release: done ($?)"
+    done
+    du -sh "${CUDA_CACHE_PATH:-$HOME/.nv/ComputeCache}"
     ;;
   wait)
     results=${2:?results} seconds=${3:?seconds}

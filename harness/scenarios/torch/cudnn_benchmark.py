@@ -13,8 +13,7 @@ META = {"gpu_only": "cuDNN's autotuning workspaces are GPU memory",
 
 dev = device()
 torch.backends.cudnn.benchmark = True
-init(dev)
-checkpoint("ready")
+checkpoint("ready", **init(dev))
 conv = torch.nn.Conv2d(PARAMS["channels"], PARAMS["channels"], 3, padding=1).to(dev)
 x = torch.randn(PARAMS["batch"], PARAMS["channels"], PARAMS["size"], PARAMS["size"], device=dev)
 with torch.no_grad():

@@ -13,8 +13,7 @@ META = {"families": ["torch"], "seed": "004_be17292fde94c561.txt",
         "params": {"width": 8192, "batch": 4096, "batches": 4}, "cpu_params": {"width": 4096, "batch": 256}}
 
 dev = device()
-init(dev)
-checkpoint("ready")
+checkpoint("ready", **init(dev))
 width, batch = PARAMS["width"], PARAMS["batch"]
 model = torch.nn.Sequential(torch.nn.Linear(width, width), torch.nn.ReLU(), torch.nn.Linear(width, 16)).to(dev)
 optimizer = torch.optim.Adam(model.parameters(), lr=1e-3)

@@ -11,7 +11,8 @@ from _torchkit import empty_cache_step, ready_then_peak
 META = {"gpu_only": "expandable_segments changes how torch's CUDA caching allocator maps GPU memory",
         "families": ["torch"], "technique": "PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True, del, empty_cache",
         "params": {"gib": 2.0}, "cpu_params": {"gib": 0.5},
-        "env": {"PYTORCH_CUDA_ALLOC_CONF": "expandable_segments:True"}}
+        "env": {"PYTORCH_CUDA_ALLOC_CONF": "expandable_segments:True"},
+        "since": {"torch": ["2.1", "PYTORCH_CUDA_ALLOC_CONF's expandable_segments"]}}
 
 x = ready_then_peak(checkpoint, PARAMS["gib"])
 del x

@@ -13,8 +13,7 @@ META = {"families": ["torch"], "seed": "004_be17292fde94c561.txt",
         "cpu_params": {"gib": 0.5, "width": 2048}}
 
 dev = device()
-init(dev)
-checkpoint("ready")
+checkpoint("ready", **init(dev))
 width = PARAMS["width"]
 rows = int(PARAMS["gib"] * GiB / 4 / width / 4)  # four saved activations of this size
 model = torch.nn.Sequential(

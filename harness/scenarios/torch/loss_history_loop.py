@@ -21,8 +21,7 @@ META = {"families": ["torch"], "seed": "pytorch-docs:faq#accumulate-history",
         "cleanup": ["after_del", "after_empty_cache"]}
 
 dev = device()
-init(dev)
-checkpoint("ready")
+checkpoint("ready", **init(dev))
 width = PARAMS["width"]
 rows = int(PARAMS["mib_per_step"] * 1024 * 1024 / 4 / width)  # one saved activation of this size per step
 model = torch.nn.Sequential(torch.nn.Linear(width, width), torch.nn.ReLU(), torch.nn.Linear(width, 1)).to(dev)

@@ -13,10 +13,10 @@ META = {"gpu_only": "the fraction caps torch's CUDA caching allocator",
 dev = device()
 if dev.type != "cuda":
     raise Unsupported("set_per_process_memory_fraction applies to CUDA devices only")
-init(dev)
+warmed = init(dev)
 total = torch.cuda.get_device_properties(0).total_memory
 torch.cuda.set_per_process_memory_fraction(PARAMS["cap_gib"] * GiB / float(total))
-checkpoint("ready")
+checkpoint("ready", **warmed)
 x = filled(PARAMS["gib"], dev)
 checkpoint("peak")
 try:

@@ -20,8 +20,7 @@ class Holder(object):
 
 gc.disable()  # deterministic: only the explicit collect below may break the cycle
 dev = device()
-init(dev)
-checkpoint("ready")
+checkpoint("ready", **init(dev))
 holder = Holder(filled(PARAMS["gib"], dev))
 checkpoint("peak")
 del holder

@@ -1,0 +1,58 @@
+"""A technique the release does not have: a cell of a release older than the one its scenario names (META
+``since``) measured the framework without it, so its answer is no answer of the release's cleanup.
+
+``PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True`` came with torch 2.1: torch 1.4.0 never reads the
+variable's option and its cell "released" only what ``empty_cache()`` always did.
+Scenarios are read as they are today, so a record written before the key existed is judged by it too.
+"""
+from __future__ import annotations
+
+import ast
+import functools
+from pathlib import Path
+from typing import Any
+
+from packaging.version import InvalidVersion, Version
+
+from harness.common.meta import literal_meta
+from harness.common.pinned import exact
+from harness.model.record import CellRecord
+
+SCENARIOS = Path(__file__).resolve().parents[1] / "scenarios"
+
+
+@functools.cache
+def scenario_meta(name: str) -> dict[str, Any]:
+    """The META the scenario ``family/name[@variant]`` declares today ({} where it cannot be read)."""
+    path = SCENARIOS / f"{name.split('@', 1)[0]}.py"
+    try:
+        meta = literal_meta(ast.parse(path.read_text(encoding="utf-8")))
+    except (OSError, SyntaxError, ValueError):
+        return {}
+    return meta if isinstance(meta, dict) else {}
+
+
+def _release(record: CellRecord, framework: str) -> str | None:
+    """The framework's version the cell ran: as it imported it, else as its environment pinned it."""
+    seen = ((record.get("facts") or {}).get("frameworks") or {}).get(framework)
+    if seen:
+        return str(seen)
+    return next((release for req, release in exact(str((record.get("env") or {}).get("name") or ""))
+                 if req.name == framework), None)
+
+
+def predates(record: CellRecord) -> str | None:
+    """Why the cell's release cannot answer its scenario (it predates what the scenario uses), or None."""
+    scenario = record.get("scenario") or {}
+    if scenario.get("mode") == "repro":
+        return None
+    for framework, (first, what) in (scenario_meta(str(scenario.get("name") or "")).get("since") or {}).items():
+        release = _release(record, framework)
+        try:
+            older = release is not None and Version(release).release < Version(first).release
+        except InvalidVersion:
+            continue
+        if older:
+            return (f"{what} came with {framework} {first}: {framework} {release} does not have it, so the cell "
+                    "measured the framework without it, not an answer of the release")
+    return None

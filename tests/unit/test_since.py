@@ -1,0 +1,29 @@
+"""A release older than what its scenario uses answers unsupported: torch 1.4.0 has no expandable_segments,
+so its cell of torch/expandable_segments measured the default allocator (H200 run, 2026-11-27: "released")."""
+from __future__ import annotations
+
+from typing import Any
+
+from harness.judgement import since, verdicts
+
+
+def _record(torch: str | None, env: str = "torch==1.4.0", name: str = "torch/expandable_segments") -> dict[str, Any]:
+    return {"status": "ok", "scenario": {"name": name}, "env": {"name": env},
+            "facts": {"frameworks": {"torch": torch} if torch else {}}, "checkpoints": []}
+
+
+def test_a_release_before_the_scenarios_since_is_unsupported_with_why() -> None:
+    said = since.predates(_record("1.4.0"))  # type: ignore[arg-type]
+    assert said == ("PYTORCH_CUDA_ALLOC_CONF's expandable_segments came with torch 2.1: torch 1.4.0 does not have "
+                    "it, so the cell measured the framework without it, not an answer of the release")
+    judged = verdicts.judge(_record("1.4.0"))  # type: ignore[arg-type]
+    assert judged["status"] == "unsupported" and judged["unsupported_reason"] == said
+
+
+def test_the_first_release_and_later_ones_answer() -> None:
+    for release in ("2.1.0", "2.1.2", "2.11.0+cu130", "2.2.0a0+git1234"):
+        assert since.predates(_record(release)) is None, release  # type: ignore[arg-type]
+    assert since.predates(_record(None, env="torch==2.0.1")) is not None  # the pin where torch was not imported
+    assert since.predates(_record(None, env="python")) is None  # no version known: judged as measured
+    assert since.predates(_record("1.4.0", name="torch/del_gc_empty_cache")) is None  # its scenario names none
+    assert since.predates(_record("not-a-version")) is None
