@@ -18,6 +18,7 @@ from typing import Any
 
 from harness.common.units import human_bytes
 from harness.judgement.ranks import RANK_PREFIX
+from harness.model.judged import Step
 
 
 class Colour(str, Enum):
@@ -129,7 +130,7 @@ WORST_FIRST = ("held", "partial", "cached", "released")
 NOT_SHOWN = "not shown without a GPU"  # the reason, once per scenario, beside the table (matrix_md.not_shown)
 
 
-def decisive_step(steps: list[dict[str, Any]]) -> dict[str, Any] | None:
+def decisive_step(steps: list[Step]) -> Step | None:
     """The step that answers the cleanup question: the last one measured (the state after every
     cleanup the scenario made); earlier steps are the drill-down's. A launched job's ranks each end
     with their own last step: the job's answer is the worst of them (the launcher's own last step
@@ -189,7 +190,7 @@ def _answer(cell: dict[str, Any]) -> Answer:
     return _of_step(step, str(cell.get("floor_basis") or ""))
 
 
-def _of_step(step: dict[str, Any], floor_basis: str) -> Answer:
+def _of_step(step: Step, floor_basis: str) -> Answer:
     left, grown, tol = max(0, step.get("left") or 0), step.get("grown") or 0, step.get("tol") or 0
     verdict, meter = step["verdict"], step.get("meter")
     amounts = split(step, left, premapped="first touch" in floor_basis)
@@ -213,12 +214,12 @@ def _of_step(step: dict[str, Any], floor_basis: str) -> Answer:
     return Answer(back=back, word=word, label=step.get("label"), left=own, meter=meter, amounts=amounts)
 
 
-def split(step: dict[str, Any], left: int, premapped: bool) -> Amounts:
+def split(step: Step, left: int, premapped: bool) -> Amounts:
     """``left`` by where it is: the step's own split where the framework reports its pool
     (attribution.py); else its live count, and the rest as the pool (a pool mapped at the first
     touch holds the runtime too) or, without a framework view, unexplained."""
     if step.get("pool") is not None or step.get("runtime_growth") is not None:
-        live, pool, runtime = (int(step.get(k) or 0) for k in ("live", "pool", "runtime_growth"))
+        live, pool, runtime = step.get("live") or 0, step.get("pool") or 0, step.get("runtime_growth") or 0
         return Amounts(live=live or None, pool=pool or None, runtime=runtime or None,
                        unexplained=max(0, left - live - pool - runtime) or None)
     live_now = step.get("framework_left")

@@ -8,7 +8,6 @@ claim is about GPU memory and the cell had no NVML reading).
 from __future__ import annotations
 
 import functools
-import re
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -16,6 +15,7 @@ from typing import Any
 from harness import frameworks
 from harness.common import tomlfile
 from harness.common.errors import UsageError, suggest
+from harness.common.pinned import exact
 from harness.common.units import human_bytes
 from harness.environments.config import data_root, load_environments
 
@@ -142,14 +142,12 @@ def _apart(mine: int, theirs: int) -> str:
     return f", {times:.1f} times as much" if times < 10 else f", {times:.0f} times as much"
 
 
-PIN = re.compile(r"^([A-Za-z0-9_.-]+)(?:\[[^]]*\])?==([\w.]+)$")
-
-
 def _pinned_framework(package: str) -> tuple[str, str] | None:
     """``tensorflow-cpu==2.7.4`` -> ("tensorflow", "2.7.4"); a pin of anything else -> None."""
-    match = PIN.match(package.replace(" ", ""))
-    found = frameworks.of_distribution(match.group(1)) if match else None
-    return (found.name, match.group(2)) if found and match else None
+    for req, release in exact(package.replace(" ", "")):
+        if found := frameworks.of_distribution(req.name):
+            return found.name, release
+    return None
 
 
 @functools.lru_cache(maxsize=1)

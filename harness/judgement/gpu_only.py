@@ -13,10 +13,10 @@ nothing there: n/a, with why, never "released to the OS".
 from __future__ import annotations
 
 import re
-from typing import Any
 
 from harness.judgement.gpu_use import measured_gpu
 from harness.judgement.since import scenario_meta
+from harness.model.judged import Step
 from harness.model.record import CellRecord
 
 
@@ -41,7 +41,7 @@ GPU_ONLY_LINE = re.compile(r":\d+: .*\b(cuda\.empty_cache|cuda\.ipc_collect|cuda
                            r"free_all_blocks)\(")
 
 
-def step_not_shown(record: CellRecord, step: dict[str, Any]) -> dict[str, Any]:
+def step_not_shown(record: CellRecord, step: Step) -> Step:
     """A script's GPU-only line measured without a GPU: n/a (skipped) with why; any other step as it is."""
     if (record.get("scenario") or {}).get("mode") != "repro" or measured_gpu(record):
         return step

@@ -5,6 +5,7 @@ from typing import Any
 
 from harness.common.units import human_bytes
 from harness.judgement import attribution
+from harness.model.judged import Step
 from harness.model.record import Checkpoint
 
 
@@ -64,7 +65,7 @@ def detail(verdict: str, left: int, fw_now: int | None, floor: Any, cp: Checkpoi
     return elsewhere.lstrip("; ")
 
 
-def step_word(step: dict[str, Any]) -> str:
+def step_word(step: Step) -> str:
     """A step's verdict as every output shows it: a step that means nothing here is "n/a", with why; a
     reading at the edge of a line the judge draws says "borderline", with its figures."""
     if step.get("verdict") == "skipped":  # the judge's word (a record of older rules: made from its reason)

@@ -63,6 +63,7 @@ from harness.judgement.tolerances import (
     borderline,
     tolerance,
 )
+from harness.model.judged import Step
 from harness.model.record import CellRecord, Checkpoint, Readings, Status, meter_value
 
 
@@ -101,11 +102,11 @@ def measured_meter(record: CellRecord) -> str:
 def judge_step(
     floor_cp: Checkpoint, peak_cp: Checkpoint, cp: Checkpoint, prefer: str | None = None,
     floors: dict[str, DriverFloor] | None = None, script_pid: int | None = None,
-) -> dict[str, Any]:
+) -> Step:
     meter = primary_meter([floor_cp, peak_cp, cp], prefer)
     floor = (floors or {}).get(meter or "")
     if cp.get("skipped"):
-        return {"label": cp["label"], "verdict": "skipped", "meter": meter, "reason": cp["skipped"],
+        return {"label": cp["label"], "verdict": "skipped", "meter": meter, "reason": str(cp["skipped"]),
                 "word": f"n/a: {cp['skipped']}"}
     if meter is None:
         return {"label": cp["label"], "verdict": "unmeasured", "meter": None}
@@ -125,12 +126,12 @@ def judge_step(
         floor = replace(floor, runtime_cost=runtime_now)
         left = above_pre - runtime_now
     tol = tolerance(grown, meter)
-    result: dict[str, Any] = {"label": cp["label"], "meter": meter, "grown": grown, "left": left, "tol": int(tol)}
+    result: Step = {"label": cp["label"], "verdict": "", "meter": meter, "grown": grown, "left": left, "tol": int(tol)}
     fw_floor, fw_peak, fw_now = in_use(floor_cp) or 0, in_use(peak_cp), in_use(cp)
     fw_left = None if fw_now is None else fw_now - fw_floor
     fw_grown = None if fw_peak is None else fw_peak - fw_floor
     fw_tol = max(FRAMEWORK_RULE.abs_tol, REL_TOL * (fw_grown or 0))
-    result.update(framework_left=fw_left, framework_grown=fw_grown)
+    result["framework_left"], result["framework_grown"] = fw_left, fw_grown
     fw_signal = fw_grown is not None and fw_grown >= FRAMEWORK_RULE.min_signal
     gpu_pool = unused_pool(cp) if meter in NVML_METERS else None  # the framework's pool is GPU memory
     if borderline(grown, meter) and not fw_signal:
@@ -162,9 +163,9 @@ def judge_step(
     result["verdict"] = verdict
     parts = attribution.split_own(left, gpu_pool, fw_left) if left > tol else None
     if parts:
-        result.update(parts)
+        result["pool"], result["live"], result["runtime_growth"] = parts["pool"], parts["live"], parts["runtime_growth"]
     if elsewhere > tol:
-        result.update(elsewhere=elsewhere, elsewhere_processes=others)
+        result["elsewhere"], result["elsewhere_processes"] = elsewhere, others
     result["detail"] = ("" if "word" in result else  # a borderline step's word holds its figures
                         sentences.detail(verdict, left, fw_now, floor, cp, parts, result.get("elsewhere_processes"), meter))
     return result
@@ -260,7 +261,7 @@ def judge(record: CellRecord) -> dict[str, Any]:
                   for meter in NVML_METERS if primary_meter([checkpoints[floor], peak_cp], meter) == meter}
         judged = [judge_step(checkpoints[floor], peak_cp, checkpoints[i], prefer, floors, attribution.judged_pid(record))
                   for i in steps]
-    meters = [s["meter"] for s in judged if s.get("meter") in floors]
+    meters = [meter for s in judged if (meter := s.get("meter")) is not None and meter in floors]
     judged = [gpu_only.step_not_shown(record, step) for step in _ranks_alone(record, judged)]
     no_gpu = since.predates(record) or (
         framework_without_gpu(record) if record.get("status") == "ok"
@@ -282,16 +283,18 @@ def judge(record: CellRecord) -> dict[str, Any]:
     }
 
 
-def _ranks_alone(record: CellRecord, judged: list[dict[str, Any]]) -> list[dict[str, Any]]:
+def _ranks_alone(record: CellRecord, judged: list[Step]) -> list[Step]:
     """A launched job's rank steps judged per rank (ranks.py): each on its own process and GPU,
     against its own floor; the launcher's own steps stay judged on the job."""
     views = ranks.rank_views(record)
     if not views:
         return judged
-    alone: dict[str, dict[str, Any]] = {}
+    alone: dict[str, Step] = {}
     for prefix, view in views:
         for step in judge(view)["steps"]:
-            alone[prefix + step["label"]] = {**step, "label": prefix + step["label"], "judged_alone": True}
+            marked = step.copy()
+            marked["label"], marked["judged_alone"] = prefix + step["label"], True
+            alone[marked["label"]] = marked
     # A rank's start and its imports are its floor, as a bare script's are: no step of the job.
     return [alone.get(step["label"], step) for step in judged
             if step["label"] in alone or not ranks.RANK_PREFIX.match(step["label"])]

@@ -28,9 +28,10 @@ def amount(cell: dict[str, Any] | None) -> tuple[int, str] | None:
     # no measured step: the last one too small to judge alone still says what was left (repeats decide)
     step = glance.decisive_step(steps) or next(
         (s for s in reversed(steps) if s.get("verdict") == "no-signal" and s.get("left") is not None), None)
-    if step is None or step.get("left") is None or step.get("meter") not in tolerances.METER_RULES:
+    left, meter = (step.get("left"), step.get("meter")) if step is not None else (None, None)
+    if left is None or meter not in tolerances.METER_RULES:
         return None
-    return max(0, int(step["left"])), str(step["meter"])
+    return max(0, int(left)), str(meter)
 
 
 def key(scenario: str, release: str) -> str:

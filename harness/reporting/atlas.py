@@ -23,6 +23,7 @@ from harness.common import pinned
 from harness.judgement import claims as seed_claims
 from harness.judgement.floors import in_use
 from harness.judgement.turns import FAILED, Parts, parts, points, side
+from harness.model.judged import Step
 from harness.model.record import CellRecord
 from harness.reporting import aggregate, glance, machines
 from harness.reporting.atlas_runs import Run
@@ -51,7 +52,7 @@ class Cell:
     back: str
     word: str
     date: str
-    steps: tuple[dict[str, Any], ...]
+    steps: tuple[Step, ...]
     record_hash: str = ""  # sha1 of the record's content: a byte-identical copy of a run is the same run
     record_path: str = ""  # the record's file under the references
     params: str = ""  # the scenario's parameters as it ran (JSON)

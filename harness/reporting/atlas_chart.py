@@ -22,7 +22,8 @@ LANE_COLOURS = ("#1565c0", "#6a1b9a", "#00838f", "#5d4037", "#37474f")
 
 def _left(cell: Cell) -> int | None:
     step = decisive_step(list(cell.steps))
-    return None if step is None or step.get("left") is None else max(0, int(step["left"]))
+    left = step.get("left") if step is not None else None
+    return None if left is None else max(0, left)
 
 
 def _slope(cell: Cell) -> int | None:

@@ -17,6 +17,7 @@ from typing import Any
 
 from harness.judgement import verdicts
 from harness.judgement.answer import COLOUR, decisive_step
+from harness.model.judged import Step
 from harness.reporting.atlas import Cell, answer_of, grid_id, turns
 
 DATASET_VERSION = 3  # 3: each run row names its record (path, sha1) and stand-in base; the rules and commit
@@ -77,11 +78,12 @@ def step_rows(cells: list[Cell]) -> list[dict[str, Any]]:
     for cell in cells:
         base = {k: v for k, v in asdict(cell).items() if k in STEP_SCHEMA}
         base.update(cell=cell.cell_id, column=cell.column)
-        for step in [s for s in cell.steps if s.get("verdict") != "skipped"] or [{}]:
-            label = str(step.get("label") or "")
+        none: Step = {"label": "", "verdict": ""}  # a cell without a judged step still has its row
+        for step in [s for s in cell.steps if s.get("verdict") != "skipped"] or [none]:
+            label = step["label"]
             out.append({**base, "id": hashlib.sha1(f"{cell.cell_id}|{label}".encode()).hexdigest()[:16], "step": label,
-                        "verdict": step.get("verdict") or "", "meter": step.get("meter") or "",
-                        "left_bytes": step.get("left") if step.get("left") is not None else ""})
+                        "verdict": step["verdict"], "meter": step.get("meter") or "",
+                        "left_bytes": left if (left := step.get("left")) is not None else ""})
     return [{k: row.get(k, "") for k in STEP_SCHEMA} for row in out]
 
 
@@ -89,11 +91,11 @@ def run_rows(cells: list[Cell]) -> list[dict[str, Any]]:
     """One row per record: where it ran, its answer and the step that gave it."""
     out = []
     for cell in cells:
-        step = decisive_step(list(cell.steps)) or {}
+        step: Step = decisive_step(list(cell.steps)) or {"label": "", "verdict": ""}
         row = {k: v for k, v in asdict(cell).items() if k in RUN_SCHEMA}
         row.update(id=cell.cell_id, column=cell.column, record=cell.record_path, record_sha1=cell.record_hash,
-                   step=step.get("label") or "", verdict=step.get("verdict") or "",
-                   meter=step.get("meter") or "", left_bytes=step.get("left") if step.get("left") is not None else "")
+                   step=step["label"], verdict=step["verdict"], meter=step.get("meter") or "",
+                   left_bytes=left if (left := step.get("left")) is not None else "")
         out.append({k: row.get(k, "") for k in RUN_SCHEMA})
     return out
 

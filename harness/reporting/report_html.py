@@ -75,9 +75,9 @@ def _floor(record: CellRecord, judged: dict[str, Any]) -> dict[str, Any] | None:
     in which a reading counts as released (the judge's floor up to its tolerance), recovered
     exactly from the step: floor = reading - left - what other processes hold."""
     step = decisive_step(judged.get("steps") or [])
-    if step is None or not step.get("meter"):
+    meter = step.get("meter") if step is not None else None
+    if step is None or not meter:
         return None
-    meter = step["meter"]
     at = [cp for cp in record.get("checkpoints") or [] if cp.get("label") == step["label"]]
     value = meter_value(at[-1].get("readings"), meter) if at else None
     pre_gpu = record.get("pre_gpu")
