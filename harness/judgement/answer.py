@@ -18,7 +18,7 @@ from typing import Any
 
 from harness.common.units import human_bytes
 from harness.judgement.ranks import RANK_PREFIX
-from harness.model.judged import Step
+from harness.model.judged import CellSummary, Step
 
 
 class Colour(str, Enum):
@@ -142,7 +142,7 @@ def decisive_step(steps: list[Step]) -> Step | None:
     return measured[-1] if measured else None
 
 
-def verdict_of(cell: dict[str, Any]) -> str:
+def verdict_of(cell: CellSummary) -> str:
     """The one word a cell came to: its status where it did not run to its end, else its deciding step's
     verdict (the last one judged where none decides), else its exit's."""
     if cell.get("status") != "ok":
@@ -152,7 +152,7 @@ def verdict_of(cell: dict[str, Any]) -> str:
     return str(step["verdict"] if step else cell.get("exit") or "ok")
 
 
-def of_cell(cell: dict[str, Any]) -> Answer:
+def of_cell(cell: CellSummary) -> Answer:
     """A judged cell's answer (aggregate.cell_summary's dict); a growing loop is never shown as fine."""
     found = replace(_answer(cell), verdict=verdict_of(cell))
     if cell.get("multigpu"):  # said beside the cleanup's answer, which it does not change
@@ -166,7 +166,7 @@ def of_cell(cell: dict[str, Any]) -> Answer:
     return replace(found, back=back, loop={k: loop[k] for k in ("site", "slope", "noise", "growing", "state", "text")})
 
 
-def _answer(cell: dict[str, Any]) -> Answer:
+def _answer(cell: CellSummary) -> Answer:
     if cell.get("status") != "ok":
         return Answer(back="n/a", word=str(cell.get("status")))
     if cell.get("gpu_only"):  # what it shows exists only on a GPU, and none was measured (gpu_only.py)

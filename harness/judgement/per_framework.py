@@ -6,11 +6,12 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Mapping
-from typing import Any
+from typing import Any, cast
 
 from harness import frameworks
 from harness.common.units import human_bytes
 from harness.judgement import answer
+from harness.model.judged import CellSummary
 
 MAIN_PACKAGES = ("torch", "tensorflow", "jax", "cupy")  # the release a column is known by (not keras, jaxlib)
 
@@ -23,7 +24,7 @@ def sentences(matrix: Mapping[str, Any], host_only: bool) -> list[str]:
 
 
 def sentence(env: str, facts: Mapping[str, Any], cells: Mapping[str, Mapping[str, Any]], host_only: bool) -> str:
-    said = {name: dict(cell.get("glance") or answer.of_cell(dict(cell)).as_dict()) for name, cell in cells.items()}
+    said = {name: dict(cell.get("glance") or answer.of_cell(cast(CellSummary, cell)).as_dict()) for name, cell in cells.items()}
     by_back: dict[str, list[str]] = {}
     for name, glance in sorted(said.items()):
         by_back.setdefault(str(glance["back"]), []).append(name)

@@ -12,6 +12,7 @@ from collections.abc import Hashable, Iterable
 from typing import Any, TypeVar
 
 from harness.judgement.answer import decisive_step
+from harness.model.judged import CellSummary
 from harness.model.record import Status
 
 # the scenario's own run failed (an exception, a crash, a hang): the release cannot do it, which is an answer;
@@ -24,12 +25,12 @@ Parts = tuple[Any, ...]
 Key = TypeVar("Key", bound=Hashable)
 
 
-def parts(cell: dict[str, Any] | None) -> Parts | None:
+def parts(cell: CellSummary | None) -> Parts | None:
     """What a cell summary says, as a turn compares it: (cleanup answer, loop state, runs/fails), a part
     None where it cannot be compared (cleanup steps that grew too little to judge: the exit alone answers
     them; a loop whose growth is clear of its noise but under what the meter judges); None for a cell that
     measured nothing (skipped, a harness failure, a build the GPU cannot run)."""
-    status = (cell or {}).get("status")
+    status = cell.get("status") if cell else None
     if status in FAILED:
         return (None, None, FAILS)
     if not cell or status != Status.OK.value:
@@ -65,7 +66,7 @@ def points(sequence: Iterable[tuple[Key, Parts | None]]) -> list[tuple[Key, Key,
     return found
 
 
-def side(cell: dict[str, Any]) -> str:
+def side(cell: CellSummary) -> str:
     """A cell's answer in words as a turn shows it: the answer's phrase, and for a run that failed what stopped it."""
     error = cell.get("error") if cell.get("status") in FAILED else ""
     return str(cell["glance"]["text"]) + (f" ({error})" if error else "")

@@ -9,7 +9,7 @@ from typing_extensions import Required, TypedDict
 
 class Step(TypedDict, total=False):
     """One cleanup step judged: what was left of what the scenario grew, on which meter, and why. A cell
-    summary's copy (aggregate.STEP_KEYS) has every key, None where the judge wrote none."""
+    summary's copy (aggregate.summary_step) has the same keys on every step, None where the judge wrote none."""
 
     label: Required[str]
     verdict: Required[str]  # released / cached / held / partial / no-signal / unmeasured / skipped
@@ -20,11 +20,37 @@ class Step(TypedDict, total=False):
     framework_left: int | None  # the framework's own in-use count above its floor
     framework_grown: int | None
     word: str  # the judge's word where the verdict alone would mislead ("borderline: ...", "n/a: ...")
-    reason: str  # a skipped step's: why it means nothing here
-    detail: str  # the step in words (sentences.detail)
+    reason: str | None  # a skipped step's: why it means nothing here
+    detail: str | None  # the step in words (sentences.detail)
     pool: int | None  # what is left, split where the framework reports its pool (attribution.split_own)
     live: int | None
     runtime_growth: int | None
     elsewhere: int | None  # held by another process the script started
     elsewhere_processes: list[dict[str, Any]]
     judged_alone: bool  # a launcher's rank, judged on its own process and GPU (ranks.py)
+
+
+class CellSummary(TypedDict, total=False):
+    """A judged cell as matrix.json keeps it (reporting/aggregate.cell_summary) and every renderer reads it:
+    the judge's status, steps and exit, the readings at each checkpoint, and the judge's answer (``glance``)."""
+
+    status: Required[str | None]  # the judge's: ok, error, unsupported, ... (a record's own where it was not re-judged)
+    meter: str | None  # the meter its answer is read on
+    levels: dict[str, int]  # each checkpoint's reading above the process's start, on ``meter``
+    framework_levels: dict[str, int]  # the framework's own count at each checkpoint, above its floor
+    blind_labels: list[str]  # checkpoints whose NVML reading cannot show use (a pool mapped at the first touch)
+    runtime_cost: int | None
+    floor_basis: str | None
+    exit_meter: str | None
+    steps: list[Step]
+    exit: str | None  # returned / not-returned
+    error: str | None  # why it is not ok, in one line
+    framework: dict[str, str]  # the releases it imported
+    python: str | None
+    killed: list[dict[str, Any]]  # processes the harness had to end after the cell
+    duration_s: float | None
+    loop: dict[str, Any] | None  # judgement/loops.summary
+    gpu_only: str  # why a GPU-memory scenario measured without a GPU answers n/a
+    multigpu: list[str]  # judgement/multigpu.short_findings
+    caveats: list[str]  # judgement/failures.measured_without
+    glance: dict[str, Any]  # the judge's answer (judgement/answer.Answer.as_dict)

@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from harness.judgement import answer, claims, failures, floors, loops, multigpu, tolerances, verdicts
+from harness.model.judged import CellSummary, Step
 from harness.model.record import SCHEMA_VERSION, CellRecord, meter_value
 from harness.reporting import glance, machines, matrix_md, pairing, sweeps
 from harness.store.results import read_manifest, read_records, write_json
@@ -58,15 +59,23 @@ def _blind_labels(record: CellRecord, judged: dict[str, Any]) -> list[str]:
     return labels[labels.index(first) + 1:] if first in labels else []
 
 
-STEP_KEYS = ("label", "verdict", "meter", "left", "grown", "tol", "reason", "framework_left", "detail", "pool", "live",
-             "runtime_growth", "elsewhere")
+def summary_step(step: Step) -> Step:
+    """A judged step as matrix.json keeps it: the same keys on every step (None where the judge wrote none), and
+    the judge's word where it gave one."""
+    kept: Step = {"label": step["label"], "verdict": step["verdict"], "meter": step.get("meter"), "left": step.get("left"),
+                  "grown": step.get("grown"), "tol": step.get("tol"), "reason": step.get("reason"),
+                  "framework_left": step.get("framework_left"), "detail": step.get("detail"), "pool": step.get("pool"),
+                  "live": step.get("live"), "runtime_growth": step.get("runtime_growth"), "elsewhere": step.get("elsewhere")}
+    if step.get("word"):
+        kept["word"] = step["word"]
+    return kept
 
 
-def cell_summary(record: CellRecord) -> dict[str, Any]:
+def cell_summary(record: CellRecord) -> CellSummary:
     judged = record.get("verdicts") or verdicts.judge(record)
     error = record.get("error")
     meter, levels = _levels(record)
-    summary = {
+    summary: CellSummary = {
         "status": judged.get("status") or record.get("status"),
         "meter": meter,
         "levels": levels,
@@ -75,7 +84,7 @@ def cell_summary(record: CellRecord) -> dict[str, Any]:
         "runtime_cost": judged.get("runtime_cost"),
         "floor_basis": judged.get("floor_basis"),
         "exit_meter": (judged.get("exit") or {}).get("meter"),
-        "steps": [{k: s.get(k) for k in STEP_KEYS} | ({"word": s["word"]} if s.get("word") else {}) for s in judged["steps"]],
+        "steps": [summary_step(s) for s in judged["steps"]],
         "exit": (judged.get("exit") or {}).get("verdict"),
         "error": judged.get("unsupported_reason") or judged.get("harness_reason") or answer.error_line(error) or None,
         "framework": record.get("facts", {}).get("frameworks", {}),
@@ -171,9 +180,11 @@ def matrix_from(records: list[CellRecord], broken: list[tuple[Path, str]], run: 
     }
 
 
-def _unjudged(status: str, error: str | None = None) -> dict[str, Any]:
+def _unjudged(status: str, error: str | None = None) -> CellSummary:
     """A planned cell with no readable record: its status, and the judge's answer to that (grey)."""
-    cell: dict[str, Any] = {"status": status, "steps": [], "exit": None, **({"error": error} if error else {})}
+    cell: CellSummary = {"status": status, "steps": [], "exit": None}
+    if error:
+        cell["error"] = error
     cell["glance"] = glance.of_cell(cell)
     return cell
 

@@ -12,6 +12,7 @@ from typing import Any
 
 from harness.common.units import human_bytes
 from harness.judgement import tolerances
+from harness.model.judged import CellSummary
 from harness.reporting import glance
 
 FACTOR = 2.0  # what is left must differ at least this many times over to be a candidate
@@ -20,7 +21,7 @@ FACTOR = 2.0  # what is left must differ at least this many times over to be a c
 CANDIDATE_FROM = 0.5
 
 
-def amount(cell: dict[str, Any] | None) -> tuple[int, str] | None:
+def amount(cell: CellSummary | None) -> tuple[int, str] | None:
     """(bytes left at the decisive cleanup step, its meter) of a cell that measured one."""
     if not cell or cell.get("status") != "ok":
         return None

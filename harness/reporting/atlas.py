@@ -23,7 +23,7 @@ from harness.common import pinned
 from harness.judgement import claims as seed_claims
 from harness.judgement.floors import in_use
 from harness.judgement.turns import FAILED, Parts, parts, points, side
-from harness.model.judged import Step
+from harness.model.judged import CellSummary, Step
 from harness.model.record import CellRecord
 from harness.reporting import aggregate, glance, machines
 from harness.reporting.atlas_runs import Run
@@ -101,7 +101,7 @@ class ClaimOutcome:
     record: str = ""  # the hash of the claim's own cell's record: a copied run decides nothing again
 
 
-def claim_outcomes(run: Run, summaries: list[dict[str, Any]], cells: list[Cell],
+def claim_outcomes(run: Run, summaries: list[CellSummary], cells: list[Cell],
                    claims: list[seed_claims.Claim]) -> list[ClaimOutcome]:
     """Where this run confirms or contradicts each seed claim, in atlas columns."""
     column = machines.column_namer(run.records)
@@ -120,7 +120,7 @@ def claim_outcomes(run: Run, summaries: list[dict[str, Any]], cells: list[Cell],
     return found
 
 
-def cells_of(run: Run, summaries: list[dict[str, Any]]) -> Iterator[Cell]:
+def cells_of(run: Run, summaries: list[CellSummary]) -> Iterator[Cell]:
     records = run.records
     column = machines.column_namer(records)
     versions: dict[str, dict[str, str]] = {}  # environment -> framework -> release, from any of its cells

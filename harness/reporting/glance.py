@@ -6,6 +6,7 @@ from collections.abc import Callable
 from typing import Any
 
 from harness.judgement import answer
+from harness.model.judged import CellSummary
 from harness.model.record import CellRecord
 
 NO_GPU = "no GPU: host memory (RSS) only"
@@ -13,7 +14,7 @@ LEGEND = answer.LEGEND
 decisive_step = answer.decisive_step
 
 
-def of_cell(cell: dict[str, Any]) -> dict[str, Any]:
+def of_cell(cell: CellSummary) -> dict[str, Any]:
     """The judge's answer for a cell (judgement/answer.py), as matrix.json keeps it."""
     return answer.of_cell(cell).as_dict()
 

@@ -10,6 +10,7 @@ from harness.common.units import host_memory, human_bytes
 from harness.judgement import answer, palette, sentences
 from harness.judgement.tolerances import TOLERANCES
 from harness.judgement.verdicts import RULES_VERSION
+from harness.model.judged import CellSummary
 from harness.model.record import CellRecord, Readings
 from harness.reporting import glance, matrix_md
 from harness.reporting.glance import NO_GPU
@@ -84,7 +85,7 @@ BACK_GLYPHS = {back: palette.of_back(back).glyph for back in answer.COLOUR}  # t
 MIN_ENV_WIDTH = 16  # narrower than this, a verdict reads as a column of fragments: one row per cell instead
 
 
-def _cell_text(cell: dict[str, Any]) -> Text:
+def _cell_text(cell: CellSummary) -> Text:
     """The landing view's answer (glance.py): the colour says whether the driver got it back, the word why."""
     g = cell.get("glance") or glance.of_cell(cell)
     at = f" (at {g['label']})" if g.get("label") else ""
