@@ -15,6 +15,7 @@ from harness.common.errors import UsageError
 from harness.environments import config
 from harness.environments.images import BuildOptions
 from harness.judgement import per_framework
+from harness.model.judged import MatrixDoc
 from harness.model.record import CellRecord, error_type
 from harness.reporting import closing, render
 from harness.reporting.glance import NO_GPU
@@ -78,14 +79,14 @@ def nothing_ran(records: list[CellRecord], err: Console, asked: Collection[str] 
     return 3
 
 
-def warn_unreadable(matrix: dict[str, Any], err: Console) -> None:
+def warn_unreadable(matrix: MatrixDoc, err: Console) -> None:
     """A line per record file that could not be read: its cell shows ``unreadable``, not a result."""
     for entry in matrix.get("unreadable") or []:
         err.print(f"warning: unreadable record {entry['path']} ({entry['reason'][:120]}); its cell shows 'unreadable'",
                   markup=False, soft_wrap=True)
 
 
-def show_matrix(matrix: dict[str, Any], as_json: bool, out: Console, words_at: str | None = None) -> None:
+def show_matrix(matrix: MatrixDoc, as_json: bool, out: Console, words_at: str | None = None) -> None:
     """The matrix's table, or where it would not fit the screen (and ``words_at`` names where each cell's
     words are), a block per framework family; then one sentence per environment and the tolerances."""
     if as_json:

@@ -54,3 +54,26 @@ class CellSummary(TypedDict, total=False):
     multigpu: list[str]  # judgement/multigpu.short_findings
     caveats: list[str]  # judgement/failures.measured_without
     glance: dict[str, Any]  # the judge's answer (judgement/answer.Answer.as_dict)
+
+
+class MatrixDoc(TypedDict, total=False):
+    """A run judged, as matrix.json keeps it (reporting/aggregate.matrix_from) and matrix.md, the terminal and
+    the report render it: a cell summary per scenario and column, the seed claims' outcomes, what was read how."""
+
+    schema_version: Required[int]
+    record_schema_version: int
+    rules_version: int  # judgement/verdicts.RULES_VERSION: which rules judged it
+    run: str
+    note: str
+    environments: Required[list[str]]  # the columns, in the definitions' order
+    machine: str  # where it ran, in one line (glance.NO_GPU on a host without one)
+    legend: dict[str, str]
+    columns: dict[str, dict[str, Any]]  # each column's facts (glance.columns)
+    scenarios: list[str]
+    cells: Required[dict[str, dict[str, CellSummary]]]  # scenario -> column -> cell
+    unreadable: list[dict[str, str]]
+    tolerances: dict[str, Any]
+    tolerances_text: str
+    claims: list[dict[str, Any]]  # each seed claim with its outcome per column (judgement/claims.assess)
+    compare: dict[str, Any]  # --compare: the two runs side by side (aggregate.compare)
+    sweep: dict[str, Any]  # a sweep's: its releases and turns (reporting/sweeps)

@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from harness.judgement import answer, claims, failures, floors, loops, multigpu, tolerances, verdicts
-from harness.model.judged import CellSummary, Step
+from harness.model.judged import CellSummary, MatrixDoc, Step
 from harness.model.record import SCHEMA_VERSION, CellRecord, meter_value
 from harness.reporting import glance, machines, matrix_md, pairing, sweeps
 from harness.store.results import read_manifest, read_records, write_json
@@ -112,7 +112,7 @@ def read_judged(run_dir: Path) -> tuple[list[CellRecord], list[tuple[Path, str]]
     return records, broken
 
 
-def build_matrix(run_dir: Path, planned: list[tuple[str, str]] | None = None, note: str = "") -> dict[str, Any]:
+def build_matrix(run_dir: Path, planned: list[tuple[str, str]] | None = None, note: str = "") -> MatrixDoc:
     records, broken = read_judged(run_dir)
     return matrix_from(records, broken, run_name(run_dir, records), planned if planned is not None else planned_cells(run_dir),
                        note)
@@ -134,8 +134,8 @@ def run_name(run_dir: Path, records: list[CellRecord]) -> str:
 
 
 def matrix_from(records: list[CellRecord], broken: list[tuple[Path, str]], run: str,
-                planned: list[tuple[str, str]] | None = None, note: str = "") -> dict[str, Any]:
-    cells: dict[str, dict[str, Any]] = {}
+                planned: list[tuple[str, str]] | None = None, note: str = "") -> MatrixDoc:
+    cells: dict[str, dict[str, CellSummary]] = {}
     column = machines.column_namer(records)
     envs: list[str] = list(dict.fromkeys(env for env, _ in planned or []))  # the definitions' order
     ran: set[tuple[str, str]] = set()
@@ -189,7 +189,7 @@ def _unjudged(status: str, error: str | None = None) -> CellSummary:
     return cell
 
 
-def outcome(cell: dict[str, Any]) -> str:
+def outcome(cell: CellSummary) -> str:
     """What a cell came to, in one comparable word: its status, or its last step's verdict."""
     if cell.get("status") != "ok":
         return str(cell.get("status"))
@@ -197,7 +197,7 @@ def outcome(cell: dict[str, Any]) -> str:
     return "/".join(judged) if judged else "ok"
 
 
-def compare(matrix: dict[str, Any], other: dict[str, Any]) -> dict[str, Any]:
+def compare(matrix: MatrixDoc, other: MatrixDoc) -> dict[str, Any]:
     """Cells whose status or verdicts differ between two runs (a driver upgrade, two versions),
     columns paired by name, else by framework (pairing.py); a UsageError when nothing pairs."""
     pairs = pairing.pair_columns(matrix, other)
@@ -216,7 +216,7 @@ Judged = tuple[list[CellRecord], list[tuple[Path, str]]]
 
 def write_reports(run_dir: Path, planned: list[tuple[str, str]] | None = None, note: str = "",
                   compare_with: Path | None = None, judged: Judged | None = None,
-                  extra: dict[str, Any] | None = None) -> dict[str, Any]:
+                  sweep: dict[str, Any] | None = None) -> MatrixDoc:
     """matrix.json, matrix.md and report.html for ``run_dir`` (each written atomically), from its
     records as ``read_judged(run_dir)`` gives them (read here unless given)."""
     from harness.reporting import report_html
@@ -232,7 +232,8 @@ def write_reports(run_dir: Path, planned: list[tuple[str, str]] | None = None, n
     matrix = matrix_from(records, broken, run_name(run_dir, records), planned, note)
     if compare_with is not None:
         matrix["compare"] = compare(matrix, build_matrix(compare_with))
-    matrix.update(extra or sweeps.kept(run_dir, matrix))  # a sweep's summary travels with its matrix
+    if (summary := sweep or sweeps.kept(run_dir, matrix)) is not None:  # a sweep's summary travels with its matrix
+        matrix["sweep"] = summary
     write_json(run_dir / "matrix.json", matrix)
     _write_text(run_dir / "matrix.md", matrix_md.to_markdown(matrix))
     _write_text(run_dir / "report.html", report_html.render(matrix, records))

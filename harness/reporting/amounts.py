@@ -12,7 +12,7 @@ from typing import Any
 
 from harness.common.units import human_bytes
 from harness.judgement import tolerances
-from harness.model.judged import CellSummary
+from harness.model.judged import CellSummary, MatrixDoc
 from harness.reporting import glance
 
 FACTOR = 2.0  # what is left must differ at least this many times over to be a candidate
@@ -39,7 +39,7 @@ def key(scenario: str, release: str) -> str:
     return f"{scenario}|{release}"
 
 
-def candidates(matrix: dict[str, Any], columns: list[tuple[str, str]]) -> list[dict[str, Any]]:
+def candidates(matrix: MatrixDoc, columns: list[tuple[str, str]]) -> list[dict[str, Any]]:
     """Neighbouring measured releases of a row with the same words but amounts FACTOR apart and more
     than half the meter's noise floor apart (repeats decide whether they are a turn)."""
     found = []

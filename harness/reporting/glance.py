@@ -6,7 +6,7 @@ from collections.abc import Callable
 from typing import Any
 
 from harness.judgement import answer
-from harness.model.judged import CellSummary
+from harness.model.judged import CellSummary, MatrixDoc
 from harness.model.record import CellRecord
 
 NO_GPU = "no GPU: host memory (RSS) only"
@@ -42,7 +42,7 @@ def columns(records: list[CellRecord], column: Callable[[CellRecord], str]) -> d
     return out
 
 
-def title(matrix: dict[str, Any]) -> str:
+def title(matrix: MatrixDoc) -> str:
     """What a run's page is called: what it measured (a run without a GPU measured host memory)."""
     if matrix.get("machine") == NO_GPU:
         return f"Host memory cleanup matrix, no GPU ({matrix['run']})"

@@ -6,15 +6,16 @@ from typing import Any
 from harness import frameworks
 from harness.common.units import clip, human_bytes
 from harness.judgement import per_framework
+from harness.model.judged import CellSummary, MatrixDoc
 from harness.reporting import glance
 
 
-def cell_text(cell: dict[str, Any]) -> str:
+def cell_text(cell: CellSummary) -> str:
     """One Markdown cell: the status when it is not ok, else the judge's answer (answer.py), then
     each step's verdict and what is left."""
     status = cell.get("status")
     if status != "ok":
-        return f"**{status}**" + (f" ({clip(cell['error'], 120)})" if cell.get("error") else "")
+        return f"**{status}**" + (f" ({clip(error, 120)})" if (error := cell.get("error")) else "")
     parts = [f"**{glance.text(cell['glance'])}**"] if cell.get("glance") else []
     for step in cell["steps"]:
         judged = step.get("left") is not None and step["verdict"] != "skipped"
@@ -22,7 +23,7 @@ def cell_text(cell: dict[str, Any]) -> str:
         if judged and step.get("framework_left") is not None:
             left += f" (framework: {human_bytes(step['framework_left'])})"
         parts.append(f"{step['label']}: {step['verdict']}{left}")
-    parts += [f"loop ({cell['loop']['site']}): {cell['loop']['text']}"] if cell.get("loop") else []
+    parts += [f"loop ({loop['site']}): {loop['text']}"] if (loop := cell.get("loop")) else []
     if cell.get("exit"):
         parts.append(f"exit: {cell['exit']}")
     left_running = [k for k in cell.get("killed") or [] if k.get("role") != "script"]
@@ -59,7 +60,7 @@ def column_header(env: str, column: dict[str, Any]) -> str:
     return f"{env}<br>{detail}" if detail else env
 
 
-def claims_to_show(matrix: dict[str, Any]) -> tuple[list[dict[str, Any]], int]:
+def claims_to_show(matrix: MatrixDoc) -> tuple[list[dict[str, Any]], int]:
     """The claims this run speaks to, and how many it cannot decide for want of a GPU (0 with one):
     without a GPU those are said once, not listed as a table of "untestable"."""
     spoken = [c for c in matrix.get("claims", []) if c["results"]]
@@ -69,7 +70,7 @@ def claims_to_show(matrix: dict[str, Any]) -> tuple[list[dict[str, Any]], int]:
     return decided, len(spoken) - len(decided)
 
 
-def not_shown(matrix: dict[str, Any]) -> list[str]:
+def not_shown(matrix: MatrixDoc) -> list[str]:
     """Why a scenario's cells read "not shown without a GPU": once per scenario, under the table."""
     reasons = {name: reason for name, row in matrix["cells"].items() for cell in row.values()
                if (reason := cell.get("gpu_only"))}
@@ -79,7 +80,7 @@ def not_shown(matrix: dict[str, Any]) -> list[str]:
             "memory):", *(f"- `{name}`: {reason}" for name, reason in reasons.items())]
 
 
-def to_markdown(matrix: dict[str, Any]) -> str:
+def to_markdown(matrix: MatrixDoc) -> str:
     envs = matrix["environments"]
     lines = [f"## {glance.title(matrix)}", ""]
     if matrix.get("note"):

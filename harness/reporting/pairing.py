@@ -7,13 +7,12 @@ line, never reported as "nothing changed".
 """
 from __future__ import annotations
 
-from typing import Any
-
 from harness import frameworks
 from harness.common.errors import UsageError
+from harness.model.judged import MatrixDoc
 
 
-def column_frameworks(matrix: dict[str, Any], env: str) -> frozenset[str]:
+def column_frameworks(matrix: MatrixDoc, env: str) -> frozenset[str]:
     """The frameworks most of a column's cells imported (keras 3 pulling in JAX in a few TF cells
     does not make a TensorFlow column a JAX one)."""
     counts: dict[str, int] = {}
@@ -25,7 +24,7 @@ def column_frameworks(matrix: dict[str, Any], env: str) -> frozenset[str]:
     return frozenset(name for name, n in counts.items() if 2 * n >= len(cells))
 
 
-def pair_columns(matrix: dict[str, Any], other: dict[str, Any]) -> list[dict[str, str]]:
+def pair_columns(matrix: MatrixDoc, other: MatrixDoc) -> list[dict[str, str]]:
     """[{"env", "other_env", "by"}]: columns of ``matrix`` and the ``other`` run's they answer to."""
     pairs = [{"env": e, "other_env": e, "by": "the same environment"} for e in matrix["environments"]
              if e in other["environments"]]
@@ -42,7 +41,7 @@ def pair_columns(matrix: dict[str, Any], other: dict[str, Any]) -> list[dict[str
             pairs.append({"env": env, "other_env": match, "by": f"the same framework ({common})"})
     shared = set(matrix["cells"]) & set(other["cells"])
     if not pairs or not shared:
-        def describe(m: dict[str, Any]) -> str:
+        def describe(m: MatrixDoc) -> str:
             return ", ".join(f"{e} ({'/'.join(sorted(column_frameworks(m, e))) or 'no framework'})" for e in m["environments"])
         raise UsageError(f"nothing to compare: {matrix['run']} [{describe(matrix)}] and {other['run']} [{describe(other)}] "
                          f"share {'no scenario' if not shared else 'no environment and no framework'}; compare runs of "

@@ -1,8 +1,6 @@
 """Turning records into something to read: rich tables for the terminal. Prints nothing itself."""
 from __future__ import annotations
 
-from typing import Any
-
 from rich.table import Table
 from rich.text import Text
 
@@ -10,7 +8,7 @@ from harness.common.units import host_memory, human_bytes
 from harness.judgement import answer, palette, sentences
 from harness.judgement.tolerances import TOLERANCES
 from harness.judgement.verdicts import RULES_VERSION
-from harness.model.judged import CellSummary
+from harness.model.judged import CellSummary, MatrixDoc
 from harness.model.record import CellRecord, Readings
 from harness.reporting import glance, matrix_md
 from harness.reporting.glance import NO_GPU
@@ -92,14 +90,14 @@ def _cell_text(cell: CellSummary) -> Text:
     return Text(f"{BACK_GLYPHS.get(g['back'], '')} {glance.text(g)}{at}", style=BACK_STYLES.get(g["back"], ""))
 
 
-def _header(matrix: dict[str, Any], env: str) -> str:
+def _header(matrix: MatrixDoc, env: str) -> str:
     """An environment's column header: its name, and the releases it ran (from its records)."""
     facts = (matrix.get("columns") or {}).get(env) or {}
     releases = " ".join(f"{name} {version}" for name, version in (facts.get("frameworks") or {}).items())
     return f"{env}\n{releases}" if releases else env
 
 
-def matrix_table(matrix: dict[str, Any], width: int = 80) -> Table:
+def matrix_table(matrix: MatrixDoc, width: int = 80) -> Table:
     """Scenario rows x environment columns, each cell its answer and claim marks. The scenario name
     is never cut: cells wrap, and where ``width`` leaves an environment fewer than MIN_ENV_WIDTH
     characters the table turns to one row per cell (scenario, environment, answer)."""
@@ -136,11 +134,12 @@ def matrix_table(matrix: dict[str, Any], width: int = 80) -> Table:
     return table
 
 
-def matrix_summary(matrix: dict[str, Any]) -> str:
+def matrix_summary(matrix: MatrixDoc) -> str:
     statuses: dict[str, int] = {}
     for row in matrix["cells"].values():
         for cell in row.values():
-            statuses[cell["status"]] = statuses.get(cell["status"], 0) + 1
+            status = str(cell["status"])
+            statuses[status] = statuses.get(status, 0) + 1
     outcomes = {"confirmed": 0, "contradicted": 0, "not reproduced": 0, "untestable": 0}
     for claim in matrix.get("claims", []):
         for result in claim["results"].values():

@@ -13,6 +13,7 @@ import json
 from typing import Any
 
 from harness.judgement import holders, palette, verdicts
+from harness.model.judged import MatrixDoc
 from harness.model.record import TIMELINE_COLUMNS, CellRecord, ErrorInfo, meter_value
 from harness.reporting import glance, machines, templates
 from harness.reporting.glance import decisive_step
@@ -92,7 +93,7 @@ def _asset(name: str) -> str:
     return (templates.ASSETS / name).read_text(encoding="utf-8")
 
 
-def render(matrix: dict[str, Any], records: list[CellRecord], vega_src: str | None = None) -> str:
+def render(matrix: MatrixDoc, records: list[CellRecord], vega_src: str | None = None) -> str:
     """The page; with ``vega_src`` Vega is loaded from that relative path instead of inlined (the
     atlas holds many reports beside one copy)."""
     column = machines.column_namer(records)

@@ -10,11 +10,12 @@ from typing import Any
 
 from harness.common.units import human_bytes
 from harness.judgement import turns
+from harness.model.judged import MatrixDoc
 from harness.reporting import amounts
 from harness.store import results
 
 
-def changes(matrix: dict[str, Any], columns: list[tuple[str, str]]) -> list[dict[str, Any]]:
+def changes(matrix: MatrixDoc, columns: list[tuple[str, str]]) -> list[dict[str, Any]]:
     """Each place where a row's answer turns (judgement/turns.py: the cleanup's answer, the loop's state and
     whether it ran at all, each against the nearest release to its left where it was judged); ``between``
     names the releases in between, which did not run or gave no comparable answer (the turn is somewhere
@@ -40,7 +41,7 @@ def _columns(summary: dict[str, Any]) -> list[tuple[str, str]]:
     return [(release, pins[release]) for release in summary.get("releases") or [] if release in pins]
 
 
-def judge(summary: dict[str, Any], matrix: dict[str, Any]) -> None:
+def judge(summary: dict[str, Any], matrix: MatrixDoc) -> None:
     """The sweep's turns on ``matrix``: where the answer changes, and where only the amount did
     (candidates, confirmed by the repeats kept in the summary)."""
     columns = _columns(summary)
@@ -57,14 +58,15 @@ def judge(summary: dict[str, Any], matrix: dict[str, Any]) -> None:
     summary["companions"] = companions(matrix, columns, summary["package"])
 
 
-def companions(matrix: dict[str, Any], columns: list[tuple[str, str]], package: str) -> dict[str, dict[str, str]]:
+def companions(matrix: MatrixDoc, columns: list[tuple[str, str]], package: str) -> dict[str, dict[str, str]]:
     """Release -> what came with it in its environment (Keras, numpy, jaxlib...: the versions its
     cells imported), so a turn can be told from a companion's."""
     found = {}
     for release, env in columns:
         seen: dict[str, str] = {}
         for by_env in (matrix.get("cells") or {}).values():
-            seen.update({k: str(v) for k, v in ((by_env.get(env) or {}).get("framework") or {}).items() if v})
+            cell = by_env.get(env)
+            seen.update({k: str(v) for k, v in ((cell.get("framework") if cell else None) or {}).items() if v})
         seen.pop(package, None)
         found[release] = dict(sorted(seen.items()))
     return found
@@ -97,7 +99,7 @@ NOT_RUN = ("skipped", "harness-error")
 MEASURED_NOTHING = (*NOT_RUN, "unsupported")  # a column of only these ran none
 
 
-def unfinished(matrix: dict[str, Any], columns: list[tuple[str, str]]) -> dict[str, list[int]]:
+def unfinished(matrix: MatrixDoc, columns: list[tuple[str, str]]) -> dict[str, list[int]]:
     """Per column with cells that did not run (skipped, or the harness failed them): how many, of how
     many; a column where no cell measured anything (every one unsupported too: jax 0.4.35 failing at
     `import jax`) ran none. A column a resumed sweep finished later is not listed, whatever the first part
@@ -113,13 +115,13 @@ def unfinished(matrix: dict[str, Any], columns: list[tuple[str, str]]) -> dict[s
     return found
 
 
-def runtime_costs(matrix: dict[str, Any], columns: list[tuple[str, str]]) -> dict[str, dict[str, int]]:
+def runtime_costs(matrix: MatrixDoc, columns: list[tuple[str, str]]) -> dict[str, dict[str, int]]:
     """Per release, what the framework's runtime itself took on the GPU (CUDA context and libraries,
     measured in every GPU cell before the scenario's own work): the cells' lowest, median and highest."""
     found = {}
     for release, env in columns:
-        costs = sorted(cell["runtime_cost"] for row in matrix["cells"].values()
-                       if (cell := row.get(env)) and cell.get("status") == "ok" and cell.get("runtime_cost"))
+        costs = sorted(cost for row in matrix["cells"].values()
+                       if (cell := row.get(env)) and cell.get("status") == "ok" and (cost := cell.get("runtime_cost")))
         if costs:
             found[release] = {"min": costs[0], "median": costs[len(costs) // 2], "max": costs[-1], "cells": len(costs)}
     return found
@@ -136,18 +138,18 @@ def _runtime_row(costs: dict[str, dict[str, int]], releases: list[str]) -> list[
             + " | ".join(text(costs[r]) for r in shown) + " |", ""]
 
 
-def kept(run_dir: Path, matrix: dict[str, Any]) -> dict[str, Any]:
-    """A re-render's sweep summary (none outside a sweep): its changes re-judged on ``matrix``."""
+def kept(run_dir: Path, matrix: MatrixDoc) -> dict[str, Any] | None:
+    """A re-render's sweep summary (None outside a sweep): its changes re-judged on ``matrix``."""
     try:
         summary = results.read_sweep(run_dir)
     except (OSError, ValueError):
-        return {}
+        return None
     if "columns" not in summary:  # a sweep still running (or cut): only its request is kept so far
-        return {}
+        return None
     judge(summary, matrix)
     results.write_json(run_dir / "sweep.json", summary)
     (run_dir / "sweep.md").write_text(markdown(summary), encoding="utf-8")
-    return {"sweep": summary}
+    return dict(summary)
 
 
 def markdown(summary: dict[str, Any]) -> str:

@@ -23,6 +23,7 @@ from harness.measurement import gpu_access
 from harness.measurement.nvml import Nvml
 from harness.measurement.scenario import Scenario
 from harness.measurement.unrun import skipped_record
+from harness.model.judged import MatrixDoc
 from harness.model.record import CellRecord, Status
 from harness.reporting import aggregate
 from harness.running import catalogue, interruption
@@ -44,7 +45,7 @@ class MatrixRun:
     skipped: dict[str, str] = field(default_factory=dict)  # environment -> why it could not run here
     failed: dict[str, str] = field(default_factory=dict)  # environment -> why its build or start failed
     planned: list[tuple[str, str]] = field(default_factory=list)
-    matrix: dict[str, Any] = field(default_factory=dict)
+    matrix: MatrixDoc = field(default_factory=lambda: MatrixDoc(schema_version=0, environments=[], cells={}))
     wall_s: float = 0.0
     prepare_s: dict[str, float] = field(default_factory=dict)  # environment -> seconds to make or find it ready
 

@@ -20,6 +20,7 @@ from harness.common.errors import HarnessError, UsageError
 from harness.common.events import Event
 from harness.environments import pkgindex
 from harness.measurement.nvml import Nvml
+from harness.model.judged import MatrixDoc
 from harness.model.record import CellRecord
 from harness.reporting import aggregate, amounts, sweeps
 from harness.running import repro
@@ -105,7 +106,7 @@ def widened(options: SweepOptions, low: str | None, high: str | None) -> SweepOp
     return replace(wider, releases=tuple(str(v) for v in sorted(set(kept) | set(found))))
 
 
-def _repeat(options: SweepOptions, run_dir: Path, matrix: dict[str, Any], columns: list[tuple[str, str]],
+def _repeat(options: SweepOptions, run_dir: Path, matrix: MatrixDoc, columns: list[tuple[str, str]],
             items: list[Any] | None, nvml: Nvml, emit: Event) -> dict[str, list[int]]:
     """Both sides of every turn made of amounts run again (``repeat`` runs each in all, in their own
     run folders under repeats/); what each run left is kept, the first run's included."""
@@ -196,5 +197,5 @@ def run_sweep(options: SweepOptions, nvml: Nvml, emit: Event) -> SweepRun:
     results.write_json(run.run_dir / "sweep.json", summary)
     (run.run_dir / "sweep.md").write_text(sweeps.markdown(summary), encoding="utf-8")
     aggregate.write_reports(run.run_dir, run.planned, note=f"sweep of {options.package} {options.low}..{options.high} "
-                            f"(every {options.every}): {len(found)} change(s)", extra={"sweep": summary})
+                            f"(every {options.every}): {len(found)} change(s)", sweep=summary)
     return SweepRun(run.run_dir, [str(v) for v in versions], found, run.records, skipped)
