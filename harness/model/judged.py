@@ -76,4 +76,50 @@ class MatrixDoc(TypedDict, total=False):
     tolerances_text: str
     claims: list[dict[str, Any]]  # each seed claim with its outcome per column (judgement/claims.assess)
     compare: dict[str, Any]  # --compare: the two runs side by side (aggregate.compare)
-    sweep: dict[str, Any]  # a sweep's: its releases and turns (reporting/sweeps)
+    sweep: SweepSummary  # a sweep's: its releases and turns (reporting/sweeps)
+
+
+class Candidate(TypedDict, total=False):
+    """Two neighbouring releases of a sweep's row with the same words and amounts far apart
+    (reporting/amounts.candidates); its repeats decide whether it is a turn (amounts.judge)."""
+
+    scenario: Required[str]
+    before_release: Required[str]
+    release: Required[str]
+    before_env: str
+    env: Required[str]
+    before: Required[int]  # bytes left at the deciding step, each side
+    after: Required[int]
+    meter: str
+    words: Required[str]
+    runs: int  # the repeats of each side (amounts.judge)
+    spread_before: list[int]  # [least, most] left over the repeats
+    spread_after: list[int]
+    confirmed: bool | None  # every repeat of one side clear of the other's; None: one run a side
+
+
+class Change(TypedDict, total=False):
+    """Where a sweep's row turns (reporting/sweeps.changes, amounts.as_changes): its sides as the judge says them."""
+
+    scenario: Required[str]
+    env: Required[str]
+    release: Required[str]
+    before_release: Required[str]
+    between: list[str]  # the releases in between, which gave no comparable answer
+    before: Required[str]
+    after: Required[str]
+    kind: str  # "runs" (failing against running) or "amount"; absent for a change of answer
+    runs: int  # an amount's repeats of each side
+
+
+# sweep.json: "from" is a keyword, so the functional form
+SweepSummary = TypedDict("SweepSummary", {
+    "package": str, "from": str, "to": str, "every": str, "fixed": list[str], "releases": list[str],
+    "columns": dict[str, str],  # environment -> release
+    "skipped": dict[str, str],  # environment -> why it did not run
+    "prepare_s": dict[str, float], "request": dict[str, Any], "repeats": dict[str, list[int]],
+    "amounts": list[Candidate], "changes": list[Change],
+    "runtime": dict[str, dict[str, int]],  # release -> the runtime's own memory: min, median, max, cells
+    "unfinished": dict[str, list[int]], "machine": str | None, "companions": dict[str, dict[str, str]],
+    "wall_s": float | None, "part_wall_s": float, "parts": int,
+}, total=False)

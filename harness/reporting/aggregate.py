@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from harness.judgement import answer, claims, failures, floors, loops, multigpu, tolerances, verdicts
-from harness.model.judged import CellSummary, MatrixDoc, Step
+from harness.model.judged import CellSummary, MatrixDoc, Step, SweepSummary
 from harness.model.record import SCHEMA_VERSION, CellRecord, meter_value
 from harness.reporting import glance, machines, matrix_md, pairing, sweeps
 from harness.store.results import read_manifest, read_records, write_json
@@ -216,7 +216,7 @@ Judged = tuple[list[CellRecord], list[tuple[Path, str]]]
 
 def write_reports(run_dir: Path, planned: list[tuple[str, str]] | None = None, note: str = "",
                   compare_with: Path | None = None, judged: Judged | None = None,
-                  sweep: dict[str, Any] | None = None) -> MatrixDoc:
+                  sweep: SweepSummary | None = None) -> MatrixDoc:
     """matrix.json, matrix.md and report.html for ``run_dir`` (each written atomically), from its
     records as ``read_judged(run_dir)`` gives them (read here unless given)."""
     from harness.reporting import report_html

@@ -12,7 +12,7 @@ from typing import Any
 
 from harness.common.units import human_bytes
 from harness.judgement import tolerances
-from harness.model.judged import CellSummary, MatrixDoc
+from harness.model.judged import Candidate, CellSummary, Change, MatrixDoc
 from harness.reporting import glance
 
 FACTOR = 2.0  # what is left must differ at least this many times over to be a candidate
@@ -39,12 +39,12 @@ def key(scenario: str, release: str) -> str:
     return f"{scenario}|{release}"
 
 
-def candidates(matrix: MatrixDoc, columns: list[tuple[str, str]]) -> list[dict[str, Any]]:
+def candidates(matrix: MatrixDoc, columns: list[tuple[str, str]]) -> list[Candidate]:
     """Neighbouring measured releases of a row with the same words but amounts FACTOR apart and more
     than half the meter's noise floor apart (repeats decide whether they are a turn)."""
-    found = []
+    found: list[Candidate] = []
     for scenario in matrix["scenarios"]:
-        row: dict[str, Any] = matrix["cells"].get(scenario, {})
+        row = matrix["cells"].get(scenario, {})
         last: dict[str, Any] | None = None
         for release, env in columns:
             now = amount(row.get(env))
@@ -61,12 +61,12 @@ def candidates(matrix: MatrixDoc, columns: list[tuple[str, str]]) -> list[dict[s
     return found
 
 
-def ratio(cand: dict[str, Any]) -> float:
+def ratio(cand: Candidate) -> float:
     """How many times over what is left changed between a candidate's two sides."""
     return float(max(cand["before"], cand["after"]) / max(min(cand["before"], cand["after"]), 1))
 
 
-def judge(found: list[dict[str, Any]], repeats: dict[str, list[int]]) -> list[dict[str, Any]]:
+def judge(found: list[Candidate], repeats: dict[str, list[int]]) -> list[Candidate]:
     """Each candidate with ``confirmed``: True when every repeat of one side left less than every
     repeat of the other, False when their spreads overlap, None when a side has a single run."""
     out = []
@@ -78,12 +78,14 @@ def judge(found: list[dict[str, Any]], repeats: dict[str, list[int]]) -> list[di
             verdict = None
         else:
             verdict = max(before) < min(after) if cand["after"] > cand["before"] else max(after) < min(before)
-        out.append({**cand, "runs": runs, "spread_before": [min(before), max(before)],
-                    "spread_after": [min(after), max(after)], "confirmed": verdict})
+        judged = cand.copy()
+        judged["runs"], judged["confirmed"] = runs, verdict
+        judged["spread_before"], judged["spread_after"] = [min(before), max(before)], [min(after), max(after)]
+        out.append(judged)
     return out
 
 
-def as_changes(judged: list[dict[str, Any]]) -> list[dict[str, Any]]:
+def as_changes(judged: list[Candidate]) -> list[Change]:
     """The confirmed amount turns as sweep changes (the report marks them like any other)."""
     return [{"scenario": c["scenario"], "env": c["env"], "release": c["release"], "before_release": c["before_release"],
              "between": [], "kind": "amount", "runs": c["runs"],
@@ -91,7 +93,7 @@ def as_changes(judged: list[dict[str, Any]]) -> list[dict[str, Any]]:
             for c in judged if c["confirmed"]]
 
 
-def lines(judged: list[dict[str, Any]]) -> list[str]:
+def lines(judged: list[Candidate]) -> list[str]:
     """sweep.md's lines for the amounts: confirmed, not clear of the spread, or not repeated yet."""
     out = []
     for c in judged:

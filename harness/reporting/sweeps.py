@@ -6,21 +6,20 @@ today's rules, as it re-judges its cells, and rewrites sweep.json and sweep.md t
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
 
 from harness.common.units import human_bytes
 from harness.judgement import turns
-from harness.model.judged import MatrixDoc
+from harness.model.judged import Change, MatrixDoc, SweepSummary
 from harness.reporting import amounts
 from harness.store import results
 
 
-def changes(matrix: MatrixDoc, columns: list[tuple[str, str]]) -> list[dict[str, Any]]:
+def changes(matrix: MatrixDoc, columns: list[tuple[str, str]]) -> list[Change]:
     """Each place where a row's answer turns (judgement/turns.py: the cleanup's answer, the loop's state and
     whether it ran at all, each against the nearest release to its left where it was judged); ``between``
     names the releases in between, which did not run or gave no comparable answer (the turn is somewhere
     there); a turn between failing and running is of kind "runs"."""
-    found = []
+    found: list[Change] = []
     order = [release for release, _ in columns]
     envs = dict(columns)
     for scenario in matrix["scenarios"]:
@@ -28,20 +27,22 @@ def changes(matrix: MatrixDoc, columns: list[tuple[str, str]]) -> list[dict[str,
         said = ((release, turns.parts(row.get(env))) for release, env in columns)
         for release, before_release, ran in turns.points(said):
             env, before_env = envs[release], envs[before_release]
-            found.append({"scenario": scenario, "env": env, "release": release, "before_release": before_release,
-                          "between": order[order.index(before_release) + 1:order.index(release)],
-                          "before": turns.side(row[before_env]), "after": turns.side(row[env]),
-                          **({"kind": "runs"} if ran else {})})
+            change: Change = {"scenario": scenario, "env": env, "release": release, "before_release": before_release,
+                              "between": order[order.index(before_release) + 1:order.index(release)],
+                              "before": turns.side(row[before_env]), "after": turns.side(row[env])}
+            if ran:
+                change["kind"] = "runs"
+            found.append(change)
     return found
 
 
-def _columns(summary: dict[str, Any]) -> list[tuple[str, str]]:
+def _columns(summary: SweepSummary) -> list[tuple[str, str]]:
     """(release, environment) in version order: sweep.json's mappings are stored with sorted keys."""
     pins = {release: pin for pin, release in (summary.get("columns") or {}).items()}
     return [(release, pins[release]) for release in summary.get("releases") or [] if release in pins]
 
 
-def judge(summary: dict[str, Any], matrix: MatrixDoc) -> None:
+def judge(summary: SweepSummary, matrix: MatrixDoc) -> None:
     """The sweep's turns on ``matrix``: where the answer changes, and where only the amount did
     (candidates, confirmed by the repeats kept in the summary)."""
     columns = _columns(summary)
@@ -72,7 +73,7 @@ def companions(matrix: MatrixDoc, columns: list[tuple[str, str]], package: str) 
     return found
 
 
-def _companion_lines(summary: dict[str, Any]) -> list[str]:
+def _companion_lines(summary: SweepSummary) -> list[str]:
     """The companions in one line, each with its version per release where it changed."""
     per_release = {release: (summary.get("companions") or {}).get(release) or {} for release, _ in _columns(summary)}
     names = sorted({name for found in per_release.values() for name in found})
@@ -138,10 +139,10 @@ def _runtime_row(costs: dict[str, dict[str, int]], releases: list[str]) -> list[
             + " | ".join(text(costs[r]) for r in shown) + " |", ""]
 
 
-def kept(run_dir: Path, matrix: MatrixDoc) -> dict[str, Any] | None:
+def kept(run_dir: Path, matrix: MatrixDoc) -> SweepSummary | None:
     """A re-render's sweep summary (None outside a sweep): its changes re-judged on ``matrix``."""
     try:
-        summary = results.read_sweep(run_dir)
+        summary: SweepSummary = results.read_sweep(run_dir)
     except (OSError, ValueError):
         return None
     if "columns" not in summary:  # a sweep still running (or cut): only its request is kept so far
@@ -149,10 +150,10 @@ def kept(run_dir: Path, matrix: MatrixDoc) -> dict[str, Any] | None:
     judge(summary, matrix)
     results.write_json(run_dir / "sweep.json", summary)
     (run_dir / "sweep.md").write_text(markdown(summary), encoding="utf-8")
-    return dict(summary)
+    return summary
 
 
-def markdown(summary: dict[str, Any]) -> str:
+def markdown(summary: SweepSummary) -> str:
     lines = [f"### Sweep of {summary['package']} {summary['from']} .. {summary['to']} (every {summary['every']})", "",
              f"{len(summary['releases'])} releases: {', '.join(summary['releases'])}.", ""]
     if summary.get("machine"):
@@ -198,7 +199,7 @@ def markdown(summary: dict[str, Any]) -> str:
     return "\n".join([*lines, "", answer_line(summary)]) + "\n"
 
 
-def releases_run(summary: dict[str, Any]) -> list[str]:
+def releases_run(summary: SweepSummary) -> list[str]:
     """The releases with at least one cell run, in version order: only between these can an answer change."""
     skipped, left = summary.get("skipped") or {}, summary.get("unfinished")
     def none_ran(pin: str) -> bool:
@@ -213,7 +214,7 @@ def _too_few(ran: list[str]) -> str:
             else "no release ran: nothing was compared")
 
 
-def answer_line(summary: dict[str, Any]) -> str:
+def answer_line(summary: SweepSummary) -> str:
     """sweep.md's last line: what the sweep found, in one line (a turn confirmed by its repeats counts;
     a candidate it could not confirm is said as one)."""
     ran = releases_run(summary)

@@ -20,7 +20,7 @@ from harness.common.errors import HarnessError, UsageError
 from harness.common.events import Event
 from harness.environments import pkgindex
 from harness.measurement.nvml import Nvml
-from harness.model.judged import MatrixDoc
+from harness.model.judged import Change, MatrixDoc, SweepSummary
 from harness.model.record import CellRecord
 from harness.reporting import aggregate, amounts, sweeps
 from harness.running import repro
@@ -49,7 +49,7 @@ class SweepOptions:
 class SweepRun:
     run_dir: Path
     releases: list[str]
-    changes: list[dict[str, Any]]
+    changes: list[Change]
     records: list[CellRecord]
     skipped: dict[str, str]
 
@@ -144,7 +144,7 @@ def _repeated(repeats: Path, env: str, scenario: str) -> list[int]:
     return found
 
 
-def _earlier_parts(run_dir: Path) -> dict[str, Any]:
+def _earlier_parts(run_dir: Path) -> SweepSummary:
     """What the finished parts of a resumed sweep took (their time, their environments), so that
     sweep.md speaks of the whole sweep. Where an earlier part's time was not kept (a part cut before it
     finished, a sweep.json edited by hand) ``wall_s`` is None: the whole time is then unknown, and this
@@ -158,12 +158,13 @@ def _earlier_parts(run_dir: Path) -> dict[str, Any]:
     return {"wall_s": found.get("wall_s"), "prepare_s": found.get("prepare_s") or {}, "parts": found.get("parts", 1)}
 
 
-def _took(this_part_s: float, earlier: dict[str, Any]) -> dict[str, Any]:
+def _took(this_part_s: float, earlier: SweepSummary) -> SweepSummary:
     """The sweep's time over its parts, or only this part's where an earlier part's time is unknown."""
     parts = earlier.get("parts", 0) + 1
-    if earlier and earlier["wall_s"] is None:
+    before = earlier.get("wall_s", 0.0)
+    if earlier and before is None:
         return {"part_wall_s": round(this_part_s, 1), "parts": parts}
-    return {"wall_s": round(this_part_s + earlier.get("wall_s", 0), 1), "parts": parts}
+    return {"wall_s": round(this_part_s + (before or 0.0), 1), "parts": parts}
 
 
 def run_sweep(options: SweepOptions, nvml: Nvml, emit: Event) -> SweepRun:
@@ -185,7 +186,7 @@ def run_sweep(options: SweepOptions, nvml: Nvml, emit: Event) -> SweepRun:
     columns = [(str(v), pin) for v, pin in zip(versions, pins, strict=True)]
     skipped = {**run.skipped, **run.failed}
     made = run.prepare_s | earlier.get("prepare_s", {})  # this part's environments and the earlier parts'
-    summary: dict[str, Any] = {
+    summary: SweepSummary = {
         "package": options.package, "from": options.low, "to": options.high, "every": options.every,
         "fixed": list(options.matrix.with_pins), "releases": [str(v) for v in versions],
         "columns": dict((pin, rel) for rel, pin in columns), "skipped": skipped,
