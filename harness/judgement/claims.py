@@ -10,7 +10,6 @@ from __future__ import annotations
 import functools
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 from harness import frameworks
 from harness.common import tomlfile
@@ -18,6 +17,7 @@ from harness.common.errors import UsageError, suggest
 from harness.common.pinned import exact
 from harness.common.units import human_bytes
 from harness.environments.config import data_root, load_environments
+from harness.model.judged import CellSummary, ClaimResult
 
 MEASURED = {"released", "cached", "held", "partial", "returned", "not-returned"}
 GPU_METERS = {"nvml_process", "nvml_device"}
@@ -65,11 +65,11 @@ def _not_shown(claim: Claim) -> str:
     return "not reproduced" if claim.possible else "contradicted"
 
 
-def _untestable(why: str, observed: str | None = None) -> dict[str, Any]:
+def _untestable(why: str, observed: str | None = None) -> ClaimResult:
     return {"outcome": "untestable", "why": why, "observed": observed}
 
 
-def _judge_step(claim: Claim, cell: dict[str, Any]) -> dict[str, Any]:
+def _judge_step(claim: Claim, cell: CellSummary) -> ClaimResult:
     detail = ""
     if claim.step == "exit":
         observed, meter = cell.get("exit"), cell.get("exit_meter")
@@ -88,7 +88,7 @@ def _judge_step(claim: Claim, cell: dict[str, Any]) -> dict[str, Any]:
     return {"outcome": outcome, "why": why, "observed": observed}
 
 
-def _judge_compare(claim: Claim, cell: dict[str, Any], other: dict[str, Any] | None) -> dict[str, Any]:
+def _judge_compare(claim: Claim, cell: CellSummary, other: CellSummary | None) -> ClaimResult:
     assert claim.compare is not None
     label, want = claim.compare["label"], claim.compare.get("expect", "less")
     if other is None or other.get("status") != "ok":
@@ -164,22 +164,22 @@ def pinned_releases() -> dict[str, frozenset[tuple[str, str]]]:
     return {name: frozenset(found) for name, found in releases.items()}
 
 
-def standing_for(claim: Claim, env: str, cell: dict[str, Any] | None) -> str | None:
+def standing_for(claim: Claim, env: str, cell: CellSummary | None) -> str | None:
     """The claimed environment this cell stands for: its own name, or, for an environment of
     another kind (an interpreter, an image), the claimed one whose pinned release it ran
     (host-tf-2.21.0 ran tensorflow 2.21.0, as tf-current pins)."""
     if claim.envs is None or env in claim.envs:
         return env
-    ran = {(name, str(version).split("+")[0]) for name, version in ((cell or {}).get("framework") or {}).items()}
+    ran = {(name, str(version).split("+")[0]) for name, version in ((cell.get("framework") if cell else None) or {}).items()}
     if not ran:
         return None  # (without reading environments.toml: a repro's report does not need it)
     return next((named for named in claim.envs if pinned_releases().get(named, frozenset()) & ran), None)
 
 
-def assess(claim: Claim, cells: dict[str, dict[str, Any]], envs: list[str]) -> dict[str, dict[str, Any]]:
+def assess(claim: Claim, cells: dict[str, dict[str, CellSummary]], envs: list[str]) -> dict[str, ClaimResult]:
     """The claim's outcome in each environment of the matrix where it is made."""
     row = cells.get(claim.scenario, {})
-    results = {}
+    results: dict[str, ClaimResult] = {}
     for env in envs:
         cell = row.get(env)
         standing = standing_for(claim, env, cell)

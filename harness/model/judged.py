@@ -56,6 +56,27 @@ class CellSummary(TypedDict, total=False):
     glance: dict[str, Any]  # the judge's answer (judgement/answer.Answer.as_dict)
 
 
+class ClaimResult(TypedDict):
+    """A seed claim's outcome in one column (judgement/claims.assess)."""
+
+    outcome: str  # confirmed / contradicted / not reproduced / untestable
+    why: str
+    observed: str | None  # the verdict the claim was read on, where it was one step's
+
+
+class ClaimRow(TypedDict):
+    """A seed claim as matrix.json keeps it: what it says, where it comes from, its outcome per column."""
+
+    id: str
+    says: str
+    seed: str
+    scenario: str
+    step: str | None
+    expect: list[str]
+    compare: dict[str, Any] | None
+    results: dict[str, ClaimResult]  # column -> outcome
+
+
 class MatrixDoc(TypedDict, total=False):
     """A run judged, as matrix.json keeps it (reporting/aggregate.matrix_from) and matrix.md, the terminal and
     the report render it: a cell summary per scenario and column, the seed claims' outcomes, what was read how."""
@@ -74,7 +95,7 @@ class MatrixDoc(TypedDict, total=False):
     unreadable: list[dict[str, str]]
     tolerances: dict[str, Any]
     tolerances_text: str
-    claims: list[dict[str, Any]]  # each seed claim with its outcome per column (judgement/claims.assess)
+    claims: list[ClaimRow]  # each seed claim with its outcome per column (judgement/claims.assess)
     compare: dict[str, Any]  # --compare: the two runs side by side (aggregate.compare)
     sweep: SweepSummary  # a sweep's: its releases and turns (reporting/sweeps)
 

@@ -6,7 +6,7 @@ from typing import Any
 from harness import frameworks
 from harness.common.units import clip, human_bytes
 from harness.judgement import per_framework
-from harness.model.judged import CellSummary, MatrixDoc
+from harness.model.judged import CellSummary, ClaimResult, ClaimRow, MatrixDoc
 from harness.reporting import glance
 
 
@@ -37,7 +37,7 @@ def cell_text(cell: CellSummary) -> str:
     return "<br>".join(parts) or "ok (no cleanup step)"
 
 
-def _claim_mark(result: dict[str, Any]) -> str:
+def _claim_mark(result: ClaimResult) -> str:
     symbol = {"confirmed": "✅ confirmed", "contradicted": "❌ contradicted", "not reproduced": "○ not reproduced",
               "untestable": "➖ untestable"}
     return f"{symbol[result['outcome']]} ({result['why']})"
@@ -60,7 +60,7 @@ def column_header(env: str, column: dict[str, Any]) -> str:
     return f"{env}<br>{detail}" if detail else env
 
 
-def claims_to_show(matrix: MatrixDoc) -> tuple[list[dict[str, Any]], int]:
+def claims_to_show(matrix: MatrixDoc) -> tuple[list[ClaimRow], int]:
     """The claims this run speaks to, and how many it cannot decide for want of a GPU (0 with one):
     without a GPU those are said once, not listed as a table of "untestable"."""
     spoken = [c for c in matrix.get("claims", []) if c["results"]]
