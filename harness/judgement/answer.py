@@ -18,7 +18,7 @@ from typing import Any
 
 from harness.common.units import human_bytes
 from harness.judgement.ranks import RANK_PREFIX
-from harness.model.judged import CellSummary, Step
+from harness.model.judged import CellSummary, Glance, Step
 
 
 class Colour(str, Enum):
@@ -98,18 +98,17 @@ class Answer:
                 + (f"; in the loop: {self.loop['text']}" if self.loop else "")
                 + "".join(f"; {finding}" for finding in self.gpus + self.caveats))
 
-    def as_dict(self) -> dict[str, Any]:
+    def as_dict(self) -> Glance:
         """As matrix.json keeps it (``glance``): the fields, the colour and the phrase every output shows."""
-        out = asdict(self)
-        out["amounts"] = {k: v for k, v in (out["amounts"] or {}).items() if v} or None
-        if out["loop"] is None:
-            del out["loop"]  # matrix.json: a cell without a loop has no ``loop``
-        for key in ("gpus", "caveats"):  # matrix.json: only where there is one
-            if out[key]:
-                out[key] = list(out[key])
-            else:
-                del out[key]
-        out.update(colour=self.colour.value, text=self.text)
+        out: Glance = {"back": self.back, "colour": self.colour.value, "word": self.word, "text": self.text,
+                       "verdict": self.verdict, "label": self.label, "left": self.left, "meter": self.meter,
+                       "amounts": {k: v for k, v in asdict(self.amounts).items() if v} or None if self.amounts else None}
+        if self.loop is not None:  # matrix.json: a cell without a loop has no ``loop``
+            out["loop"] = self.loop
+        if self.gpus:  # only where there is one
+            out["gpus"] = list(self.gpus)
+        if self.caveats:
+            out["caveats"] = list(self.caveats)
         return out
 
 

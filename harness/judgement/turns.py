@@ -12,7 +12,7 @@ from collections.abc import Hashable, Iterable
 from typing import Any, TypeVar
 
 from harness.judgement.answer import decisive_step
-from harness.model.judged import CellSummary
+from harness.model.judged import CellSummary, Glance
 from harness.model.record import Status
 
 # the scenario's own run failed (an exception, a crash, a hang): the release cannot do it, which is an answer;
@@ -35,7 +35,7 @@ def parts(cell: CellSummary | None) -> Parts | None:
         return (None, None, FAILS)
     if not cell or status != Status.OK.value:
         return None
-    answer = cell.get("glance") or {}
+    answer: Glance | dict[str, Any] = cell.get("glance") or {}
     steps = cell.get("steps") or []
     step = decisive_step(steps)
     judged: tuple[str, str] | None = (str(answer["back"]), str(step["verdict"] if step else cell.get("exit")))

@@ -30,6 +30,36 @@ class Step(TypedDict, total=False):
     judged_alone: bool  # a launcher's rank, judged on its own process and GPU (ranks.py)
 
 
+class Glance(TypedDict, total=False):
+    """The judge's answer for a cell as matrix.json keeps it (judgement/answer.Answer.as_dict): every output
+    shows its colour and its text, never one of its own."""
+
+    back: Required[str]  # all / part / none / n/a
+    colour: Required[str]
+    word: Required[str]
+    text: Required[str]  # the phrase every output shows
+    verdict: str  # the one word a page keys its cell on
+    label: str | None  # the deciding step
+    left: int | None
+    meter: str | None
+    amounts: dict[str, int | bool] | None
+    loop: dict[str, Any]
+    gpus: list[str]
+    caveats: list[str]
+
+
+class Column(TypedDict, total=False):
+    """A column's release line (reporting/glance.columns): what its records say they ran, and whether any ran
+    (a matrix.json written before ``ran`` was kept has none: its columns ran)."""
+
+    frameworks: dict[str, str]
+    python: str | None
+    cuda: str | None
+    gpu: str | None
+    driver: str | None
+    ran: bool  # a column whose environment was never built ran nowhere
+
+
 class CellSummary(TypedDict, total=False):
     """A judged cell as matrix.json keeps it (reporting/aggregate.cell_summary) and every renderer reads it:
     the judge's status, steps and exit, the readings at each checkpoint, and the judge's answer (``glance``)."""
@@ -53,7 +83,7 @@ class CellSummary(TypedDict, total=False):
     gpu_only: str  # why a GPU-memory scenario measured without a GPU answers n/a
     multigpu: list[str]  # judgement/multigpu.short_findings
     caveats: list[str]  # judgement/failures.measured_without
-    glance: dict[str, Any]  # the judge's answer (judgement/answer.Answer.as_dict)
+    glance: Glance  # the judge's answer (judgement/answer.Answer.as_dict)
 
 
 class ClaimResult(TypedDict):
@@ -89,7 +119,7 @@ class MatrixDoc(TypedDict, total=False):
     environments: Required[list[str]]  # the columns, in the definitions' order
     machine: str  # where it ran, in one line (glance.NO_GPU on a host without one)
     legend: dict[str, str]
-    columns: dict[str, dict[str, Any]]  # each column's facts (glance.columns)
+    columns: dict[str, Column]  # each column's facts (glance.columns)
     scenarios: list[str]
     cells: Required[dict[str, dict[str, CellSummary]]]  # scenario -> column -> cell
     unreadable: list[dict[str, str]]

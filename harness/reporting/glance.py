@@ -3,10 +3,9 @@ amounts), and per column which release ran where on which machine. Decides nothi
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
 
 from harness.judgement import answer
-from harness.model.judged import CellSummary, MatrixDoc
+from harness.model.judged import CellSummary, Column, Glance, MatrixDoc
 from harness.model.record import CellRecord
 
 NO_GPU = "no GPU: host memory (RSS) only"
@@ -14,19 +13,19 @@ LEGEND = answer.LEGEND
 decisive_step = answer.decisive_step
 
 
-def of_cell(cell: CellSummary) -> dict[str, Any]:
+def of_cell(cell: CellSummary) -> Glance:
     """The judge's answer for a cell (judgement/answer.py), as matrix.json keeps it."""
     return answer.of_cell(cell).as_dict()
 
 
-def text(glance: dict[str, Any]) -> str:
+def text(glance: Glance) -> str:
     """A cell's answer in one phrase, as the judge worded it."""
     return str(glance["text"])
 
 
-def columns(records: list[CellRecord], column: Callable[[CellRecord], str]) -> dict[str, dict[str, Any]]:
+def columns(records: list[CellRecord], column: Callable[[CellRecord], str]) -> dict[str, Column]:
     """Each column's release line: framework versions, Python, CUDA, GPU, from its records' facts."""
-    out: dict[str, dict[str, Any]] = {}
+    out: dict[str, Column] = {}
     for record in records:
         facts, host = record.get("facts") or {}, record.get("host") or {}
         seen = out.setdefault(column(record), {"frameworks": {}, "python": None, "cuda": None, "gpu": None, "driver": None,

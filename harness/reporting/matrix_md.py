@@ -1,12 +1,10 @@
 """matrix.md: the matrix as Markdown, a cell in a phrase, and the seeds' claims this run decides."""
 from __future__ import annotations
 
-from typing import Any
-
 from harness import frameworks
 from harness.common.units import clip, human_bytes
 from harness.judgement import per_framework
-from harness.model.judged import CellSummary, ClaimResult, ClaimRow, MatrixDoc
+from harness.model.judged import CellSummary, ClaimResult, ClaimRow, Column, MatrixDoc
 from harness.reporting import glance
 
 
@@ -48,7 +46,7 @@ def _said_with(name: str, version: str, releases: dict[str, str]) -> bool:
     return any(name in f.reported_with and releases.get(f.name) == version for f in frameworks.all_frameworks())
 
 
-def column_header(env: str, column: dict[str, Any]) -> str:
+def column_header(env: str, column: Column) -> str:
     """An environment's column: its name, the releases it ran and the hardware ('torch<br>torch 2.11.0
     · H200'), so a pasted table says what each column measured."""
     releases = column.get("frameworks") or {}

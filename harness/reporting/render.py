@@ -92,8 +92,8 @@ def _cell_text(cell: CellSummary) -> Text:
 
 def _header(matrix: MatrixDoc, env: str) -> str:
     """An environment's column header: its name, and the releases it ran (from its records)."""
-    facts = (matrix.get("columns") or {}).get(env) or {}
-    releases = " ".join(f"{name} {version}" for name, version in (facts.get("frameworks") or {}).items())
+    facts = (matrix.get("columns") or {}).get(env)
+    releases = " ".join(f"{name} {version}" for name, version in ((facts.get("frameworks") if facts else None) or {}).items())
     return f"{env}\n{releases}" if releases else env
 
 
