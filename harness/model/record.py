@@ -8,8 +8,7 @@ record crosses a trust boundary (the store reads files written by older tools, h
 a malformed one in one line instead of failing deep inside a renderer; those the runner writes are typed already),
 in Rust, fast enough for the atlas's ~1,000 records, and generates the JSON Schema the package ships
 (``record.schema.json``). Keys it does not name are kept (``extra="allow"``): nothing is lost by reading.
-
-This module holds data only: no judging (judgement/), no files (store/).
+This module holds data only: no judging (judgement/), no files (store/); the facts part is model/facts.py.
 """
 from __future__ import annotations
 
@@ -19,6 +18,8 @@ from enum import Enum
 from typing import Any, Literal
 
 from typing_extensions import Required, TypedDict
+
+from harness.model.facts import Facts
 
 SCHEMA_VERSION = 1  # of the record on disk; store/upgrade.py brings older ones to it
 Meter = Literal["rss", "nvml_device", "nvml_process"]
@@ -213,7 +214,7 @@ class CellRecord(TypedDict, total=False):
     pre_gpu: Checkpoint | None  # the agent's checkpoint before any scenario code
     after_exit: AfterExit | None
     timeline: Timeline | None
-    facts: dict[str, Any]
+    facts: Facts
     host: Host | None
     exit_code: int | None
     script_pid: int | None
@@ -261,7 +262,6 @@ def parse(raw: Any) -> CellRecord:
 def problem(exc: Exception) -> str:
     """Why a file is not a record, in one line: pydantic's first complaint with where it is, else the error."""
     from pydantic import ValidationError
-
     if isinstance(exc, ValidationError):
         first = exc.errors()[0]
         where = ".".join(str(p) for p in first["loc"])
