@@ -14,8 +14,8 @@ from __future__ import annotations
 
 import re
 
+from harness.common.meta import scenario_meta
 from harness.judgement.gpu_use import measured_gpu
-from harness.judgement.since import scenario_meta
 from harness.model.judged import Step
 from harness.model.record import CellRecord
 

@@ -7,29 +7,11 @@ Scenarios are read as they are today, so a record written before the key existed
 """
 from __future__ import annotations
 
-import ast
-import functools
-from pathlib import Path
-from typing import Any
-
 from packaging.version import InvalidVersion, Version
 
-from harness.common.meta import literal_meta
+from harness.common.meta import scenario_meta
 from harness.common.pinned import exact
 from harness.model.record import CellRecord
-
-SCENARIOS = Path(__file__).resolve().parents[1] / "scenarios"
-
-
-@functools.cache
-def scenario_meta(name: str) -> dict[str, Any]:
-    """The META the scenario ``family/name[@variant]`` declares today ({} where it cannot be read)."""
-    path = SCENARIOS / f"{name.split('@', 1)[0]}.py"
-    try:
-        meta = literal_meta(ast.parse(path.read_text(encoding="utf-8")))
-    except (OSError, SyntaxError, ValueError):
-        return {}
-    return meta if isinstance(meta, dict) else {}
 
 
 def _release(record: CellRecord, framework: str) -> str | None:

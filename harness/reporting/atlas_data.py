@@ -20,6 +20,7 @@ from harness.judgement.answer import COLOUR, decisive_step
 from harness.model.judged import Step
 from harness.reporting.atlas import Cell, answer_of, grid_id, turns
 
+NO_STEP: Step = {"label": "", "verdict": ""}  # a cell without a judged step: its row says none
 DATASET_VERSION = 3  # 3: each run row names its record (path, sha1) and stand-in base; the rules and commit
 # that judged it all (2: grid and runs beside the steps; 1: the steps, as "rows")
 STEP_SCHEMA = {
@@ -78,8 +79,7 @@ def step_rows(cells: list[Cell]) -> list[dict[str, Any]]:
     for cell in cells:
         base = {k: v for k, v in asdict(cell).items() if k in STEP_SCHEMA}
         base.update(cell=cell.cell_id, column=cell.column)
-        none: Step = {"label": "", "verdict": ""}  # a cell without a judged step still has its row
-        for step in [s for s in cell.steps if s.get("verdict") != "skipped"] or [none]:
+        for step in [s for s in cell.steps if s.get("verdict") != "skipped"] or [NO_STEP]:
             label = step["label"]
             out.append({**base, "id": hashlib.sha1(f"{cell.cell_id}|{label}".encode()).hexdigest()[:16], "step": label,
                         "verdict": step["verdict"], "meter": step.get("meter") or "",
@@ -91,7 +91,7 @@ def run_rows(cells: list[Cell]) -> list[dict[str, Any]]:
     """One row per record: where it ran, its answer and the step that gave it."""
     out = []
     for cell in cells:
-        step: Step = decisive_step(list(cell.steps)) or {"label": "", "verdict": ""}
+        step = decisive_step(list(cell.steps)) or NO_STEP
         row = {k: v for k, v in asdict(cell).items() if k in RUN_SCHEMA}
         row.update(id=cell.cell_id, column=cell.column, record=cell.record_path, record_sha1=cell.record_hash,
                    step=step["label"], verdict=step["verdict"], meter=step.get("meter") or "",

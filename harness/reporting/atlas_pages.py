@@ -15,6 +15,7 @@ from typing import Any
 
 from packaging.version import InvalidVersion, Version
 
+from harness.common.meta import SCENARIOS_DIR
 from harness.common.units import human_bytes
 from harness.environments.config import load_environments
 from harness.judgement import verdicts
@@ -33,7 +34,7 @@ from harness.reporting.atlas import (
 )
 from harness.reporting.atlas_html import STYLE, evidence_link
 
-SCENARIOS = Path(__file__).resolve().parents[1] / "scenarios"
+SCENARIOS = SCENARIOS_DIR
 
 
 @dataclass(frozen=True)

@@ -9,11 +9,12 @@ import fnmatch
 from pathlib import Path
 
 from harness.common.errors import UsageError, suggest
+from harness.common.meta import SCENARIOS_DIR
 from harness.environments.config import EnvDef
 from harness.measurement import scenario
 from harness.measurement.scenario import Scenario
 
-SCENARIO_ROOT = Path(__file__).resolve().parents[1] / "scenarios"
+SCENARIO_ROOT = SCENARIOS_DIR
 
 
 def discover(root: Path = SCENARIO_ROOT) -> list[Scenario]:
