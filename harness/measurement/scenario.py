@@ -35,6 +35,8 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
+from packaging.version import InvalidVersion, Version
+
 from harness.common.errors import UsageError
 from harness.common.meta import literal_meta
 
@@ -85,6 +87,26 @@ def _meta(tree: ast.Module, path: Path) -> dict[str, Any]:
     return value
 
 
+def _since_entry(entry: Any) -> bool:
+    """Whether a META ``since`` value is [a release, what it brought], as judgement/since.py reads it."""
+    if not (isinstance(entry, (list, tuple)) and len(entry) == 2 and all(isinstance(v, str) for v in entry)):
+        return False
+    try:
+        Version(entry[0])
+    except InvalidVersion:
+        return False
+    return True
+
+
+def _check_since(since: Any, path: Path) -> None:
+    """META ``since``: framework -> [its first release with what the scenario uses, what that is]."""
+    if since is None or (isinstance(since, dict) and since
+                         and all(isinstance(k, str) and _since_entry(v) for k, v in since.items())):
+        return
+    raise UsageError(f"{path}: META since must map a framework to [its first release, what it brought], "
+                     f'e.g. {{"torch": ["2.1", "expandable_segments"]}}; found {since!r}')
+
+
 def load(path: str | Path) -> Scenario:
     """The scenario declared in ``path``; UsageError when the file is missing or malformed."""
     path = Path(path)
@@ -99,6 +121,7 @@ def load(path: str | Path) -> Scenario:
     unknown = set(meta) - KNOWN_KEYS
     if unknown:
         raise UsageError(f"{path}: unknown META keys {sorted(unknown)}; known: {sorted(KNOWN_KEYS)}")
+    _check_since(meta.get("since"), path)
     name = path.stem
     if path.parent.name not in ("scenarios", "") and path.parent.parent.name == "scenarios":
         name = f"{path.parent.name}/{path.stem}"  # scenarios/<family>/<name>.py

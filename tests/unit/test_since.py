@@ -2,9 +2,15 @@
 so its cell of torch/expandable_segments measured the default allocator (H200 run, 2026-11-27: "released")."""
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
+import pytest
+
+from harness.common.errors import UsageError
+from harness.common.meta import SCENARIOS_DIR
 from harness.judgement import since, verdicts
+from harness.measurement import scenario
 
 
 def _record(torch: str | None, env: str = "torch==1.4.0", name: str = "torch/expandable_segments") -> dict[str, Any]:
@@ -27,3 +33,16 @@ def test_the_first_release_and_later_ones_answer() -> None:
     assert since.predates(_record(None, env="python")) is None  # no version known: judged as measured
     assert since.predates(_record("1.4.0", name="torch/del_gc_empty_cache")) is None  # its scenario names none
     assert since.predates(_record("not-a-version")) is None
+
+
+def test_a_malformed_since_is_refused_where_the_scenario_is_read(tmp_path: Path) -> None:
+    """One line naming the file and the shape, where the judge would otherwise fail unpacking it later."""
+    for bad in ('{"torch": "2.1"}', '{"torch": ["two", "x"]}', '["2.1", "x"]', '{"torch": ["2.1"]}'):
+        path = tmp_path / "bad.py"
+        path.write_text(f'META = {{"families": ["torch"], "since": {bad}}}\n')
+        with pytest.raises(UsageError, match=r"bad\.py: META since must map a framework to \[its first release"):
+            scenario.load(path)
+    path = tmp_path / "good.py"
+    path.write_text('META = {"families": ["torch"], "since": {"torch": ["2.1", "expandable_segments"]}}\n')
+    assert scenario.load(path).name == "good"
+    assert scenario.load(SCENARIOS_DIR / "torch" / "expandable_segments.py").name == "torch/expandable_segments"
