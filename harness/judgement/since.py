@@ -2,7 +2,9 @@
 ``since``) measured the framework without it, so its answer is no answer of the release's cleanup.
 
 ``PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True`` came with torch 2.1: torch 1.4.0 never reads the
-variable's option and its cell "released" only what ``empty_cache()`` always did.
+variable's option and its cell "released" only what ``empty_cache()`` always did. An API the release
+lacks (``set_per_process_memory_fraction`` before 1.8) stops the cell instead (or an earlier failure did):
+the why names what the release lacks, not the AttributeError.
 Scenarios are read as they are today, so a record written before the key existed is judged by it too.
 """
 from __future__ import annotations
@@ -35,6 +37,8 @@ def predates(record: CellRecord) -> str | None:
         except InvalidVersion:
             continue
         if older:
-            return (f"{what} came with {framework} {first}: {framework} {release} does not have it, so the cell "
-                    "measured the framework without it, not an answer of the release")
+            cell = ("so the cell measured the framework without it, not" if record.get("status") == "ok"
+                    else "so the cell is not")
+            lacks = f"{what} came with {framework} {first}: {framework} {release} does not have it"
+            return f"{lacks}, {cell} an answer of the release"
     return None

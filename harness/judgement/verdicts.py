@@ -52,6 +52,7 @@ from harness.common.units import human_bytes
 from harness.judgement import attribution, failures, gpu_only, ranks, sentences, since
 from harness.judgement.floors import DriverFloor, driver_floor, in_use, reading, unused_pool
 from harness.judgement.gpu_use import framework_without_gpu, needs_a_gpu
+from harness.judgement.rules import RULES_VERSION
 from harness.judgement.tolerances import (
     ABS_TOL,
     FRAMEWORK_RULE,
@@ -189,33 +190,6 @@ def judge_exit(record: CellRecord) -> dict[str, Any]:
 
 TIMELINE_PEAK = "peak (timeline)"
 IMPORT_LABEL = re.compile(r"^[^:]+:\d+: (?:import|from) ")  # agent/instrument.py: after a framework import
-# 2: runtime growth, pool, other processes told apart (attribution.py); 3: import floor, host words;
-# 4: a cell's answer (answer.py) splits what is left into live / pool / runtime, and a cell whose steps had no signal is
-# grey, never "back at exit"; 5: a step below the runtime floor (before the first touch, or after the runtime gave
-# some back) has nothing left, never a negative amount, and the runtime keeps what it holds then; 6: a loop grows
-# when the framework's own in-use count grows where NVML is blind (a pool mapped before the loop); 7: a claim of
-# what can happen ("does not always") is "not reproduced" by a run that does not show it, never "contradicted";
-# 8: a launcher's ranks are judged each alone, on its own process and GPU (ranks.py); below the runtime floor what
-# the framework still holds is still left (the runtime gave back some of its own: NCCL's at destroy_process_group);
-# 9: a scenario about GPU memory (META gpu_only) measured without a GPU answers n/a with why (gpu_only.py); a
-# failure for want of a GPU on a host without one (CuPy's "driver version is insufficient") is unsupported, with why;
-# 10: a loop whose slope is inside its noise but would add up to a judged change is "unclear", never "flat" (loops.py)
-# 11: from five readings on, a loop's noise is its readings' own scatter down to one reading's resolution, not the
-# meter's noise floor: a steady 0.5 MiB a round over 100 rounds grows ("small" under what the meter judges), not flat
-# 12: a loop measured twice "ran twice", never grows: two readings make no trend (loops.py)
-# 13: a script's GPU-only line (torch.cuda.empty_cache()) measured without a GPU is n/a with why (gpu_only.py)
-# 14: growth within the meter's noise of its smallest judged change is no signal, "borderline" with the figures; what
-# is left within it of the release line where no framework count decides is a "borderline" partial: never one word
-# on one run and another on the next
-# 15: a failure whose error is CUDA's "no code for this GPU" is unsupported (the build's limit on this GPU), an old
-# agent's give-up on a live child a harness-error (failures.py): neither is the release's answer; a release that
-# fails where its neighbour runs is a turn (turns.py)
-# 16: an import that fails inside the framework is unsupported, with the cause (failures.py): the technique never ran
-# 17: a cell that never ran (its environment was not built) is not "not shown without a GPU" (gpu_only.py)
-# 18: a spawned child that died in the scenario's warm-up (its traceback in the stderr) is unsupported (failures.py)
-# 19: a release older than what its scenario uses (META since) is unsupported (since.py); a library that failed
-#     in the warm-up is said beside the answer (failures.measured_without); cuDNN's EXECUTION_FAILED as cuBLAS's
-RULES_VERSION = 19
 
 
 def timeline_peak(record: CellRecord, checkpoints: list[Checkpoint]) -> Checkpoint | None:

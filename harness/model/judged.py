@@ -113,7 +113,7 @@ class MatrixDoc(TypedDict, total=False):
 
     schema_version: Required[int]
     record_schema_version: int
-    rules_version: int  # judgement/verdicts.RULES_VERSION: which rules judged it
+    rules_version: int  # judgement/rules.RULES_VERSION: which rules judged it
     run: str
     note: str
     environments: Required[list[str]]  # the columns, in the definitions' order

@@ -10,7 +10,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-from harness.judgement import answer, claims, failures, floors, loops, multigpu, tolerances, verdicts
+from harness.judgement import answer, claims, failures, floors, loops, multigpu, rules, tolerances, verdicts
 from harness.model.judged import CellSummary, MatrixDoc, Step, SweepSummary
 from harness.model.record import SCHEMA_VERSION, CellRecord, meter_value
 from harness.reporting import glance, machines, matrix_md, pairing, sweeps
@@ -160,7 +160,7 @@ def matrix_from(records: list[CellRecord], broken: list[tuple[Path, str]], run: 
     return {
         "schema_version": MATRIX_SCHEMA_VERSION,
         "record_schema_version": SCHEMA_VERSION,
-        "rules_version": verdicts.RULES_VERSION,
+        "rules_version": rules.RULES_VERSION,
         "run": run,
         "note": note,
         "environments": envs,

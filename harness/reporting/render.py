@@ -6,8 +6,8 @@ from rich.text import Text
 
 from harness.common.units import host_memory, human_bytes
 from harness.judgement import answer, palette, sentences
+from harness.judgement.rules import RULES_VERSION
 from harness.judgement.tolerances import TOLERANCES
-from harness.judgement.verdicts import RULES_VERSION
 from harness.model.judged import CellSummary, MatrixDoc
 from harness.model.record import CellRecord, Readings
 from harness.reporting import glance, matrix_md

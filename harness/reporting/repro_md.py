@@ -14,7 +14,7 @@ from typing import Any
 
 from harness import __version__
 from harness.common.units import host_memory, human_bytes
-from harness.judgement import answer, attribution, multigpu, sentences, tolerances, verdicts
+from harness.judgement import answer, attribution, multigpu, rules, sentences, tolerances, verdicts
 from harness.judgement.tolerances import TOLERANCES
 from harness.model.record import TIMELINE_COLUMNS, CellRecord, Checkpoint, ErrorInfo, meter_value
 from harness.reporting import aggregate, glance, processes
@@ -285,8 +285,8 @@ def markdown(records: list[CellRecord], script: Path) -> str:
     if gpu:
         lines.append(f"Measured from outside the process with NVML (per-process and device) and /proc (RSS) by "
                      f"gpu-cleanup-matrix {__version__}; {TOLERANCES['text']}; judged by the rules of version "
-                     f"{verdicts.RULES_VERSION}.")
+                     f"{rules.RULES_VERSION}.")
     else:
         lines.append(f"Measured from outside the process with /proc (RSS) by gpu-cleanup-matrix {__version__}; "
-                     f"{tolerances.tolerances_text(host_only=True)}; judged by the rules of version {verdicts.RULES_VERSION}.")
+                     f"{tolerances.tolerances_text(host_only=True)}; judged by the rules of version {rules.RULES_VERSION}.")
     return "\n".join(lines) + "\n"

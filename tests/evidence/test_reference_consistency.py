@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from harness.judgement import verdicts
+from harness.judgement import rules, verdicts
 from harness.reporting import aggregate
 
 REFERENCE = Path(__file__).resolve().parents[2] / "matrix" / "reference"
@@ -29,12 +29,12 @@ def test_records_and_matrix_agree(run_dir: Path) -> None:
     assert not broken and records
     for record in records:
         stored = record["verdicts"]
-        assert stored["rules_version"] <= verdicts.RULES_VERSION
-        if stored["rules_version"] == verdicts.RULES_VERSION:  # written by today's rules: today's judge agrees
+        assert stored["rules_version"] <= rules.RULES_VERSION
+        if stored["rules_version"] == rules.RULES_VERSION:  # written by today's rules: today's judge agrees
             assert stored == json.loads(json.dumps(verdicts.judge(record), default=str)), record["scenario"]["name"]
     saved = json.loads((run_dir / "matrix.json").read_text())
     rebuilt = json.loads(json.dumps(aggregate.build_matrix(run_dir, note=saved.get("note", "")), default=str))
-    assert saved["rules_version"] == verdicts.RULES_VERSION
+    assert saved["rules_version"] == rules.RULES_VERSION
     assert saved["cells"] == rebuilt["cells"]
     assert [c["results"] for c in saved["claims"]] == [c["results"] for c in rebuilt["claims"]]
 

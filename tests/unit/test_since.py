@@ -13,8 +13,9 @@ from harness.judgement import since, verdicts
 from harness.measurement import scenario
 
 
-def _record(torch: str | None, env: str = "torch==1.4.0", name: str = "torch/expandable_segments") -> dict[str, Any]:
-    return {"status": "ok", "scenario": {"name": name}, "env": {"name": env},
+def _record(torch: str | None, env: str = "torch==1.4.0", name: str = "torch/expandable_segments",
+            status: str = "ok") -> dict[str, Any]:
+    return {"status": status, "scenario": {"name": name}, "env": {"name": env},
             "facts": {"frameworks": {"torch": torch} if torch else {}}, "checkpoints": []}
 
 
@@ -24,6 +25,18 @@ def test_a_release_before_the_scenarios_since_is_unsupported_with_why() -> None:
                     "it, so the cell measured the framework without it, not an answer of the release")
     judged = verdicts.judge(_record("1.4.0"))  # type: ignore[arg-type]
     assert judged["status"] == "unsupported" and judged["unsupported_reason"] == said
+
+
+def test_an_api_the_release_lacks_is_named_not_its_attribute_error() -> None:
+    """torch 1.3.1 on an H100 (2026-11-27): memory_fraction stopped at AttributeError; the why names the API."""
+    record = _record("1.3.1", env="torch==1.3.1", name="torch/memory_fraction", status="unsupported")
+    record["error"] = "AttributeError: module 'torch.cuda' has no attribute 'set_per_process_memory_fraction'"
+    judged = verdicts.judge(record)  # type: ignore[arg-type]
+    assert judged["status"] == "unsupported"
+    assert judged["unsupported_reason"] == (
+        "torch.cuda.set_per_process_memory_fraction came with torch 1.8: torch 1.3.1 does not have it, so the cell "
+        "is not an answer of the release")
+    assert since.predates(_record("1.8.0", env="torch==1.8.0", name="torch/memory_fraction")) is None
 
 
 def test_the_first_release_and_later_ones_answer() -> None:

@@ -8,7 +8,8 @@ from _torchkit import GiB, device, empty_cache_step, filled, init
 
 META = {"gpu_only": "the fraction caps torch's CUDA caching allocator",
         "families": ["torch"], "technique": "set_per_process_memory_fraction, then del + empty_cache",
-        "params": {"gib": 1.0, "cap_gib": 2.0}, "cpu_params": {"gib": 0.5}}
+        "params": {"gib": 1.0, "cap_gib": 2.0}, "cpu_params": {"gib": 0.5},
+        "since": {"torch": ["1.8", "torch.cuda.set_per_process_memory_fraction"]}}
 
 dev = device()
 if dev.type != "cuda":

@@ -1,0 +1,36 @@
+"""The version of the judge's rules, and what each version changed.
+
+Every judged cell, matrix.json and atlas row names the version that judged it; a re-render with
+today's rules gives today's answer (answer.py). Bump it with any change to what the judge decides.
+
+2: runtime growth, pool, other processes told apart (attribution.py); 3: import floor, host words;
+4: a cell's answer (answer.py) splits what is left into live / pool / runtime, and a cell whose steps had no signal is
+grey, never "back at exit"; 5: a step below the runtime floor (before the first touch, or after the runtime gave
+some back) has nothing left, never a negative amount, and the runtime keeps what it holds then; 6: a loop grows
+when the framework's own in-use count grows where NVML is blind (a pool mapped before the loop); 7: a claim of
+what can happen ("does not always") is "not reproduced" by a run that does not show it, never "contradicted";
+8: a launcher's ranks are judged each alone, on its own process and GPU (ranks.py); below the runtime floor what
+the framework still holds is still left (the runtime gave back some of its own: NCCL's at destroy_process_group);
+9: a scenario about GPU memory (META gpu_only) measured without a GPU answers n/a with why (gpu_only.py); a
+failure for want of a GPU on a host without one (CuPy's "driver version is insufficient") is unsupported, with why;
+10: a loop whose slope is inside its noise but would add up to a judged change is "unclear", never "flat" (loops.py)
+11: from five readings on, a loop's noise is its readings' own scatter down to one reading's resolution, not the
+meter's noise floor: a steady 0.5 MiB a round over 100 rounds grows ("small" under what the meter judges), not flat
+12: a loop measured twice "ran twice", never grows: two readings make no trend (loops.py)
+13: a script's GPU-only line (torch.cuda.empty_cache()) measured without a GPU is n/a with why (gpu_only.py)
+14: growth within the meter's noise of its smallest judged change is no signal, "borderline" with the figures; what
+is left within it of the release line where no framework count decides is a "borderline" partial: never one word
+on one run and another on the next
+15: a failure whose error is CUDA's "no code for this GPU" is unsupported (the build's limit on this GPU), an old
+agent's give-up on a live child a harness-error (failures.py): neither is the release's answer; a release that
+fails where its neighbour runs is a turn (turns.py)
+16: an import that fails inside the framework is unsupported, with the cause (failures.py): the technique never ran
+17: a cell that never ran (its environment was not built) is not "not shown without a GPU" (gpu_only.py)
+18: a spawned child that died in the scenario's warm-up (its traceback in the stderr) is unsupported (failures.py)
+19: a release older than what its scenario uses (META since) is unsupported (since.py); a library that failed
+    in the warm-up is said beside the answer (failures.measured_without); cuDNN's EXECUTION_FAILED as cuBLAS's
+20: an API a release lacks (torch.cuda.set_per_process_memory_fraction before 1.8, META since) says so, not
+    the AttributeError; a cell that stopped is not said to have measured without it (since.py)
+"""
+
+RULES_VERSION = 20
