@@ -66,6 +66,13 @@ def points(sequence: Iterable[tuple[Key, Parts | None]]) -> list[tuple[Key, Key,
     return found
 
 
+def contested(before: Parts, after: Parts, before_runs: Iterable[Parts], after_runs: Iterable[Parts]) -> bool:
+    """A turn its own repeats contradict: a run of one side gave the other side's answer (torch 1.0.1 on an
+    H100: "held" by an agent that read no pool, "cached" by today's, and 1.2.0 "cached"). No turn is
+    found where the runs of a release do not settle which side it is on."""
+    return after in before_runs or before in after_runs
+
+
 def side(cell: CellSummary) -> str:
     """A cell's answer in words as a turn shows it: the answer's phrase, and for a run that failed what stopped it."""
     error = cell.get("error") if cell.get("status") in FAILED else ""

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-from collections import Counter
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -22,7 +21,7 @@ from harness import frameworks
 from harness.common import pinned
 from harness.judgement import claims as seed_claims
 from harness.judgement.floors import in_use
-from harness.judgement.turns import FAILED, Parts, parts, points, side
+from harness.judgement.turns import parts, side
 from harness.model.judged import CellSummary, Step
 from harness.model.record import CellRecord
 from harness.reporting import aggregate, glance, machines
@@ -213,41 +212,6 @@ def grid(cells: list[Cell]) -> dict[str, dict[str, list[Cell]]]:
     return out
 
 
-def measured(cells: list[Cell]) -> list[Cell]:
-    """The cells of a grid cell that are measurements (the scenario ran to its end), each distinct
-    record once: a copied run folder is not another run, and a skipped or harness-failed cell is not
-    a measurement that could agree or disagree."""
-    return _distinct(cells, ("ok",))
-
-
-def _distinct(cells: list[Cell], statuses: tuple[str, ...]) -> list[Cell]:
-    """The cells of ``statuses``, each distinct record once (a copied run folder is not another run)."""
-    seen: set[str] = set()
-    out = []
-    for cell in cells:
-        if cell.status in statuses and cell.record_hash not in seen:
-            seen.add(cell.record_hash)
-            out.append(cell)
-    return out
-
-
-def answer_of(cells: list[Cell]) -> tuple[Cell, list[Cell], str]:
-    """A grid cell's answer, as the grid and the dataset both give it: the run it shows (the one most
-    measured runs agree with), its distinct measured runs, and its answer (n/a where none measured)."""
-    runs = measured(cells)
-    chosen = consensus(cells) or cells[0]
-    return chosen, runs, chosen.back if runs else "n/a"
-
-
-def consensus(cells: list[Cell]) -> Cell | None:
-    """The answer most of the measured runs gave (ties: the first run's), or None without one."""
-    runs = measured(cells)
-    if not runs:
-        return None
-    answers = Counter((c.back, c.word) for c in runs)
-    return next(c for c in runs if answers[(c.back, c.word)] == max(answers.values()))
-
-
 def lane_of(column: str) -> tuple[str, str]:
     """A column's lane: its framework and hardware ('torch 2.15.0 · H100' -> ('torch', 'H100'))."""
     return column.split(" ", 1)[0], column.partition(" · ")[2]
@@ -256,37 +220,3 @@ def lane_of(column: str) -> tuple[str, str]:
 def release_of(column: str) -> str:
     """A column's release ('torch 2.15.0 · H100' -> '2.15.0')."""
     return column.split(" ", 1)[1].split(" · ")[0]
-
-
-def failed(cells: list[Cell]) -> list[Cell]:
-    """The distinct runs of a grid cell whose scenario failed (an exception, a crash, a hang): the
-    release could not do it, an answer a turn compares (judgement/turns.py)."""
-    return _distinct(cells, FAILED)
-
-
-def standing(cells: list[Cell]) -> Cell | None:
-    """The run a turn compares for a grid cell: the measured runs' consensus, else a run that failed."""
-    return consensus(cells) or next(iter(failed(cells)), None)
-
-
-def behind(cells: list[Cell]) -> list[Cell]:
-    """The distinct runs behind a grid cell's side of a turn: the measured ones, else the failed ones."""
-    return measured(cells) or failed(cells)
-
-
-def turn_points(row: dict[str, list[Cell]], cols: list[str]) -> list[tuple[str, str]]:
-    """(column, the column it turned from) wherever a technique's answer differs from the nearest
-    release before it on the same framework and hardware where that part was judged, by the judge's
-    rule (judgement/turns.py, as a sweep's): the cleanup's answer, the loop's state and whether it ran
-    at all apart; a skipped or harness-failed column neither turns nor breaks a lane."""
-    lanes: dict[tuple[str, str], list[tuple[str, Parts | None]]] = {}
-    for col in cols:
-        cell = standing(row.get(col) or [])
-        lanes.setdefault(lane_of(col), []).append((col, (cell.compared or ((cell.back, ""),)) if cell else None))
-    found = [(col, before) for lane in lanes.values() for col, before, _ in points(lane)]
-    return sorted(found, key=lambda item: cols.index(item[0]))
-
-
-def turns(row: dict[str, list[Cell]], cols: list[str]) -> set[str]:
-    """Columns where a technique's answer turns (turn_points)."""
-    return {col for col, _ in turn_points(row, cols)}

@@ -14,7 +14,8 @@ from html import escape
 from harness.common.units import human_bytes
 from harness.judgement import palette
 from harness.judgement.answer import decisive_step
-from harness.reporting.atlas import Cell, consensus, lane_of, release_of, version_key
+from harness.reporting.atlas import Cell, lane_of, release_of, version_key
+from harness.reporting.atlas_answers import consensus
 
 WIDTH, HEIGHT, LEFT, BOTTOM, TOP, RIGHT = 720, 240, 70, 60, 16, 150
 LANE_COLOURS = ("#1565c0", "#6a1b9a", "#00838f", "#5d4037", "#37474f")

@@ -15,10 +15,11 @@ import json
 from dataclasses import asdict
 from typing import Any
 
-from harness.judgement import verdicts
+from harness.judgement import rules
 from harness.judgement.answer import COLOUR, decisive_step
 from harness.model.judged import Step
-from harness.reporting.atlas import Cell, answer_of, grid_id, turns
+from harness.reporting.atlas import Cell, grid_id
+from harness.reporting.atlas_answers import answer_of, turns
 
 NO_STEP: Step = {"label": "", "verdict": ""}  # a cell without a judged step: its row says none
 DATASET_VERSION = 3  # 3: each run row names its record (path, sha1) and stand-in base; the rules and commit
@@ -126,7 +127,7 @@ def as_csv(table: list[dict[str, Any]], schema: dict[str, str]) -> str:
 def as_json(cells: list[Cell], grid: list[dict[str, Any]], commit: str = "") -> str:
     """atlas.json, ``grid`` being grid_rows' (atlas.csv is made of the same rows); ``commit``: the checkout's,
     which with the rules version says what judged every row."""
-    data = {"dataset_version": DATASET_VERSION, "cells": len(cells), "rules_version": verdicts.RULES_VERSION,
+    data = {"dataset_version": DATASET_VERSION, "cells": len(cells), "rules_version": rules.RULES_VERSION,
             "commit": commit,
             "schema": {"grid": GRID_SCHEMA, "runs": RUN_SCHEMA, "steps": STEP_SCHEMA},
             "grid": grid, "runs": run_rows(cells), "steps": step_rows(cells)}

@@ -18,19 +18,8 @@ from harness.judgement import claims as seed_claims
 from harness.judgement import palette
 from harness.judgement.claims import Claim
 from harness.reporting import templates
-from harness.reporting.atlas import (
-    Cell,
-    ClaimOutcome,
-    answer_of,
-    column_sort_key,
-    columns,
-    consensus,
-    grid_id,
-    lane_of,
-    measured,
-    release_of,
-    turns,
-)
+from harness.reporting.atlas import Cell, ClaimOutcome, column_sort_key, columns, grid_id, lane_of, release_of
+from harness.reporting.atlas_answers import answer_of, consensus, measured, turns
 
 STYLE = (templates.ASSETS / "atlas.css").read_text(encoding="utf-8") + palette.answer_css()  # the answers' colours: the judge's
 FILTER = (templates.ASSETS / "atlas.js").read_text(encoding="utf-8")
@@ -54,7 +43,7 @@ def evidence_link(cell: Cell, depth: int) -> str:
 
 def grid_cell(cells: list[Cell], col: str, turned: bool, usual: str | None = None) -> dict[str, str]:
     """A grid cell: the colour and the word of one answer, the one most of its measured runs gave
-    (ties: the first run's), so colour and word always come from the same run; measured runs that
+    (ties: the newest run's), so colour and word always come from the same run; measured runs that
     disagree stripe it. A copy of a run counts once; runs that did not measure (skipped, harness
     failures) are named in the title, never counted as runs or as disagreement."""
     shown, runs, back = answer_of(cells)

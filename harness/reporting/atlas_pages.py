@@ -18,20 +18,11 @@ from packaging.version import InvalidVersion, Version
 from harness.common.meta import SCENARIOS_DIR
 from harness.common.units import human_bytes
 from harness.environments.config import load_environments
-from harness.judgement import verdicts
+from harness.judgement import rules
 from harness.judgement.claims import Claim
 from harness.reporting import templates, upstream
-from harness.reporting.atlas import (
-    Cell,
-    answer_of,
-    behind,
-    grid_id,
-    lane_of,
-    measured,
-    release_of,
-    standing,
-    turn_points,
-)
+from harness.reporting.atlas import Cell, grid_id, lane_of, release_of
+from harness.reporting.atlas_answers import agreeing, answer_of, measured, standing, turn_points
 from harness.reporting.atlas_html import STYLE, evidence_link
 
 SCENARIOS = SCENARIOS_DIR
@@ -55,8 +46,8 @@ class Change:
 
 def changes(grid: dict[str, dict[str, list[Cell]]], cols: list[str],
             reports: list[upstream.Report] | None = None) -> list[Change]:
-    """Every turn of every technique (atlas.turn_points: a sweep's rules), with the answers on both
-    sides, the distinct runs behind each, the lane's releases in between that answered nothing, the
+    """Every turn of every technique (atlas_answers.turn_points: a sweep's rules), with the answers on both
+    sides, the distinct runs that gave each, the lane's releases in between that answered nothing, the
     framework's releases in between measured only on other hardware, and the upstream reports that
     put a change there."""
     found = []
@@ -70,8 +61,8 @@ def changes(grid: dict[str, dict[str, list[Cell]]], cols: list[str],
             assert before is not None and after is not None  # turn_points compares measured or failed runs only
             elsewhere = measured_elsewhere(row, lane, before.release, after.release)
             linked = tuple(r for r in reports or [] if r.explains(technique, before.release, after.release))
-            found.append(Change(technique, lane[0], lane[1], before, len(behind(row[before_col])), after,
-                                len(behind(row[col])), between, elsewhere, linked))
+            found.append(Change(technique, lane[0], lane[1], before, len(agreeing(row[before_col])), after,
+                                len(agreeing(row[col])), between, elsewhere, linked))
     return found
 
 
@@ -153,12 +144,12 @@ def cell_page(technique: str, column: str, cells: list[Cell], claims: list[Claim
              "back": c.back.replace("/", ""), "record": c.record_path, "hash": c.record_hash, "params": c.params,
              "link": evidence_link(c, 1), "readings": _readings(c), "stand_in": c.stand_in} for c in cells]
     cite = (f"GPU memory cleanup atlas: {technique} on {column}, grid cell {ident}; "
-            f"judged by rules {verdicts.RULES_VERSION} at commit {commit[:12]}; "
+            f"judged by rules {rules.RULES_VERSION} at commit {commit[:12]}; "
             f"{len(runs)} measured run{'s' if len(runs) != 1 else ''} ({shown.date[:10] or 'undated'}).")
     return templates.render("atlas_cell.html", title=f"{technique} · {column}", depth=1, style=STYLE, ident=ident, meters=METERS,
                             back=back.replace("/", ""), word=shown.word, runs=len(runs), claims=claims, rows=rows,
                             code=source.read_text(encoding="utf-8") if source.is_file() else "",
-                            rules=verdicts.RULES_VERSION, commit=commit, cite=cite, remeasure=_remeasure(shown),
+                            rules=rules.RULES_VERSION, commit=commit, cite=cite, remeasure=_remeasure(shown),
                             rerender=f"python -m harness report matrix/reference/{shown.run}")
 
 

@@ -4,15 +4,16 @@ only between measured cells."""
 from __future__ import annotations
 
 from harness.judgement.claims import Claim
-from harness.reporting.atlas import Cell, consensus, turns
+from harness.reporting.atlas import Cell
+from harness.reporting.atlas_answers import consensus, turns
 from harness.reporting.atlas_html import _shortened, evidence, grid_cell
 
 
 def _cell(run: str, release: str = "2.5.0", back: str = "all", word: str = "released", status: str = "ok",
-          digest: str | None = None) -> Cell:
+          digest: str | None = None, date: str = "") -> Cell:
     return Cell(run=run, env="torch", report_key="k", technique="torch/del_gc_empty_cache", family="torch",
                 framework="torch", release=release, hardware="H100", driver="580", backend="docker", image="i",
-                definition_hash="d", python="3.11", cuda="12.8", status=status, back=back, word=word, date="",
+                definition_hash="d", python="3.11", cuda="12.8", status=status, back=back, word=word, date=date,
                 steps=(), record_hash=digest or f"hash-{run}")
 
 
@@ -37,6 +38,24 @@ def test_a_skipped_column_between_two_releases_is_no_turn() -> None:
            "torch 2.7.0 · H100": [_cell("d", "2.7.0", back="none", word="held by live objects")]}
     assert turns(row, list(row)) == {"torch 2.7.0 · H100"}
     assert consensus(row["torch 2.5.0 · H100"]) is None
+
+
+def test_a_release_whose_runs_disagree_on_the_turn_does_not_turn() -> None:
+    """torch 1.0.1 on an H100: an agent that read no pool said "held", today's "cached", as 1.2.0 does. The
+    tie shows the newest run, and a turn that one side's own runs contradict is not found either way."""
+    held = _cell("old", "1.0.1", back="none", word="held by the process: 2.00 GiB", date="2026-11-27T10:18")
+    cached = _cell("new", "1.0.1", back="none", word="cached in the pool: 2.00 GiB", date="2026-11-27T23:39")
+    after = _cell("c", "1.2.0", back="none", word="cached in the pool: 2.00 GiB")
+    held, cached, after = (Cell(**{**c.__dict__, "compared": (("none", v), None, "runs")})
+                           for c, v in ((held, "held"), (cached, "cached"), (after, "cached")))
+    row = {"torch 1.0.1 · H100": [held, cached], "torch 1.2.0 · H100": [after]}
+    assert consensus(row["torch 1.0.1 · H100"]) is cached
+    assert turns(row, list(row)) == set()
+    row = {"torch 1.0.1 · H100": [held, Cell(**{**cached.__dict__, "date": "2026-11-27T01:00"})],
+           "torch 1.2.0 · H100": [after]}
+    assert consensus(row["torch 1.0.1 · H100"]).word.startswith("held")  # type: ignore[union-attr]
+    assert turns(row, list(row)) == set()  # shown "held", but a run of 1.0.1 said what 1.2.0 says
+    assert turns({"torch 1.0.1 · H100": [held], "torch 1.2.0 · H100": [after]}, list(row)) == {"torch 1.2.0 · H100"}
 
 
 def test_words_are_cut_at_a_word_never_inside_a_number() -> None:
@@ -228,7 +247,8 @@ def test_a_run_that_re_judges_unsupported_and_a_copied_run_count_as_no_run_and_n
     from pathlib import Path
 
     from harness.judgement.claims import load_claims
-    from harness.reporting.atlas import answer_of, collect, grid
+    from harness.reporting.atlas import collect, grid
+    from harness.reporting.atlas_answers import answer_of
     from harness.reporting.atlas_runs import reference_runs
 
     runs = reference_runs(Path(__file__).parents[1] / "data" / "atlas-runs")

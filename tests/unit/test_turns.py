@@ -9,7 +9,8 @@ from typing import Any
 
 from harness.judgement import turns
 from harness.reporting import sweeps
-from harness.reporting.atlas import Cell, turn_points
+from harness.reporting.atlas import Cell
+from harness.reporting.atlas_answers import turn_points
 from harness.reporting.atlas_pages import changes
 
 

@@ -36,7 +36,8 @@ def test_the_matrix_calls_the_unbuilt_column_not_built_and_lists_nothing_as_need
 
 def test_the_atlas_puts_the_unbuilt_cell_on_the_runs_gpu_and_counts_no_run() -> None:
     from harness.judgement.claims import load_claims
-    from harness.reporting.atlas import collect, grid, measured
+    from harness.reporting.atlas import collect, grid
+    from harness.reporting.atlas_answers import measured
     from harness.reporting.atlas_runs import reference_runs
 
     cells, _ = collect(reference_runs(RUN), load_claims())
