@@ -31,6 +31,8 @@ fails where its neighbour runs is a turn (turns.py)
     in the warm-up is said beside the answer (failures.measured_without); cuDNN's EXECUTION_FAILED as cuBLAS's
 20: an API a release lacks (torch.cuda.set_per_process_memory_fraction before 1.8, META since) says so, not
     the AttributeError; a cell that stopped is not said to have measured without it (since.py)
+21: a claim that tells the pool from live tensors ("stays with the caching allocator") is untestable on a
+    step "held" without the framework's own count, never contradicted (claims.py)
 """
 
-RULES_VERSION = 20
+RULES_VERSION = 21
