@@ -9,10 +9,10 @@ graph; what no name reaches is said as unaccounted.
 from __future__ import annotations
 
 import re
-from typing import Any
 
 from harness.common.units import human_bytes
 from harness.judgement.floors import in_use
+from harness.model.holders import Holder, Holders
 from harness.model.record import Checkpoint
 
 OPTIMIZERS = re.compile(r"^(Adam\w*|SGD|RMSprop|Adagrad|Adadelta|Adafactor|Lion|LAMB|LBFGS|NAdam|RAdam|SparseAdam|"
@@ -25,13 +25,13 @@ OUTPUT = re.compile(r"^Out\[(\d+)\]")  # a notebook's output history (agent/note
 LAST_ERROR = "sys.last_value"  # the exception IPython keeps after a cell raised, with its traceback
 
 
-def _arrays(holder: dict[str, Any], noun: str = "tensor") -> str:
+def _arrays(holder: Holder, noun: str = "tensor") -> str:
     n, graph = holder["arrays"], holder.get("graph_bytes") or 0
     saved = f", {human_bytes(graph)} of it saved by their graphs for backward" if graph else ""
     return f"{n} {noun}{'s' if n != 1 else ''} ({human_bytes(holder['bytes'])}{saved})"
 
 
-def sentence(holder: dict[str, Any], noun: str = "tensor") -> str:
+def sentence(holder: Holder, noun: str = "tensor") -> str:
     """One holder, said with what it is, the fix a bug thread would give (``noun``: what the framework
     calls its arrays) and, where the agent found it, the script's line that made it."""
     said = _sentence(holder, noun)
@@ -41,7 +41,7 @@ def sentence(holder: dict[str, Any], noun: str = "tensor") -> str:
     return said
 
 
-def _sentence(holder: dict[str, Any], noun: str) -> str:
+def _sentence(holder: Holder, noun: str) -> str:
     owner, kind, paths = holder["owner"], holder.get("kind") or "", holder.get("paths") or []
     named = f"`{owner}`" + (f" ({kind})" if kind else "")
     shapes = f" [{holder['shapes']}]" if holder.get("shapes") else ""
@@ -74,7 +74,7 @@ def _sentence(holder: dict[str, Any], noun: str) -> str:
     return f"{named} keeps {_arrays(holder, noun)}{graph}{shapes}: `del {owner}` (or `{owner} = None`) to free {them}."
 
 
-def _notebook_sentence(holder: dict[str, Any], owner: str, paths: list[str], frame: str | None, noun: str,
+def _notebook_sentence(holder: Holder, owner: str, paths: list[str], frame: str | None, noun: str,
                        shapes: str) -> str | None:
     """What an IPython shell keeps, with the fix that works (each checked in IPython 8.12 and 9.18:
     ``%reset -f out`` clears ``Out`` and ``_`` but leaves ``_2`` in the shell's hidden namespace)."""
@@ -94,7 +94,7 @@ def _notebook_sentence(holder: dict[str, Any], owner: str, paths: list[str], fra
     return None
 
 
-def sentences(found: dict[str, Any], live: int | None = None) -> list[str]:
+def sentences(found: Holders, live: int | None = None) -> list[str]:
     """Every holder named, largest first, then what no name reaches and (``live``: the framework's own
     count at that checkpoint) what no tensor the search saw holds; a note when the time budget ran out."""
     if found.get("error"):

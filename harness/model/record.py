@@ -1,14 +1,14 @@
 """The cell record as a typed model: what one cell measured, as the store keeps it on disk.
 
 The record is a JSON object, and the code handles it as one: each part is a ``TypedDict``, so the dicts the runner
-writes and the renderers read are checked by ``mypy --strict`` (a misspelt key fails it;
-``tools/mypy_record_keys.py`` extends that to ``.get``) with no copy into another class and no change in what is
-written: a record read and written again is byte-identical. pydantic v2 validates that same definition where a
-record crosses a trust boundary (the store reads files written by older tools, hand-copied or truncated, and refuses
-a malformed one in one line instead of failing deep inside a renderer; those the runner writes are typed already),
-in Rust, fast enough for the atlas's ~1,000 records, and generates the JSON Schema the package ships
-(``record.schema.json``). Keys it does not name are kept (``extra="allow"``): nothing is lost by reading.
-This module holds data only: no judging (judgement/), no files (store/); the facts part is model/facts.py.
+writes and the renderers read are checked by ``mypy --strict`` (a misspelt key fails it; ``tools/mypy_record_keys.py``
+extends that to ``.get``) with no copy into another class and no change in what is written: a record read and written
+again is byte-identical. pydantic v2 validates that same definition where a record crosses a trust boundary (the store
+reads files written by older tools, hand-copied or truncated, and refuses a malformed one in one line instead of
+failing deep inside a renderer; those the runner writes are typed already), in Rust, fast enough for the atlas's ~1,000
+records, and generates the JSON Schema the package ships (``record.schema.json``). Keys it does not name are kept
+(``extra="allow"``): nothing is lost by reading. This module holds data only: no judging (judgement/), no files
+(store/); the facts and holders parts are in model/facts.py and model/holders.py.
 """
 from __future__ import annotations
 
@@ -20,6 +20,7 @@ from typing import Any, Literal
 from typing_extensions import Required, TypedDict
 
 from harness.model.facts import Facts
+from harness.model.holders import Holders
 
 SCHEMA_VERSION = 1  # of the record on disk; store/upgrade.py brings older ones to it
 Meter = Literal["rss", "nvml_device", "nvml_process"]
@@ -96,7 +97,7 @@ class Checkpoint(TypedDict, total=False):
     spawned: bool | None  # taken in a worker the script spawned (agent/spawned.py)
     pid: int | None  # that process, as it saw itself
     host_pid: int | None  # the same process as the host sees it (a container has its own PID namespace)
-    holders: dict[str, Any] | None  # the objects that hold the framework's memory, largest first (agent/holders.py)
+    holders: Holders | None  # the objects that hold the framework's memory, largest first (agent/holders.py)
     note: dict[str, str] | None  # how the step was reached, where its answer depends on it: {"without": "cuBLAS", "cause": ...}
 
 
@@ -296,5 +297,4 @@ def process_of(checkpoint: Checkpoint) -> int | None:
 
 def error_type(record: CellRecord) -> str | None:
     """The record's error type (a harness ErrorKind or the script's exception class), or None."""
-    error = record.get("error")
-    return error.get("type") if error else None  # .get: a hand-made record may lack it
+    return (record.get("error") or ErrorInfo(type="")).get("type") or None  # .get: a hand-made record may lack it
