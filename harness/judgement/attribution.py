@@ -11,9 +11,8 @@ as a cleanup failure.
 """
 from __future__ import annotations
 
-from typing import Any
-
 from harness.common.units import human_bytes
+from harness.model.processes import GpuProcess
 from harness.model.record import CellRecord, Checkpoint, process_of
 
 
@@ -36,7 +35,7 @@ def ranks_by_pid(record: CellRecord) -> dict[int, int]:
             if (pid := process_of(cp)) is not None and (rank := cp.get("rank")) is not None}
 
 
-def other_processes(cp: Checkpoint, script_pid: int | None) -> tuple[int, list[dict[str, Any]]]:
+def other_processes(cp: Checkpoint, script_pid: int | None) -> tuple[int, list[GpuProcess]]:
     """GPU memory of the cell's processes other than the script's own at ``cp``, and who they are."""
     if script_pid is None:
         return 0, []
@@ -51,16 +50,16 @@ def own_reading(cp: Checkpoint, script_pid: int | None) -> int | None:
     return None if value is None else int(value) - other_processes(cp, script_pid)[0]
 
 
-def others_left(floor_cp: Checkpoint, cp: Checkpoint, script_pid: int | None) -> tuple[int, list[dict[str, Any]]]:
+def others_left(floor_cp: Checkpoint, cp: Checkpoint, script_pid: int | None) -> tuple[int, list[GpuProcess]]:
     """What the script's other processes hold at ``cp`` beyond what they held at the floor."""
     now, who = other_processes(cp, script_pid)
     before, _ = other_processes(floor_cp, script_pid)
     return max(0, now - before), [p for p in who if p.get("bytes")]
 
 
-def named(processes: list[dict[str, Any]], ranks: dict[int, int] | None = None) -> str:
+def named(processes: list[GpuProcess], ranks: dict[int, int] | None = None) -> str:
     """Each process with its PID (and rank), the GPU where the script sees several, and its memory."""
-    def one(p: dict[str, Any]) -> str:
+    def one(p: GpuProcess) -> str:
         rank = f" (rank {ranks[p['pid']]})" if ranks and p.get("pid") in ranks else ""
         where = f" on GPU {p['gpu']}" if p.get("gpu") is not None else ""
         return f"PID {p['pid']}{rank}{where} `{str(p.get('command') or '?')[:60]}` ({human_bytes(p.get('bytes'))})"

@@ -25,11 +25,12 @@ def held_by_gpu(record: CellRecord) -> dict[int, dict[int, tuple[int, str]]]:
     most: dict[int, dict[int, tuple[int, str]]] = {}
     for cp in record.get("checkpoints") or []:
         for p in cp.get("gpu_processes") or []:
-            if not p.get("in_cell") or p.get("gpu") is None or not p.get("bytes"):
+            index, used = p.get("gpu"), p.get("bytes")
+            if not p.get("in_cell") or index is None or not used:
                 continue
-            seen = most.setdefault(int(p["pid"]), {})
-            if int(p["bytes"]) > seen.get(int(p["gpu"]), (0, ""))[0]:
-                seen[int(p["gpu"])] = (int(p["bytes"]), f"at `{cp['label']}`")
+            seen = most.setdefault(p["pid"], {})
+            if used > seen.get(index, (0, ""))[0]:
+                seen[index] = (used, f"at `{cp['label']}`")
     timeline, start = record.get("timeline") or {}, timeline_start(record)
     several = len((record.get("host") or {}).get("gpu_indices") or []) > 1
     for span in timeline.get("processes") or [] if several else []:

@@ -6,6 +6,7 @@ from typing import Any
 from harness.common.units import human_bytes
 from harness.judgement import attribution
 from harness.model.judged import Step
+from harness.model.processes import GpuProcess
 from harness.model.record import Checkpoint
 
 
@@ -36,7 +37,7 @@ def returned_late(cp: Checkpoint, parts: dict[str, int] | None) -> str:
 
 
 def detail(verdict: str, left: int, fw_now: int | None, floor: Any, cp: Checkpoint,
-            parts: dict[str, int] | None = None, others: list[dict[str, Any]] | None = None, meter: str = "") -> str:
+            parts: dict[str, int] | None = None, others: list[GpuProcess] | None = None, meter: str = "") -> str:
     """The step's answer in words: where the memory is, with the figures (host memory in host words)."""
     who = _framework_names(cp)
     back = "back to the OS" if meter == "rss" else "back to the driver"

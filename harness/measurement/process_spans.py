@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 
 from harness.measurement import procs
 from harness.measurement.nvml import Running
-from harness.model.record import ProcessSpan
+from harness.model.processes import ProcessSpan
 
 MAX_PROCESSES = 256  # a cell that starts thousands of short processes keeps those that held GPU memory first
 

@@ -29,6 +29,7 @@ from harness.measurement.nvml import Nvml
 from harness.measurement.protocol import EOF_EVENT, HostChannel
 from harness.measurement.scenario import Scenario
 from harness.measurement.unrun import engine_lost, not_started, scenario_facts
+from harness.model.processes import AgentInfo, GpuProcess, KilledProcess
 from harness.model.record import SCHEMA_VERSION, TIMELINE_COLUMNS, AfterExit, CellRecord, Checkpoint, Environment, Host, Status
 from harness.store.results import log_path
 
@@ -172,7 +173,8 @@ def _converse(
         if event is EOF_EVENT:
             return False  # stdout closed without ``end``: status stays "crashed"
         if event.kind == "hello":
-            record["agent"] = {k: event.data.get(k) for k in ("pid", "python", "executable")}
+            record["agent"] = AgentInfo(pid=event.data.get("pid"), python=event.data.get("python"),
+                                        executable=event.data.get("executable"))
             record["script_pid"] = procs.host_pid(tracker.current(force=True), int(event.data.get("pid") or 0))
             record["env_seen"] = event.data.get("env") or {}  # memory-relevant variables, as the cell saw them
             record["facts"] = {"python": event.data.get("python"), "frameworks": {}}
@@ -261,20 +263,22 @@ def _await_exit(channel: HostChannel, cell: RunningCell, record: CellRecord, dea
             "waits for keeps it alive)")}
 
 
-def _gpu_processes(meters: Meters, cell: set[int]) -> list[dict[str, Any]] | None:
+def _gpu_processes(meters: Meters, cell: set[int]) -> list[GpuProcess] | None:
     """Every process on the cell's GPUs with what it holds there (``gpu``: which one, where the
     script sees several), or None where NVML cannot list them."""
-    found = []
+    found: list[GpuProcess] = []
     for index in meters.gpus:
         on_gpu = meters.nvml.processes(index)
         if on_gpu is None:
             return None
-        found += [{"pid": pid, "bytes": used, "in_cell": pid in cell, "command": procs.command_line(pid, 120),
-                   **({"gpu": index} if len(meters.gpus) > 1 else {})} for pid, used in sorted(on_gpu.items())]
+        for pid, used in sorted(on_gpu.items()):
+            found.append(GpuProcess(pid=pid, bytes=used, in_cell=pid in cell, command=procs.command_line(pid, 120)))
+            if len(meters.gpus) > 1:
+                found[-1]["gpu"] = index
     return found
 
 
-def _still_running(meters: Meters, tracker: PidTracker, script: int | None) -> list[dict[str, Any]]:
+def _still_running(meters: Meters, tracker: PidTracker, script: int | None) -> list[KilledProcess]:
     """What the harness is about to kill as the cell ends: the script's own process when it did not
     end (timeout), and any process it started that outlived it (a detached child, a daemon), each
     named with its PID, command line and memory, so a report never hides them."""

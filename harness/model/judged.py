@@ -6,6 +6,8 @@ from typing import Any
 
 from typing_extensions import Required, TypedDict
 
+from harness.model.processes import GpuProcess
+
 
 class Step(TypedDict, total=False):
     """One cleanup step judged: what was left of what the scenario grew, on which meter, and why. A cell
@@ -26,7 +28,7 @@ class Step(TypedDict, total=False):
     live: int | None
     runtime_growth: int | None
     elsewhere: int | None  # held by another process the script started
-    elsewhere_processes: list[dict[str, Any]]
+    elsewhere_processes: list[GpuProcess]
     judged_alone: bool  # a launcher's rank, judged on its own process and GPU (ranks.py)
 
 

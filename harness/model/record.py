@@ -21,6 +21,7 @@ from typing_extensions import Required, TypedDict
 
 from harness.model.facts import Facts
 from harness.model.holders import Holders
+from harness.model.processes import AgentInfo, ChildFailed, GpuProcess, KilledProcess, ProcessSpan
 
 SCHEMA_VERSION = 1  # of the record on disk; store/upgrade.py brings older ones to it
 Meter = Literal["rss", "nvml_device", "nvml_process"]
@@ -91,7 +92,7 @@ class Checkpoint(TypedDict, total=False):
     view: dict[str, dict[str, Any]]  # the framework's own counts, by framework
     settle: Settle | None
     skipped: str | None  # why the scenario said this step means nothing here
-    gpu_processes: list[dict[str, Any]] | None
+    gpu_processes: list[GpuProcess] | None
     per_gpu: dict[str, dict[str, int | None]] | None  # GPU index -> its device and process readings
     rank: int | None  # the launcher's (or torch.multiprocessing.spawn's) rank of the process that took it
     spawned: bool | None  # taken in a worker the script spawned (agent/spawned.py)
@@ -176,22 +177,6 @@ class AfterExit(TypedDict, total=False):
     settle: Settle | None
 
 
-class GpuSpan(TypedDict):  # a process on one GPU: the most it held (at peak_t, epoch s); last: at its last sight
-    peak: int
-    peak_t: float
-    last: int
-    last_t: float
-
-
-class ProcessSpan(TypedDict, total=False):  # one of the cell's processes as the timeline saw it
-    pid: Required[int]  # host PID, as NVML gives it
-    ppid: int | None
-    command: str
-    first_t: float  # first and last sample that saw it alive (epoch s)
-    last_t: float
-    gpus: dict[str, GpuSpan]  # GPU index -> what it held there
-
-
 class Timeline(TypedDict, total=False):
     columns: list[str]
     samples: list[list[int | float | None]]
@@ -219,7 +204,7 @@ class CellRecord(TypedDict, total=False):
     host: Host | None
     exit_code: int | None
     script_pid: int | None
-    killed: list[dict[str, Any]] | None
+    killed: list[KilledProcess] | None
     duration_s: float | None
     started_at: str | None
     stderr_tail: str | None
@@ -228,13 +213,13 @@ class CellRecord(TypedDict, total=False):
     setenv: dict[str, str]  # the user's variables (--setenv), over the scenario's
     harness_env: dict[str, str] | None  # what the harness set in the cell's environment, and only that
     env_seen: dict[str, str]  # memory-relevant variables, as the cell saw them
-    agent: dict[str, Any]  # the agent's pid, python and executable
+    agent: AgentInfo  # the agent's pid, python and executable
     script_exit_code: int | None  # what the script itself ended with (the agent's exit code may differ)
     exit_s: float | None  # how long the script's process took to exit after its last line
     loops: dict[str, int]  # looped checkpoint site -> iterations run
     notebook: dict[str, Any]  # a notebook's run: cells [first, last], errors per cell, IPython's version, lines not run
     children_exited: int  # child processes that reported their end (children_failed: those that failed)
-    children_failed: list[dict[str, Any]]
+    children_failed: list[ChildFailed]
     node: dict[str, Any] | None  # Ray: the node that ran the cell (hostname, ip, node_id)
     attempt: int | None  # Ray: which try of the cell this is (retried: whether it was run again)
     retried: bool | None

@@ -9,10 +9,10 @@ from __future__ import annotations
 
 import shlex
 from pathlib import Path
-from typing import Any
 
 from harness.common.units import human_bytes
 from harness.judgement import attribution
+from harness.model.processes import GpuProcess
 from harness.model.record import CellRecord, Checkpoint
 
 WRAPPERS = ("rank.py", "agent.py", "reaper.py")  # the tool's own scripts before the user's in a command line
@@ -59,11 +59,11 @@ def cell(cp: Checkpoint, record: CellRecord, pid: int | None) -> str:
     """The other processes' (or, for a launched job, every process's) memory at ``cp``, by name."""
     ranks = attribution.ranks_by_pid(record)
     if attribution.launched(record):
-        shown: list[dict[str, Any]] = [p for p in cp.get("gpu_processes") or [] if p.get("in_cell") and p.get("bytes")]
+        shown: list[GpuProcess] = [p for p in cp.get("gpu_processes") or [] if p.get("in_cell") and p.get("bytes")]
     else:
         shown = [p for p in attribution.other_processes(cp, pid)[1] if p.get("bytes")]
 
-    def one(p: dict[str, Any]) -> str:
+    def one(p: GpuProcess) -> str:
         where = f" on GPU {p['gpu']}" if p.get("gpu") is not None else ""
         return f"{_name(int(p['pid']), ranks)}{where}: {human_bytes(p.get('bytes'))}"
     return ", ".join(one(p) for p in shown) or "-"

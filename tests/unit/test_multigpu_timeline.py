@@ -12,7 +12,8 @@ from pathlib import Path
 from harness.judgement import multigpu
 from harness.measurement.meters import Meters, PidTracker, TimelineSampler
 from harness.measurement.process_spans import ProcessSpans
-from harness.model.record import CellRecord, ProcessSpan
+from harness.model.processes import ProcessSpan
+from harness.model.record import CellRecord
 from harness.reporting import repro_md
 from tests.unit.test_multi_gpu import PlantedNvml
 
