@@ -46,7 +46,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import replace
-from typing import Any, cast
+from typing import cast
 
 from harness.common.units import human_bytes
 from harness.judgement import attribution, failures, gpu_only, ranks, sentences, since
@@ -64,7 +64,7 @@ from harness.judgement.tolerances import (
     borderline,
     tolerance,
 )
-from harness.model.judged import Step
+from harness.model.judged import ExitVerdict, Judged, Step
 from harness.model.record import CellRecord, Checkpoint, Readings, Status, meter_value
 
 
@@ -172,7 +172,7 @@ def judge_step(
     return result
 
 
-def judge_exit(record: CellRecord) -> dict[str, Any]:
+def judge_exit(record: CellRecord) -> ExitVerdict:
     after = (record.get("after_exit") or {}).get("readings") or {}
     device_after, device_before = after.get("nvml_device"), (record.get("baseline") or {}).get("nvml_device")
     process_after = after.get("nvml_process")
@@ -211,7 +211,7 @@ def timeline_peak(record: CellRecord, checkpoints: list[Checkpoint]) -> Checkpoi
     return {"label": TIMELINE_PEAK, "readings": cast(Readings, readings), "view": {}}
 
 
-def judge(record: CellRecord) -> dict[str, Any]:
+def judge(record: CellRecord) -> Judged:
     """Verdicts for a record: per cleanup step, after exit, and the cell's status."""
     checkpoints = record.get("checkpoints") or []
     scenario = record.get("scenario") or {}
@@ -242,7 +242,7 @@ def judge(record: CellRecord) -> dict[str, Any]:
         else needs_a_gpu(record) or failures.no_code_for_gpu(record) or failures.import_failed(record)
         or failures.child_warmup_failed(record))
     ours = failures.harness_gave_up(record)
-    return {
+    return cast(Judged, {  # spread where a key is said only when it applies
         "rules_version": RULES_VERSION,
         "status": "unsupported" if no_gpu else Status.HARNESS_ERROR.value if ours else record.get("status"),
         **({"unsupported_reason": no_gpu} if no_gpu else {}),
@@ -254,7 +254,7 @@ def judge(record: CellRecord) -> dict[str, Any]:
         "steps": judged,
         "exit": judge_exit(record) if record.get("after_exit") else None,
         "tolerances": TOLERANCES,
-    }
+    })
 
 
 def _ranks_alone(record: CellRecord, judged: list[Step]) -> list[Step]:

@@ -32,6 +32,35 @@ class Step(TypedDict, total=False):
     judged_alone: bool  # a launcher's rank, judged on its own process and GPU (ranks.py)
 
 
+class ExitVerdict(TypedDict, total=False):
+    """Whether the cell's processes gave everything back once they were gone (verdicts.judge_exit)."""
+
+    verdict: str  # returned / not-returned
+    meter: str
+    left: int
+
+
+class Judged(TypedDict, total=False):
+    """What the judge decides of one record (verdicts.judge): kept in the record as it ended (``verdicts``)
+    and decided again, by today's rules, wherever a record is read."""
+
+    rules_version: int  # judgement/rules.RULES_VERSION: which rules judged it
+    status: str  # the record's own, or unsupported / harness-error where the judge knows better
+    unsupported_reason: str
+    harness_reason: str
+    gpu_only: str  # why the cell shows nothing without a GPU
+    floor: str | None  # the checkpoints that were the floor and the peak
+    peak: str | None
+    driver_floor: int | None  # the judged meter's floor (floors.DriverFloor.describe)
+    floor_basis: str | None
+    runtime_cost: int | None
+    first_touch: str | None
+    premapped: bool | None
+    steps: list[Step]
+    exit: ExitVerdict | None
+    tolerances: dict[str, Any]
+
+
 class Glance(TypedDict, total=False):
     """The judge's answer for a cell as matrix.json keeps it (judgement/answer.Answer.as_dict): every output
     shows its colour and its text, never one of its own."""

@@ -21,6 +21,7 @@ from typing_extensions import Required, TypedDict
 
 from harness.model.facts import Facts
 from harness.model.holders import Holders
+from harness.model.judged import Judged
 from harness.model.processes import AgentInfo, ChildFailed, GpuProcess, KilledProcess, ProcessSpan
 
 SCHEMA_VERSION = 1  # of the record on disk; store/upgrade.py brings older ones to it
@@ -223,7 +224,7 @@ class CellRecord(TypedDict, total=False):
     node: dict[str, Any] | None  # Ray: the node that ran the cell (hostname, ip, node_id)
     attempt: int | None  # Ray: which try of the cell this is (retried: whether it was run again)
     retried: bool | None
-    verdicts: dict[str, Any] | None  # the judgement made when the cell ended (its ``rules_version``); re-judged on read
+    verdicts: Judged | None  # the judgement made when the cell ended (its ``rules_version``); re-judged on read
 
 
 PARTS = (Readings, Settle, Checkpoint, Scenario, Environment, Gpu, Host, ErrorInfo, AfterExit, Timeline, CellRecord)

@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from harness.judgement import answer, claims, failures, floors, loops, multigpu, rules, tolerances, verdicts
-from harness.model.judged import CellSummary, MatrixDoc, Step, SweepSummary
+from harness.model.judged import CellSummary, Judged, MatrixDoc, Step, SweepSummary
 from harness.model.record import SCHEMA_VERSION, CellRecord, meter_value
 from harness.reporting import glance, machines, matrix_md, pairing, sweeps
 from harness.store.results import read_manifest, read_records, write_json
@@ -50,7 +50,7 @@ def _framework_levels(record: CellRecord) -> dict[str, int]:
     return levels
 
 
-def _blind_labels(record: CellRecord, judged: dict[str, Any]) -> list[str]:
+def _blind_labels(record: CellRecord, judged: Judged) -> list[str]:
     """Labels whose NVML reading cannot show use: after the first touch of a pool mapped there."""
     if not judged.get("premapped"):
         return []
@@ -211,11 +211,11 @@ def compare(matrix: MatrixDoc, other: MatrixDoc) -> dict[str, Any]:
     return {"other": other["run"], "pairs": pairs, "changed": changed}
 
 
-Judged = tuple[list[CellRecord], list[tuple[Path, str]]]
+ReadRun = tuple[list[CellRecord], list[tuple[Path, str]]]  # a run read: its records judged, the files that were none
 
 
 def write_reports(run_dir: Path, planned: list[tuple[str, str]] | None = None, note: str = "",
-                  compare_with: Path | None = None, judged: Judged | None = None,
+                  compare_with: Path | None = None, judged: ReadRun | None = None,
                   sweep: SweepSummary | None = None) -> MatrixDoc:
     """matrix.json, matrix.md and report.html for ``run_dir`` (each written atomically), from its
     records as ``read_judged(run_dir)`` gives them (read here unless given)."""

@@ -13,7 +13,7 @@ import json
 from typing import Any
 
 from harness.judgement import holders, palette, verdicts
-from harness.model.judged import MatrixDoc
+from harness.model.judged import Judged, MatrixDoc
 from harness.model.record import TIMELINE_COLUMNS, CellRecord, ErrorInfo, meter_value
 from harness.reporting import glance, machines, templates
 from harness.reporting.glance import decisive_step
@@ -71,7 +71,7 @@ def per_gpu_rows(record: CellRecord) -> list[dict[str, Any]]:
             for cp in record.get("checkpoints") or [] for gpu, values in sorted((cp.get("per_gpu") or {}).items())]
 
 
-def _floor(record: CellRecord, judged: dict[str, Any]) -> dict[str, Any] | None:
+def _floor(record: CellRecord, judged: Judged) -> dict[str, Any] | None:
     """What the chart draws for the decisive step: the pre-GPU reading of its meter, and the band
     in which a reading counts as released (the judge's floor up to its tolerance), recovered
     exactly from the step: floor = reading - left - what other processes hold."""

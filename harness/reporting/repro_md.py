@@ -16,7 +16,8 @@ from harness import __version__
 from harness.common.units import host_memory, human_bytes
 from harness.judgement import answer, attribution, multigpu, rules, sentences, tolerances, verdicts
 from harness.judgement.tolerances import TOLERANCES
-from harness.model.record import TIMELINE_COLUMNS, CellRecord, Checkpoint, ErrorInfo, meter_value
+from harness.model.judged import Step
+from harness.model.record import TIMELINE_COLUMNS, CellRecord, Checkpoint, Environment, ErrorInfo, meter_value
 from harness.reporting import aggregate, glance, processes
 from harness.reporting.repro_notes import folded_iterations, holder_lines, loop_lines, notebook_lines
 
@@ -31,7 +32,7 @@ def _env_line(record: CellRecord) -> str:
             f"{gpu}; {_where(env)}")
 
 
-def _where(env: Any) -> str:
+def _where(env: Environment) -> str:
     """Where it ran, by what it is (``image PREFIX/torch:gpu-...``, ``a virtualenv of torch==2.4.1``), never a path here."""
     packages = ", ".join(env.get("packages") or [])
     if env.get("backend") == "docker":
@@ -247,7 +248,7 @@ def markdown(records: list[CellRecord], script: Path) -> str:
                 continue
             r, views = cp["readings"], cp.get("view") or {}
             fw = "; ".join(f"{n} {human_bytes(v.get('in_use'))} / {human_bytes(v.get('reserved'))}" for n, v in views.items())
-            step = judged.get(cp["label"], {})
+            step = judged.get(cp["label"]) or Step(label=cp["label"], verdict="")
             verdict = sentences.step_word(step)
             if step.get("left") is not None and step.get("verdict") not in ("skipped", "") and not step.get("word"):
                 children = r.get("rss_children") if step.get("meter") == "rss" else None

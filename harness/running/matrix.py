@@ -147,7 +147,7 @@ def run_matrix(options: MatrixOptions, nvml: Nvml, emit: Event) -> MatrixRun:
     return run
 
 
-def _in_memory(run: MatrixRun, options: MatrixOptions) -> aggregate.Judged | None:
+def _in_memory(run: MatrixRun, options: MatrixOptions) -> aggregate.ReadRun | None:
     """This run's records as written, in the order reading them back gives (judged when they ended, by
     today's rules): its reports need no second read. A resumed run's earlier parts are read instead,
     and so is a run cut before its records came back."""
