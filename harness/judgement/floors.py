@@ -7,7 +7,7 @@ the runtime cost, what the first touch of the GPU costs and nothing gives back b
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Literal
 
 from harness.judgement import attribution
 from harness.judgement.tolerances import NVML_METERS
@@ -18,9 +18,9 @@ def reading(cp: Checkpoint, meter: str) -> int | None:
     return meter_value(cp.get("readings"), meter)
 
 
-def view_sum(cp: Checkpoint, key: str) -> int | None:
+def view_sum(cp: Checkpoint, key: Literal["in_use", "reserved"]) -> int | None:
     """A figure of the framework's own view (in_use, reserved), summed over frameworks that say."""
-    values = [int(v[key]) for v in (cp.get("view") or {}).values() if v.get(key) is not None]
+    values = [said for v in (cp.get("view") or {}).values() if (said := v.get(key)) is not None]
     return sum(values) if values else None
 
 

@@ -23,6 +23,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from harness.common.units import human_bytes
+from harness.judgement.floors import in_use
 from harness.judgement.tolerances import FRAMEWORK_RULE, METER_RULES, MeterRule
 from harness.model.record import CellRecord, Checkpoint, meter_value
 
@@ -38,8 +39,7 @@ def value_of(cp: Checkpoint, meter: str) -> int | None:
     """A checkpoint's reading on ``meter``; on FRAMEWORK, the in-use bytes its frameworks report."""
     if meter != FRAMEWORK:
         return meter_value(cp.get("readings"), meter)
-    counts = [int(v["in_use"]) for v in (cp.get("view") or {}).values() if v.get("in_use") is not None]
-    return sum(counts) if counts else None
+    return in_use(cp)
 
 
 def site_of(label: str) -> tuple[str, int | None]:

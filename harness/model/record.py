@@ -79,6 +79,17 @@ class Readings(TypedDict, total=False):
     nvml_reserved: int | None  # the device's own reserved memory (NVML v2), not anyone's allocation
 
 
+class FrameworkView(TypedDict, total=False):
+    """A framework's own count of its memory at a checkpoint (agent/framework_view.py); None: not said."""
+    in_use: int | None  # bytes it counts as live
+    reserved: int | None  # bytes its allocator holds from the driver (its pool, live blocks included)
+    peak: int | None
+    per_device: dict[str, int]  # several GPUs: in use and reserved per device
+    per_device_reserved: dict[str, int]
+    segments: int  # torch: segments holding live blocks, which empty_cache() cannot return
+    inactive_split: int
+
+
 class Settle(TypedDict, total=False):
     settled: bool | None
     settle_s: float | None
@@ -90,7 +101,7 @@ class Checkpoint(TypedDict, total=False):
     seq: int | str | None  # a spawned worker's: "p<pid>-<n>"
     t: float | None
     readings: Readings
-    view: dict[str, dict[str, Any]]  # the framework's own counts, by framework
+    view: dict[str, FrameworkView]  # the framework's own counts, by framework
     settle: Settle | None
     skipped: str | None  # why the scenario said this step means nothing here
     gpu_processes: list[GpuProcess] | None
@@ -227,7 +238,8 @@ class CellRecord(TypedDict, total=False):
     verdicts: Judged | None  # the judgement made when the cell ended (its ``rules_version``); re-judged on read
 
 
-PARTS = (Readings, Settle, Checkpoint, Scenario, Environment, Gpu, Host, ErrorInfo, AfterExit, Timeline, CellRecord)
+PARTS = (Readings, FrameworkView, Settle, Checkpoint, Scenario, Environment, Gpu, Host, ErrorInfo, AfterExit, Timeline,
+         CellRecord)
 for _part in PARTS:  # keys a part does not name are kept as they came (pydantic's with_config, without importing it)
     setattr(_part, "__pydantic_config__", {"extra": "allow"})  # noqa: B010
 
