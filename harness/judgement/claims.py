@@ -10,6 +10,9 @@ from __future__ import annotations
 import functools
 from dataclasses import dataclass
 from pathlib import Path
+from typing import cast
+
+from typing_extensions import Required, TypedDict
 
 from harness import frameworks
 from harness.common import tomlfile
@@ -22,6 +25,21 @@ from harness.model.judged import CellSummary, ClaimResult
 MEASURED = {"released", "cached", "held", "partial", "returned", "not-returned"}
 GPU_METERS = {"nvml_process", "nvml_device"}
 KNOWN = {"id", "says", "seed", "scenario", "step", "expect", "envs", "gpu", "compare", "possible"}
+
+
+class ClaimTable(TypedDict, total=False):
+    """A [[claim]] of claims.toml, as written (its keys checked by load_claims against KNOWN)."""
+
+    id: Required[str]
+    says: Required[str]
+    seed: Required[str]
+    scenario: Required[str]
+    step: str
+    expect: list[str]
+    envs: list[str]
+    gpu: bool
+    compare: dict[str, str]
+    possible: bool
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -43,10 +61,14 @@ def load_claims(path: Path | None = None) -> list[Claim]:
     path = path or data_root() / "matrix" / "claims.toml"
     data = tomlfile.read(path, "claims")
     claims = []
-    for table in data.get("claim", []):
+    for raw in data.get("claim", []):
+        table = cast(ClaimTable, raw)
         for key in table:
             if key not in KNOWN:
                 raise UsageError(f"{path.name}: claim {table.get('id', '?')}: unknown key {key!r}{suggest(key, sorted(KNOWN))}")
+        missing = [key for key in ("id", "says", "seed", "scenario") if key not in table]
+        if missing:
+            raise UsageError(f"{path.name}: claim {table.get('id', '?')} needs {', '.join(missing)}")
         if not table.get("compare") and not (table.get("step") and table.get("expect")):
             raise UsageError(f"{path.name}: claim {table.get('id', '?')} needs step + expect, or compare")
         claims.append(Claim(

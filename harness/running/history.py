@@ -11,9 +11,10 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Any
+from typing import cast
 
 from packaging.version import Version
+from typing_extensions import Required, TypedDict
 
 from harness.common import tomlfile
 from harness.common.errors import HarnessError, UsageError
@@ -25,6 +26,29 @@ from harness.running.request import MatrixOptions
 from harness.store import results
 
 KEYS = {"package", "from", "to", "every", "releases", "script", "why"}
+# a [[sweep]] of history.toml ("from" is a keyword, so the functional form)
+SweepTable = TypedDict("SweepTable", {"package": str, "from": str, "to": str, "every": str, "releases": list[str],
+                                      "script": str, "why": str}, total=False)
+
+
+class SweepDone(TypedDict, total=False):
+    """One sweep of the history as history.json keeps it: where it ran and what it found, or why it could not."""
+
+    sweep: Required[str]  # its folder's name (Part.label)
+    package: str
+    run: str  # its run folder, under the history's
+    releases: list[str]
+    skipped: list[str]
+    changes: int  # the turns it found
+    error: str  # why it could not run (then none of the above but wall_s)
+    wall_s: float
+    why: str
+
+
+class HistorySummary(TypedDict):
+    sweeps: list[SweepDone]
+    wall_s: float
+    variant: str | None
 
 
 @dataclass(frozen=True)
@@ -49,7 +73,8 @@ def load(path: Path | None = None) -> list[Part]:
     """The history's sweeps (matrix/history.toml of the checkout or the installed tool, or ``path``)."""
     path = path or data_root() / "matrix" / "history.toml"
     parts = []
-    for table in tomlfile.read(path, "the GPU history").get("sweep", []):
+    for raw in tomlfile.read(path, "the GPU history").get("sweep", []):
+        table = cast(SweepTable, raw)  # its keys checked here, each value made the type Part needs
         unknown = set(table) - KEYS
         if unknown or "package" not in table or not (table.get("releases") or ("from" in table and "to" in table)):
             raise UsageError(f"{path.name}: a [[sweep]] needs package and from/to or releases (unknown: "
@@ -103,10 +128,10 @@ def plan(parts: list[Part], matrix: MatrixOptions) -> list[tuple[Part, list[str]
 
 
 def run_history(parts: list[Part], matrix: MatrixOptions, folder: Path, nvml: Nvml, emit: Event,
-                repeat: int = 3, clock: Callable[[], float] = time.monotonic) -> dict[str, Any]:
+                repeat: int = 3, clock: Callable[[], float] = time.monotonic) -> HistorySummary:
     """Every part swept in turn into ``folder``; history.json after each, history.md at the end."""
     began = clock()
-    done: list[dict[str, Any]] = []
+    done: list[SweepDone] = []
     for part in parts:
         emit("history-part", {"package": part.package, "label": part.label})
         started = clock()
@@ -118,13 +143,13 @@ def run_history(parts: list[Part], matrix: MatrixOptions, folder: Path, nvml: Nv
         except HarnessError as exc:  # one sweep that cannot run is its line in the history, the others still run
             done.append({"sweep": part.label, "package": part.package, "error": exc.message,
                          "wall_s": round(clock() - started, 1), "why": part.why})
-        summary = {"sweeps": done, "wall_s": round(clock() - began, 1), "variant": matrix.variant}
+        summary = HistorySummary(sweeps=done, wall_s=round(clock() - began, 1), variant=matrix.variant)
         results.write_json(folder / "history.json", summary)
     (folder / "history.md").write_text(markdown(summary), encoding="utf-8")
     return summary
 
 
-def markdown(summary: dict[str, Any]) -> str:
+def markdown(summary: HistorySummary) -> str:
     lines = ["# GPU history" if summary.get("variant") != "cpu" else "# History (CPU)", "",
              "| sweep | releases run | not run | turns | time | folder |", "|---|---|---|---|---|---|"]
     for part in summary["sweeps"]:
