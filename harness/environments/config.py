@@ -14,7 +14,7 @@ import re
 import sys
 from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any, Literal, cast
 
 from harness import frameworks
 from harness.common.errors import UsageError, suggest
@@ -161,7 +161,7 @@ class EnvDef:
         return digest.hexdigest()[:16]
 
 
-def _variant(table: dict[str, Any]) -> VariantDef:
+def _variant(table: schema.VariantTable) -> VariantDef:
     return VariantDef(base=str(table["base"]), packages=tuple(table["packages"]),
                       index_url=str(table.get("index_url", "")), pip_options=tuple(table.get("pip_options", ())),
                       stage_packages=tuple(table.get("stage_packages", ())))
@@ -196,13 +196,14 @@ def load_environments(path: Path | None = None) -> dict[str, EnvDef]:
     if found:
         raise UsageError(f"{path}: {len(found)} problem{'s' if len(found) > 1 else ''}; nothing was run:\n  "
                          + "\n  ".join(found))
+    checked = cast(dict[str, schema.EnvironmentTable], data["environments"])  # its shape checked above
     return {
         name: EnvDef(name=name, family=tuple(table["family"]), dockerfile=_dockerfile(str(table.get("dockerfile", "")), path),
                      image=str(table.get("image", "")), interpreter=str(table.get("interpreter", "")),
                      python=str(table.get("python", "python")), python_version=str(table.get("python_version", "")),
                      user=str(table.get("user", "65534:65534")), default=bool(table.get("default", True)),
                      variants={v: _variant(t) for v, t in table.get("variants", {}).items()})
-        for name, table in data["environments"].items()
+        for name, table in checked.items()
     }
 
 

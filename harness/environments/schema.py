@@ -14,6 +14,8 @@ import re
 from pathlib import Path
 from typing import Any
 
+from typing_extensions import Required, TypedDict
+
 from harness import frameworks
 from harness.common.errors import suggest
 
@@ -24,6 +26,30 @@ VARIANT = {
     "properties": {"base": {"type": "string", "minLength": 1}, "packages": {**_TEXTS, "minItems": 1},
                    "index_url": _TEXT, "pip_options": _TEXTS, "stage_packages": _TEXTS},
 }
+
+
+class VariantTable(TypedDict, total=False):
+    """[environments.NAME.variants.cpu|gpu] as written, once VARIANT has checked it."""
+
+    base: Required[str]
+    packages: Required[list[str]]
+    index_url: str
+    pip_options: list[str]
+    stage_packages: list[str]
+
+
+class EnvironmentTable(TypedDict, total=False):
+    """[environments.NAME] as written, once environment_schema() has checked it."""
+
+    family: Required[list[str]]
+    dockerfile: str
+    image: str
+    interpreter: str
+    python: str
+    python_version: str
+    user: str
+    default: bool
+    variants: dict[str, VariantTable]
 
 
 def environment_schema() -> dict[str, Any]:
