@@ -6,25 +6,24 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Mapping
-from typing import Any, cast
 
 from harness import frameworks
 from harness.common.units import human_bytes
 from harness.judgement import answer
-from harness.model.judged import CellSummary
+from harness.model.judged import CellSummary, Column, Glance, MatrixDoc
 
 MAIN_PACKAGES = ("torch", "tensorflow", "jax", "cupy")  # the release a column is known by (not keras, jaxlib)
 
 
-def sentences(matrix: Mapping[str, Any], host_only: bool) -> list[str]:
+def sentences(matrix: MatrixDoc, host_only: bool) -> list[str]:
     """A sentence for each environment column of ``matrix`` (matrix.json's shape), in column order."""
     columns = matrix.get("columns") or {}
     return [sentence(env, columns.get(env) or {}, {name: row[env] for name, row in matrix["cells"].items() if env in row},
                      host_only) for env in matrix["environments"]]
 
 
-def sentence(env: str, facts: Mapping[str, Any], cells: Mapping[str, Mapping[str, Any]], host_only: bool) -> str:
-    said = {name: dict(cell.get("glance") or answer.of_cell(cast(CellSummary, cell)).as_dict()) for name, cell in cells.items()}
+def sentence(env: str, facts: Column, cells: Mapping[str, CellSummary], host_only: bool) -> str:
+    said = {name: cell.get("glance") or answer.of_cell(cell).as_dict() for name, cell in cells.items()}
     by_back: dict[str, list[str]] = {}
     for name, glance in sorted(said.items()):
         by_back.setdefault(str(glance["back"]), []).append(name)
@@ -46,7 +45,7 @@ def sentence(env: str, facts: Mapping[str, Any], cells: Mapping[str, Mapping[str
     return f"{release(env, facts)}: {'; '.join(parts) or 'no cell ran'}."
 
 
-def main_release(facts: Mapping[str, Any]) -> tuple[str, str] | None:
+def main_release(facts: Column) -> tuple[str, str] | None:
     """(package, version) a column is known by: its framework's, never a companion's (keras, jaxlib): where
     only a companion was imported (jax 0.4.35's own import failed after jaxlib's), the column has none."""
     found = dict(facts.get("frameworks") or {})
@@ -56,25 +55,25 @@ def main_release(facts: Mapping[str, Any]) -> tuple[str, str] | None:
     return (main, str(found[main])) if main else None
 
 
-def release(env: str, facts: Mapping[str, Any]) -> str:
+def release(env: str, facts: Column) -> str:
     """'tensorflow 2.21.0 (tf-current)': the release first, the environment's name beside it."""
     known = main_release(facts)
     return f"{known[0]} {known[1]} ({env})" if known else env
 
 
-def _left(glance: Mapping[str, Any]) -> float:
+def _left(glance: Glance) -> float:
     loop = glance.get("loop") or {}
     return float(glance.get("left") or 0) + (float(loop.get("slope") or 0) * 100 if loop.get("growing") else 0)
 
 
-def _what(glance: Mapping[str, Any]) -> str:
+def _what(glance: Glance) -> str:
     loop = glance.get("loop") or {}
     said = [f"{human_bytes(glance.get('left'))} left"] if glance.get("left") else []
     said += [f"grows {human_bytes(loop.get('slope'))} per iteration"] if loop.get("growing") else []
     return ", ".join(said) or str(glance["word"])
 
 
-def _why_not(glance: Mapping[str, Any]) -> str:
+def _why_not(glance: Glance) -> str:
     word = str(glance["word"])
     if word == answer.NOT_SHOWN:
         return "need a GPU"

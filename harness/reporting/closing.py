@@ -4,7 +4,6 @@ its glyph and amount or the reason it was not judged, the rows that only a GPU c
 into one line. The words of every cell stay in matrix.md and report.html."""
 from __future__ import annotations
 
-from collections.abc import Mapping
 from typing import Any
 
 from rich.table import Table
@@ -13,11 +12,12 @@ from rich.text import Text
 from harness.common.units import human_bytes
 from harness.judgement import answer
 from harness.judgement.per_framework import main_release
+from harness.model.judged import Glance, MatrixDoc
 from harness.reporting import glance
 from harness.reporting.render import BACK_GLYPHS, BACK_STYLES
 
 
-def blocks(matrix: Mapping[str, Any]) -> list[Table | Text]:
+def blocks(matrix: MatrixDoc) -> list[Table | Text]:
     """A table per family, then a line per family naming its rows that need a GPU to be answered."""
     out: list[Table | Text] = []
     families: dict[str, list[str]] = {}
@@ -25,7 +25,7 @@ def blocks(matrix: Mapping[str, Any]) -> list[Table | Text]:
         families.setdefault(name.split("/")[0], []).append(name)
     for family, names in families.items():
         envs = [e for e in matrix["environments"] if any(e in matrix["cells"].get(n, {}) for n in names)]
-        shown = [n for n in names if not all(_said(matrix, n, e).get("word") == answer.NOT_SHOWN
+        shown = [n for n in names if not all((said := _said(matrix, n, e)) is not None and said["word"] == answer.NOT_SHOWN
                                              for e in envs if e in matrix["cells"].get(n, {}))]
         folded = [n.split("/", 1)[1] for n in names if n not in shown]
         if shown:
@@ -46,12 +46,12 @@ def legend() -> str:
             f"(amount left; +X/it: grows per iteration)  {BACK_GLYPHS['n/a']} not judged (why)")
 
 
-def _said(matrix: Mapping[str, Any], name: str, env: str) -> dict[str, Any]:
+def _said(matrix: MatrixDoc, name: str, env: str) -> Glance | None:
     cell = matrix["cells"].get(name, {}).get(env)
-    return dict(cell.get("glance") or glance.of_cell(cell)) if cell else {}
+    return (cell.get("glance") or glance.of_cell(cell)) if cell else None
 
 
-def _cell(matrix: Mapping[str, Any], name: str, env: str) -> Text:
+def _cell(matrix: MatrixDoc, name: str, env: str) -> Text:
     said = _said(matrix, name, env)
     if not said:
         return Text("")
@@ -71,11 +71,11 @@ def _short_bytes(value: Any) -> str:
     return f"{float(number):.3g} {unit}"
 
 
-def _first_column(matrix: Mapping[str, Any], name: str) -> int:
+def _first_column(matrix: MatrixDoc, name: str) -> int:
     row = matrix["cells"].get(name, {})
     return min((i for i, env in enumerate(matrix["environments"]) if env in row), default=len(matrix["environments"]))
 
 
-def _header(matrix: Mapping[str, Any], env: str) -> str:
+def _header(matrix: MatrixDoc, env: str) -> str:
     known = main_release((matrix.get("columns") or {}).get(env) or {})
     return f"{env} {known[1]}" if known else env
