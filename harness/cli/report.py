@@ -30,9 +30,11 @@ def main(args: argparse.Namespace, err: Console, out: Console) -> int:
         records = judged[0]
         script = Path(records[0]["scenario"].get("path") or args.run_dir) if records else args.run_dir
         (args.run_dir / "repro.md").write_text(repro_md.markdown(records, script), encoding="utf-8")
-    for pair in (matrix.get("compare") or {}).get("pairs", []):
-        err.print(f"compared {pair['env']} with {pair['other_env']} of {matrix['compare']['other']} ({pair['by']})",
-                  markup=False)
+    compared = matrix.get("compare")
+    if compared:
+        for pair in compared["pairs"]:
+            err.print(f"compared {pair['env']} with {pair['other_env']} of {compared['other']} ({pair['by']})",
+                      markup=False)
     show_matrix(matrix, args.json, out)
     warn_unreadable(matrix, err)
     err.print(f"{render.matrix_summary(matrix)}; written: matrix.md, matrix.json, report.html in {args.run_dir}",

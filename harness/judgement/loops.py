@@ -20,11 +20,11 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import Any
 
 from harness.common.units import human_bytes
 from harness.judgement.floors import in_use
 from harness.judgement.tolerances import FRAMEWORK_RULE, METER_RULES, MeterRule
+from harness.model.judged import LoopSummary
 from harness.model.record import CellRecord, Checkpoint, meter_value
 
 Points = list[tuple[int, int]]
@@ -152,7 +152,7 @@ def steepest(record: CellRecord, meter: str) -> tuple[str, int, Trend] | None:
     return site, len(points), trend(points, meter, (record.get("loops") or {}).get(site))
 
 
-def summary(record: CellRecord, meter: str) -> dict[str, Any] | None:
+def summary(record: CellRecord, meter: str) -> LoopSummary | None:
     """The matrix cell's loop line: the steepest site's growth per iteration, or flat, with its noise.
     Where ``meter`` does not see a loop grow and the framework's own count does, the framework's
     count answers, and the line says which meter saw what."""
@@ -160,7 +160,7 @@ def summary(record: CellRecord, meter: str) -> dict[str, Any] | None:
     if found is None:
         return None
     site, measured, rate = found
-    line = {"site": site, "measured": measured, "slope": int(rate.slope), "noise": int(rate.noise),
+    line: LoopSummary = {"site": site, "measured": measured, "slope": int(rate.slope), "noise": int(rate.noise),
             "growing": rate.growing, "state": rate.state, "text": rate.text(), "meter": meter}
     if rate.growing:
         return line

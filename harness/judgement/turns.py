@@ -41,7 +41,7 @@ def parts(cell: CellSummary | None) -> Parts | None:
     judged: tuple[str, str] | None = (str(answer["back"]), str(step["verdict"] if step else cell.get("exit")))
     if answer.get("back") in (None, "n/a") or (step is None and any(s.get("verdict") == "no-signal" for s in steps)):
         judged = None
-    state = (cell.get("loop") or {}).get("state")
+    state = said["state"] if (said := cell.get("loop")) else None
     loop = None if state in ("small", "unclear", "twice") else state  # neither a turn's side
     return (judged, loop, RUNS)
 

@@ -6,7 +6,7 @@ from typing import Any
 
 from typing_extensions import Required, TypedDict
 
-from harness.model.processes import GpuProcess
+from harness.model.processes import GpuProcess, KilledProcess
 
 
 class Step(TypedDict, total=False):
@@ -91,6 +91,19 @@ class Column(TypedDict, total=False):
     ran: bool  # a column whose environment was never built ran nowhere
 
 
+class LoopSummary(TypedDict):
+    """A cell's loop line (judgement/loops.summary): the steepest site's growth per iteration, on the meter that saw it."""
+
+    site: str  # the looped checkpoint's site
+    measured: int  # iterations read
+    slope: int  # bytes per iteration
+    noise: int
+    growing: bool
+    state: str  # grows / flat / unclear / small / twice
+    text: str
+    meter: str
+
+
 class CellSummary(TypedDict, total=False):
     """A judged cell as matrix.json keeps it (reporting/aggregate.cell_summary) and every renderer reads it:
     the judge's status, steps and exit, the readings at each checkpoint, and the judge's answer (``glance``)."""
@@ -108,9 +121,9 @@ class CellSummary(TypedDict, total=False):
     error: str | None  # why it is not ok, in one line
     framework: dict[str, str]  # the releases it imported
     python: str | None
-    killed: list[dict[str, Any]]  # processes the harness had to end after the cell
+    killed: list[KilledProcess]  # processes the harness had to end after the cell
     duration_s: float | None
-    loop: dict[str, Any] | None  # judgement/loops.summary
+    loop: LoopSummary | None  # judgement/loops.summary
     gpu_only: str  # why a GPU-memory scenario measured without a GPU answers n/a
     multigpu: list[str]  # judgement/multigpu.short_findings
     caveats: list[str]  # judgement/failures.measured_without
@@ -157,8 +170,32 @@ class MatrixDoc(TypedDict, total=False):
     tolerances: dict[str, Any]
     tolerances_text: str
     claims: list[ClaimRow]  # each seed claim with its outcome per column (judgement/claims.assess)
-    compare: dict[str, Any]  # --compare: the two runs side by side (aggregate.compare)
+    compare: Compare  # --compare: the two runs side by side (aggregate.compare)
     sweep: SweepSummary  # a sweep's: its releases and turns (reporting/sweeps)
+
+
+class ColumnPair(TypedDict):
+    """A column of this run and the one of another run it answers to (reporting/pairing.pair_columns)."""
+
+    env: str
+    other_env: str
+    by: str  # how they were paired: the same environment, or the same framework
+
+
+class ChangedCell(TypedDict):
+    scenario: str
+    env: str
+    other_env: str
+    before: str  # the cell's outcome in the other run
+    after: str
+
+
+class Compare(TypedDict):
+    """--compare: the cells whose outcome differs from another run's (reporting/aggregate.compare)."""
+
+    other: str  # the other run's id
+    pairs: list[ColumnPair]
+    changed: list[ChangedCell]
 
 
 class Candidate(TypedDict, total=False):

@@ -8,10 +8,11 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Any
+from typing import cast
 
 from harness.judgement import answer, claims, failures, floors, loops, multigpu, rules, tolerances, verdicts
-from harness.model.judged import CellSummary, Judged, MatrixDoc, Step, SweepSummary
+from harness.model.judged import CellSummary, ChangedCell, Compare, Judged, MatrixDoc, Step, SweepSummary
+from harness.model.processes import KilledProcess
 from harness.model.record import SCHEMA_VERSION, CellRecord, meter_value
 from harness.reporting import glance, machines, matrix_md, pairing, sweeps
 from harness.store.results import read_manifest, read_records, write_json
@@ -89,7 +90,8 @@ def cell_summary(record: CellRecord) -> CellSummary:
         "error": judged.get("unsupported_reason") or judged.get("harness_reason") or answer.error_line(error) or None,
         "framework": record.get("facts", {}).get("frameworks", {}),
         "python": record.get("facts", {}).get("python"),
-        "killed": [{k: p.get(k) for k in ("pid", "role", "command", "rss", "gpu")} for p in record.get("killed") or []],
+        "killed": [cast(KilledProcess, {k: p.get(k) for k in ("pid", "role", "command", "rss", "gpu")})
+                   for p in record.get("killed") or []],
         "duration_s": record.get("duration_s"), "loop": loops.summary(record, verdicts.measured_meter(record)),
     }
     if judged.get("gpu_only"):  # a scenario about GPU memory measured without a GPU: n/a, and why
@@ -197,11 +199,11 @@ def outcome(cell: CellSummary) -> str:
     return "/".join(judged) if judged else "ok"
 
 
-def compare(matrix: MatrixDoc, other: MatrixDoc) -> dict[str, Any]:
+def compare(matrix: MatrixDoc, other: MatrixDoc) -> Compare:
     """Cells whose status or verdicts differ between two runs (a driver upgrade, two versions),
     columns paired by name, else by framework (pairing.py); a UsageError when nothing pairs."""
     pairs = pairing.pair_columns(matrix, other)
-    changed = []
+    changed: list[ChangedCell] = []
     for pair in pairs:
         for name, row in matrix["cells"].items():
             cell, before = row.get(pair["env"]), other["cells"].get(name, {}).get(pair["other_env"])

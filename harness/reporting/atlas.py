@@ -154,7 +154,7 @@ def cells_of(run: Run, summaries: list[CellSummary]) -> Iterator[Cell]:
                                                                         scenario["name"])).relative_to(run.path)),
                    params=json.dumps(scenario.get("params") or {}, sort_keys=True),
                    compared=parts(summary) or (),
-                   slope=(summary.get("loop") or {}).get("slope"),
+                   slope=loop["slope"] if (loop := summary.get("loop")) else None,
                    setenv=tuple(sorted((str(k), str(v)) for k, v in (record.get("setenv") or {}).items())),
                    stand_in=run.stand_in if run.stand_in_all or env.get("backend") == "docker" else "",
                    checkpoints=tuple({"label": cp["label"], "readings": cp.get("readings") or {}, "in_use": in_use(cp)}

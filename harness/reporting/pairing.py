@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from harness import frameworks
 from harness.common.errors import UsageError
-from harness.model.judged import MatrixDoc
+from harness.model.judged import ColumnPair, MatrixDoc
 
 
 def column_frameworks(matrix: MatrixDoc, env: str) -> frozenset[str]:
@@ -24,10 +24,10 @@ def column_frameworks(matrix: MatrixDoc, env: str) -> frozenset[str]:
     return frozenset(name for name, n in counts.items() if 2 * n >= len(cells))
 
 
-def pair_columns(matrix: MatrixDoc, other: MatrixDoc) -> list[dict[str, str]]:
+def pair_columns(matrix: MatrixDoc, other: MatrixDoc) -> list[ColumnPair]:
     """[{"env", "other_env", "by"}]: columns of ``matrix`` and the ``other`` run's they answer to."""
-    pairs = [{"env": e, "other_env": e, "by": "the same environment"} for e in matrix["environments"]
-             if e in other["environments"]]
+    pairs: list[ColumnPair] = [{"env": e, "other_env": e, "by": "the same environment"} for e in matrix["environments"]
+                               if e in other["environments"]]
     mine = [e for e in matrix["environments"] if e not in {p["env"] for p in pairs}]
     theirs = [e for e in other["environments"] if e not in {p["other_env"] for p in pairs}]
     their_frameworks = {o: column_frameworks(other, o) for o in theirs}

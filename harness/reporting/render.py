@@ -113,7 +113,8 @@ def matrix_table(matrix: MatrixDoc, width: int = 80) -> Table:
         for env, result in claim["results"].items():
             symbol = {"confirmed": "✓", "contradicted": "✗", "not reproduced": "○"}.get(result["outcome"], "")
             symbols[(claim["scenario"], env)] = symbols.get((claim["scenario"], env), "") + symbol
-    changed = {(c["scenario"], c["env"]) for c in (matrix.get("compare") or {}).get("changed", [])}
+    compared = matrix.get("compare")
+    changed = {(c["scenario"], c["env"]) for c in compared["changed"]} if compared else set()
 
     def text(name: str, env: str) -> Text:
         cell = matrix["cells"].get(name, {}).get(env)
