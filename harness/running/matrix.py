@@ -13,7 +13,7 @@ import sys
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 from harness import __version__
 from harness.common.errors import UsageError
@@ -24,6 +24,7 @@ from harness.measurement.nvml import Nvml
 from harness.measurement.scenario import Scenario
 from harness.measurement.unrun import skipped_record
 from harness.model.judged import MatrixDoc
+from harness.model.manifest import Manifest
 from harness.model.record import CellRecord, Status
 from harness.reporting import aggregate
 from harness.running import catalogue, interruption
@@ -110,13 +111,13 @@ def run_matrix(options: MatrixOptions, nvml: Nvml, emit: Event) -> MatrixRun:
     emit("plan", {"variant": variant, "reason": why, "cells": len(runnable), "envs": [e.name for e in ready.envs],
                   "gpu_mode": ready.gpu_mode, "gpu_note": ready.gpu_note, "run_dir": str(run.run_dir),
                   "workers": executor.workers(runnable)})
-    results.write_manifest(run.run_dir, {
+    results.write_manifest(run.run_dir, cast(Manifest, {  # the executor's own keys spread in
         "run_id": run_id, "tool_version": __version__, "variant": variant, "variant_reason": why,
         "backend": ready.kind, "backend_reason": ready.reason, "skipped": run.skipped,
         "gpu_mode": ready.gpu_mode, "gpu_mode_reason": ready.gpu_note, "planned": planned,
         "environments": {env.name: _env_manifest(env, variant) for env in ready.envs},
         "host": _host(nvml), **ready.manifest, "request": request_of(options),
-    })
+    }))
     not_run = _write_skipped(run, todo)
 
     def keep(record: CellRecord, log: str) -> CellRecord:

@@ -4,23 +4,24 @@ from __future__ import annotations
 
 from dataclasses import replace
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 from harness.common.errors import UsageError
 from harness.environments import config
+from harness.model.manifest import Request
 from harness.running.request import MatrixOptions, kept_fields
 from harness.store import results
 
 
-def request_of(options: MatrixOptions) -> dict[str, Any]:
+def request_of(options: MatrixOptions) -> Request:
     """What was asked, kept in the manifest so --resume can plan the same cells again."""
-    return {
+    return cast(Request, {  # the kept options by name (kept_fields), then what the command line named
         **{name: getattr(options, name) for name in kept_fields()},
         "extra_envs": [{"image": e.image, "interpreter": e.interpreter, "family": list(e.family)} for e in options.extra_envs],
         "items": [{"path": str(i.path), "timeout": i.timeout, "argv": list(i.argv), "launch": list(i.launch),
                    "command": i.command, "cells": f"{i.cells[0]}-{i.cells[1]}" if i.cells else None}
                   for i in options.items or [] if i.mode == "repro"] or None,
-    }
+    })
 
 
 def resume_options(run_dir: Path, base: MatrixOptions) -> MatrixOptions:
@@ -40,7 +41,8 @@ def resume_options(run_dir: Path, base: MatrixOptions) -> MatrixOptions:
                                            cells=i.get("cells")),
                      argv=tuple(i.get("argv") or ()), launch=tuple(i.get("launch") or ()), command=i.get("command") or "")
              for i in asked.get("items") or []] or None
-    kept = {name: asked[name] for name in kept_fields() if name in asked}  # a run from before a field was kept: its default
+    plain = cast(dict[str, Any], asked)  # the kept options by their names (kept_fields), as MatrixOptions has them
+    kept = {name: plain[name] for name in kept_fields() if name in plain}  # a run from before a field was kept: its default
     kept["cluster"] = base.cluster or asked.get("cluster")  # a cluster named now is where the rest runs
     return replace(base, **kept, extra_envs=extra, items=items,
                    results_root=run_dir.parent, run_id=run_dir.name, resume=True)

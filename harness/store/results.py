@@ -20,10 +20,11 @@ import shutil
 import tempfile
 import uuid
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 from harness.common.errors import ResultsUnwritable
 from harness.common.units import human_bytes
+from harness.model.manifest import Manifest
 from harness.model.record import SCHEMA_VERSION, CellRecord, parse, problem
 from harness.store.upgrade import upgraded
 
@@ -139,15 +140,18 @@ MANIFEST = "manifest.json"  # a run's plan and request (resume reads it back)
 SWEEP = "sweep.json"  # a sweep's request, then its summary
 
 
-def write_manifest(run_dir: Path, manifest: dict[str, Any]) -> Path:
+def write_manifest(run_dir: Path, manifest: Manifest) -> Path:
     path = run_dir / MANIFEST
     write_json(path, {"schema_version": SCHEMA_VERSION, **manifest})
     return path
 
 
-def read_manifest(run_dir: Path) -> Any:
-    """A run's manifest as written; OSError or ValueError (a JSON error) where it cannot be read."""
-    return json.loads((run_dir / MANIFEST).read_text(encoding="utf-8"))
+def read_manifest(run_dir: Path) -> Manifest:
+    """A run's manifest as written; OSError or ValueError (a JSON error, or no JSON object) where it cannot be read."""
+    found = json.loads((run_dir / MANIFEST).read_text(encoding="utf-8"))
+    if not isinstance(found, dict):
+        raise ValueError(f"{run_dir / MANIFEST} holds no JSON object")
+    return cast(Manifest, found)
 
 
 def read_sweep(run_dir: Path) -> Any:
