@@ -20,6 +20,7 @@ from harness.cli.shared import (
     show_matrix,
     warn_unreadable,
 )
+from harness.common import events
 from harness.common.errors import UsageError
 from harness.measurement.nvml import Nvml
 from harness.model.record import CellRecord
@@ -52,35 +53,42 @@ def main(args: argparse.Namespace, err: Console, out: Console) -> int:
     def emit(kind: str, data: Mapping[str, Any]) -> None:
         say_fallbacks(fallbacks.due(kind))
         if kind == "plan":
-            err.print(f"variant: [bold]{data['variant']}[/] ({data['reason']})")
-            err.print(f"GPU access for containers: [bold]{data['gpu_mode']}[/] ({data['gpu_note']})")
-            workers = Counter(data["workers"])  # a slot each: "2 x cpu" for two CPU slots, "GPU 0, GPU 1"
+            plan = cast(events.Plan, data)
+            err.print(f"variant: [bold]{plan['variant']}[/] ({plan['reason']})")
+            err.print(f"GPU access for containers: [bold]{plan['gpu_mode']}[/] ({plan['gpu_note']})")
+            workers = Counter(plan["workers"])  # a slot each: "2 x cpu" for two CPU slots, "GPU 0, GPU 1"
             on = ", ".join(f"{n} x {w}" if n > 1 else str(w) for w, n in workers.items())
-            err.print(f"{data['cells']} cells in {', '.join(data['envs'])} on {on} -> {data['run_dir']}")
-            progress.update(task, total=data["cells"])
+            err.print(f"{plan['cells']} cells in {', '.join(plan['envs'])} on {on} -> {plan['run_dir']}")
+            progress.update(task, total=plan["cells"])
             progress.start()  # only once there is something to show: an early error prints alone
         elif kind == "build":
-            err.print(f"building {data['tag']} ...")
+            err.print(f"building {cast(events.Build, data)['tag']} ...")
         elif kind == "backend":
-            err.print(f"backend: [bold]{data['backend']}[/] ({data['reason']})")
+            backend = cast(events.Backend, data)
+            err.print(f"backend: [bold]{backend['backend']}[/] ({backend['reason']})")
         elif kind == "skipped":
-            err.print(f"[yellow]skipped[/] {data['env']}: {data['reason']}")
+            skipped = cast(events.EnvReason, data)
+            err.print(f"[yellow]skipped[/] {skipped['env']}: {skipped['reason']}")
         elif kind == "fallback":
             fallbacks.add(data)
         elif kind == "failed":
-            err.print(f"[red]failed[/] {data['env']}: {data['reason']}", markup=True, soft_wrap=True)
+            failed = cast(events.EnvReason, data)
+            err.print(f"[red]failed[/] {failed['env']}: {failed['reason']}", markup=True, soft_wrap=True)
         elif kind == "gpu-code":
-            err.print(str(data["text"]), markup=False, soft_wrap=True)
+            err.print(cast(events.Text, data)["text"], markup=False, soft_wrap=True)
         elif kind == "ipython":
-            err.print(ipython_line(data), markup=False)
+            err.print(ipython_line(cast(events.IPython, data)), markup=False)
         elif kind == "venv":
-            err.print(f"{data['env']}: virtualenv {'reused' if data['reused'] else 'made'} ({data['python']})")
+            venv = cast(events.Venv, data)
+            err.print(f"{venv['env']}: virtualenv {'reused' if venv['reused'] else 'made'} ({venv['python']})")
         elif kind == "detected":
-            err.print(f"{data['env']}: API families detected inside the image: {', '.join(data['families'])}")
+            detected = cast(events.Detected, data)
+            err.print(f"{detected['env']}: API families detected inside the image: {', '.join(detected['families'])}")
         elif kind == "build-log":
-            progress.console.print(f"  {data['text']}", markup=False, highlight=False)
+            progress.console.print(f"  {cast(events.Text, data)['text']}", markup=False, highlight=False)
         elif kind == "cell-start":
-            progress.update(task, description=f"{data['env']} / {data['scenario']}")
+            start = cast(events.CellStart, data)
+            progress.update(task, description=f"{start['env']} / {start['scenario']}")
         elif kind == "cell-done":
             progress.console.print(render.summary_line(cast(CellRecord, data)))  # the record, as the runner sent it
             progress.advance(task)

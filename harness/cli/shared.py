@@ -11,6 +11,7 @@ from typing import Any, cast
 from rich.console import Console
 
 from harness.cli.fallbacks import FallbackLines
+from harness.common import events
 from harness.common.errors import UsageError
 from harness.environments import config
 from harness.environments.images import BuildOptions
@@ -114,7 +115,7 @@ def _height(table: Any, width: int) -> int:
     return buffer.getvalue().count("\n")
 
 
-def ipython_line(data: Mapping[str, Any]) -> str:
+def ipython_line(data: events.IPython) -> str:
     """The ``ipython`` event: a notebook's environment got IPython for its Python."""
     return f"{data['env']}: IPython for Python {data['python']} {'reused' if data['reused'] else 'installed'}"
 
@@ -131,11 +132,11 @@ def plain_events(err: Console) -> Any:
         if kind == "cell-done":
             err.print(render.summary_line(cast(CellRecord, data)))  # the record, as the runner sent it
         elif kind == "ipython":
-            err.print(ipython_line(data), markup=False)
+            err.print(ipython_line(cast(events.IPython, data)), markup=False)
         elif kind == "gpu-code":
-            err.print(str(data["text"]), markup=False, soft_wrap=True)
+            err.print(cast(events.Text, data)["text"], markup=False, soft_wrap=True)
         elif kind == "build-log":  # an environment being made: what it fetches, how long so far
-            err.print(f"  {data['text']}", markup=False, highlight=False)
+            err.print(f"  {cast(events.Text, data)['text']}", markup=False, highlight=False)
         elif kind == "fallback":
             fallbacks.add(data)
         elif kind in ("backend", "skipped", "failed", "build"):
@@ -157,16 +158,19 @@ def per_release_matrix(args: Any, command: str, **extra: Any) -> Any:
 def release_events(err: Console, package: str) -> Any:
     """Progress of a command over releases: the releases chosen, each release as it starts, then the cells
     (and for a history, each sweep as it starts)."""
-    events, current = plain_events(err), {"package": package}
+    plain, current = plain_events(err), {"package": package}
 
     def emit(kind: str, data: Mapping[str, Any]) -> None:
         if kind == "history-part":  # history: the next sweep, whose releases are of its own package
-            current["package"] = data["package"]
-            err.print(f"[bold]sweep {data['label']}[/]")
+            part = cast(events.HistoryPart, data)
+            current["package"] = part["package"]
+            err.print(f"[bold]sweep {part['label']}[/]")
         elif kind == "releases":
-            err.print(f"{len(data['versions'])} releases of {data['package']}: {', '.join(data['versions'])}", markup=False)
+            chosen = cast(events.Releases, data)
+            err.print(f"{len(chosen['versions'])} releases of {chosen['package']}: {', '.join(chosen['versions'])}",
+                      markup=False)
         elif kind == "version":
-            err.print(f"[bold]{current['package']} {data['version']}[/]")
+            err.print(f"[bold]{current['package']} {cast(events.Version, data)['version']}[/]")
         else:
-            events(kind, data)
+            plain(kind, data)
     return emit

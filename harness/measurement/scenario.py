@@ -33,12 +33,12 @@ from __future__ import annotations
 import ast
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 from packaging.version import InvalidVersion, Version
 
 from harness.common.errors import UsageError
-from harness.common.meta import literal_meta
+from harness.common.meta import ScenarioMeta, literal_meta
 
 KNOWN_KEYS = {
     "families", "technique", "seed", "params", "env", "timeout", "cleanup", "title", "variants",
@@ -75,7 +75,7 @@ class Scenario:
         return "any" in self.families or family in self.families
 
 
-def _meta(tree: ast.Module, path: Path) -> dict[str, Any]:
+def _meta(tree: ast.Module, path: Path) -> ScenarioMeta:
     try:
         value = literal_meta(tree)
     except ValueError as exc:
@@ -84,7 +84,7 @@ def _meta(tree: ast.Module, path: Path) -> dict[str, Any]:
         return {}
     if not isinstance(value, dict):
         raise UsageError(f"{path}: META must be a dict, found {type(value).__name__}")
-    return value
+    return cast(ScenarioMeta, value)  # its keys checked by load against KNOWN_KEYS
 
 
 def _since_entry(entry: Any) -> bool:

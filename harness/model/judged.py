@@ -231,12 +231,17 @@ class Change(TypedDict, total=False):
     runs: int  # an amount's repeats of each side
 
 
+# sweep.json's request (running/sweep_run.run_sweep): what --resume plans again
+SweepRequest = TypedDict("SweepRequest", {
+    "package": str, "from": str, "to": str, "every": str, "pre": bool, "script": str | None, "fixed": list[str],
+    "releases": list[str], "repeat": int}, total=False)
+
 # sweep.json: "from" is a keyword, so the functional form
 SweepSummary = TypedDict("SweepSummary", {
     "package": str, "from": str, "to": str, "every": str, "fixed": list[str], "releases": list[str],
     "columns": dict[str, str],  # environment -> release
     "skipped": dict[str, str],  # environment -> why it did not run
-    "prepare_s": dict[str, float], "request": dict[str, Any], "repeats": dict[str, list[int]],
+    "prepare_s": dict[str, float], "request": SweepRequest, "repeats": dict[str, list[int]],
     "amounts": list[Candidate], "changes": list[Change],
     "runtime": dict[str, dict[str, int]],  # release -> the runtime's own memory: min, median, max, cells
     "unfinished": dict[str, list[int]], "machine": str | None, "companions": dict[str, dict[str, str]],

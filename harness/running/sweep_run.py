@@ -20,7 +20,7 @@ from harness.common.errors import HarnessError, UsageError
 from harness.common.events import Event
 from harness.environments import pkgindex
 from harness.measurement.nvml import Nvml
-from harness.model.judged import Change, MatrixDoc, SweepSummary
+from harness.model.judged import Change, MatrixDoc, SweepRequest, SweepSummary
 from harness.model.record import CellRecord
 from harness.reporting import aggregate, amounts, sweeps
 from harness.running import repro
@@ -174,7 +174,7 @@ def run_sweep(options: SweepOptions, nvml: Nvml, emit: Event) -> SweepRun:
     pins = pkgindex.release_pins(options.package, versions, options.matrix.with_pins)
     items = [repro.script_scenario(options.script, options.matrix.timeout, plain=True)] if options.script else None
     run_id = options.matrix.run_id or results.new_run_id()
-    request = {"package": options.package, "from": options.low, "to": options.high, "every": options.every,
+    request: SweepRequest = {"package": options.package, "from": options.low, "to": options.high, "every": options.every,
                "pre": options.pre, "script": str(options.script) if options.script else None,
                "fixed": list(options.matrix.with_pins), "releases": [str(v) for v in versions],
                "repeat": options.repeat}

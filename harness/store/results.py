@@ -24,6 +24,7 @@ from typing import Any, cast
 
 from harness.common.errors import ResultsUnwritable
 from harness.common.units import human_bytes
+from harness.model.judged import SweepSummary
 from harness.model.manifest import Manifest
 from harness.model.record import SCHEMA_VERSION, CellRecord, parse, problem
 from harness.store.upgrade import upgraded
@@ -154,9 +155,12 @@ def read_manifest(run_dir: Path) -> Manifest:
     return cast(Manifest, found)
 
 
-def read_sweep(run_dir: Path) -> Any:
+def read_sweep(run_dir: Path) -> SweepSummary:
     """A sweep's sweep.json (its request, then its summary); OSError or ValueError where it cannot be read."""
-    return json.loads((run_dir / SWEEP).read_text(encoding="utf-8"))
+    found = json.loads((run_dir / SWEEP).read_text(encoding="utf-8"))
+    if not isinstance(found, dict):
+        raise ValueError(f"{run_dir / SWEEP} holds no JSON object")
+    return cast(SweepSummary, found)
 
 
 def read_records(run_dir: Path) -> tuple[list[CellRecord], list[tuple[Path, str]]]:
