@@ -1,8 +1,9 @@
-"""The record's JSON Schema, generated from the model and shipped beside it (record.schema.json),
-so a reader in another language can check a record without this package.
+"""The JSON Schemas of what the tool writes, generated from the types the code reads and writes them
+through and shipped beside them, so a reader in another language can check a file without this package:
+the record (record.schema.json, in the package) and matrix.json (matrix/matrix.schema.json).
 
-Regenerate after changing the model: ``python -m harness.model.schema`` (a unit test fails while
-the shipped file and the model disagree)."""
+Regenerate after changing a type: ``python -m harness.model.schema`` (a test fails while a shipped
+file and its type disagree)."""
 from __future__ import annotations
 
 import json
@@ -12,6 +13,8 @@ from typing import Any
 from harness.model.record import SCHEMA_VERSION, adapter
 
 SHIPPED = Path(__file__).with_name("record.schema.json")
+MATRIX_SHIPPED = Path(__file__).resolve().parents[2] / "matrix" / "matrix.schema.json"  # beside the references
+DRAFT = "https://json-schema.org/draft/2020-12/schema"
 
 
 def record_schema() -> dict[str, Any]:
@@ -20,9 +23,20 @@ def record_schema() -> dict[str, Any]:
     return schema
 
 
-def as_text() -> str:
-    return json.dumps(record_schema(), indent=1, sort_keys=True) + "\n"
+def matrix_schema() -> dict[str, Any]:
+    """matrix.json's: model/judged.MatrixDoc, as reporting/aggregate writes it."""
+    from pydantic import TypeAdapter
+
+    from harness.model.judged import MatrixDoc
+
+    schema: dict[str, Any] = TypeAdapter(MatrixDoc).json_schema(mode="validation")
+    return {"$schema": DRAFT, "$id": "urn:gpu-cleanup-matrix:matrix:v1", **schema}
+
+
+def as_text(schema: dict[str, Any] | None = None) -> str:
+    return json.dumps(record_schema() if schema is None else schema, indent=1, sort_keys=True) + "\n"
 
 
 if __name__ == "__main__":
     SHIPPED.write_text(as_text(), encoding="utf-8")
+    MATRIX_SHIPPED.write_text(as_text(matrix_schema()), encoding="utf-8")

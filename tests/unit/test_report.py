@@ -29,6 +29,10 @@ def test_every_outcome_is_in_the_matrix(run_dir: Path) -> None:
 
 
 def test_matrix_json_follows_its_schema(run_dir: Path) -> None:
+    from harness.model import schema as shipped
+
+    assert shipped.MATRIX_SHIPPED.read_text(encoding="utf-8") == shipped.as_text(shipped.matrix_schema()), (
+        "the shipped matrix.schema.json is MatrixDoc's: run python -m harness.model.schema")
     schema = json.loads((ROOT / "matrix" / "matrix.schema.json").read_text())
     jsonschema.validate(json.loads((run_dir / "matrix.json").read_text()), schema)
     for reference in (ROOT / "matrix" / "reference").glob("*/matrix.json"):
