@@ -17,7 +17,7 @@ from harness.environments import config
 from harness.environments.images import BuildOptions
 from harness.judgement import per_framework
 from harness.model.judged import MatrixDoc
-from harness.model.record import CellRecord, error_type
+from harness.model.record import CellRecord, Status, error_type
 from harness.reporting import closing, render
 from harness.reporting.glance import NO_GPU
 
@@ -61,7 +61,7 @@ def nothing_ran(records: list[CellRecord], err: Console, asked: Collection[str] 
     def env(record: CellRecord) -> str:
         return str(record.get("env", {}).get("name"))
     failed = sorted({env(r) for r in records if error_type(r) == "EnvironmentFailed"
-                     or (r["status"] == "skipped" and env(r) in asked)})
+                     or (r["status"] == Status.SKIPPED and env(r) in asked)})
     lost = [error for r in records if (error := r.get("error")) and error.get("type") == "EngineLost"]
     if lost:  # one line for the run, not one per cell: how to finish it is the same for all
         err.print(f"[red]{lost[0].get('why')}[/]: {len(lost)} cell(s) cut or never started; `{lost[0].get('resume')}` "

@@ -19,6 +19,7 @@ from typing import Any
 from harness.common.units import human_bytes
 from harness.judgement.ranks import RANK_PREFIX
 from harness.model.judged import CellSummary, Glance, Step
+from harness.model.record import Status
 
 
 class Colour(str, Enum):
@@ -144,7 +145,7 @@ def decisive_step(steps: list[Step]) -> Step | None:
 def verdict_of(cell: CellSummary) -> str:
     """The one word a cell came to: its status where it did not run to its end, else its deciding step's
     verdict (the last one judged where none decides), else its exit's."""
-    if cell.get("status") != "ok":
+    if cell.get("status") != Status.OK:
         return str(cell.get("status"))
     steps = cell.get("steps") or []
     step = decisive_step(steps) or next((s for s in reversed(steps) if s.get("verdict") != "skipped"), None)
@@ -156,9 +157,9 @@ def of_cell(cell: CellSummary) -> Answer:
     found = replace(_answer(cell), verdict=verdict_of(cell))
     if cell.get("multigpu"):  # said beside the cleanup's answer, which it does not change
         found = replace(found, gpus=tuple(cell["multigpu"]))
-    if cell.get("caveats") and cell.get("status") == "ok":
+    if cell.get("caveats") and cell.get("status") == Status.OK:
         found = replace(found, caveats=tuple(cell["caveats"]))
-    loop = cell.get("loop") if cell.get("status") == "ok" else None
+    loop = cell.get("loop") if cell.get("status") == Status.OK else None
     if not loop:
         return found
     back = "part" if loop.get("growing") and found.back in ("all", "n/a") else found.back
@@ -166,7 +167,7 @@ def of_cell(cell: CellSummary) -> Answer:
 
 
 def _answer(cell: CellSummary) -> Answer:
-    if cell.get("status") != "ok":
+    if cell.get("status") != Status.OK:
         return Answer(back="n/a", word=str(cell.get("status")))
     if cell.get("gpu_only"):  # what it shows exists only on a GPU, and none was measured (gpu_only.py)
         return Answer(back="n/a", word=NOT_SHOWN)

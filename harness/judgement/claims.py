@@ -21,6 +21,7 @@ from harness.common.pinned import exact
 from harness.common.units import human_bytes
 from harness.environments.config import data_root, load_environments
 from harness.model.judged import CellSummary, ClaimResult
+from harness.model.record import Status
 
 MEASURED = {"released", "cached", "held", "partial", "returned", "not-returned"}
 GPU_METERS = {"nvml_process", "nvml_device"}
@@ -118,7 +119,7 @@ def _judge_step(claim: Claim, cell: CellSummary) -> ClaimResult:
 def _judge_compare(claim: Claim, cell: CellSummary, other: CellSummary | None) -> ClaimResult:
     assert claim.compare is not None
     label, want = claim.compare["label"], claim.compare.get("expect", "less")
-    if other is None or other.get("status") != "ok":
+    if other is None or other.get("status") != Status.OK:
         return _untestable(f"the control {claim.compare['other']} has no result here")
     if claim.compare.get("meter") == "framework":  # the framework's own count sees what NVML cannot
         mine, theirs = (c.get("framework_levels", {}).get(label) for c in (cell, other))
@@ -216,7 +217,7 @@ def assess(claim: Claim, cells: dict[str, dict[str, CellSummary]], envs: list[st
             if claim.envs is not None:
                 results[env] = _untestable("the scenario did not run in this env")
             continue
-        if cell.get("status") != "ok":
+        if cell.get("status") != Status.OK:
             results[env] = _untestable(f"cell status {cell.get('status')}")
         elif claim.compare:
             results[env] = _judge_compare(claim, cell, cells.get(claim.compare["other"], {}).get(env))

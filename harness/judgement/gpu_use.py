@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import re
 
-from harness.model.record import CellRecord, ErrorInfo, meter_value
+from harness.model.record import CellRecord, ErrorInfo, Status, meter_value
 
 TF_NO_GPU = "Skipping registering GPU devices"  # TensorFlow's own line when its GPU libraries did not load
 
@@ -41,7 +41,7 @@ def needs_a_gpu(record: CellRecord) -> str | None:
     """Why a cell that failed did so for want of a GPU on a host without one (CuPy's "CUDA driver
     version is insufficient" there means no driver at all), or None: not a failure of the scenario."""
     error: ErrorInfo = record.get("error") or {"type": ""}
-    if record.get("status") != "error" or not NO_GPU_ERROR.search(f"{error.get('message')} {error.get('type')}"):
+    if record.get("status") != Status.ERROR or not NO_GPU_ERROR.search(f"{error.get('message')} {error.get('type')}"):
         return None
     if measured_gpu(record):
         return None  # a GPU was there: the error is the scenario's

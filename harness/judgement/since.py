@@ -13,7 +13,7 @@ from packaging.version import InvalidVersion, Version
 
 from harness.common.meta import scenario_meta
 from harness.common.pinned import exact
-from harness.model.record import CellRecord
+from harness.model.record import CellRecord, Status
 
 
 def _release(record: CellRecord, framework: str) -> str | None:
@@ -37,7 +37,7 @@ def predates(record: CellRecord) -> str | None:
         except InvalidVersion:
             continue
         if older:
-            cell = ("so the cell measured the framework without it, not" if record.get("status") == "ok"
+            cell = ("so the cell measured the framework without it, not" if record.get("status") == Status.OK
                     else "so the cell is not")
             lacks = f"{what} came with {framework} {first}: {framework} {release} does not have it"
             return f"{lacks}, {cell} an answer of the release"

@@ -238,7 +238,7 @@ def judge(record: CellRecord) -> Judged:
     meters = [meter for s in judged if (meter := s.get("meter")) is not None and meter in floors]
     judged = [gpu_only.step_not_shown(record, step) for step in _ranks_alone(record, judged)]
     no_gpu = since.predates(record) or (
-        framework_without_gpu(record) if record.get("status") == "ok"
+        framework_without_gpu(record) if record.get("status") == Status.OK
         else needs_a_gpu(record) or failures.no_code_for_gpu(record) or failures.import_failed(record)
         or failures.child_warmup_failed(record))
     ours = failures.harness_gave_up(record)

@@ -143,7 +143,7 @@ def run_cell(
         lost = cell.lost() if record["status"] in ("crashed", "timeout") else None
         if lost:  # the engine went away under the cell: nothing follows about the script
             record.update({"status": Status.HARNESS_ERROR, "error": engine_lost(lost, options.run_dir)})
-        if record["status"] == "crashed" and record["error"] is None:
+        if record["status"] == Status.CRASHED and record["error"] is None:
             code = record["exit_code"] if record["exit_code"] is not None else cell.wait(1.0)
             record["exit_code"] = code
             how = f"killed by signal {-code}" if code is not None and code < 0 else f"exit code {code}"
@@ -255,7 +255,7 @@ def _await_exit(channel: HostChannel, cell: RunningCell, record: CellRecord, dea
             break
     if record["exit_code"] is not None:
         record["exit_s"] = round(time.monotonic() - ended, 3)
-    elif record["status"] != "crashed":
+    elif record["status"] != Status.CRASHED:
         record["status"] = Status.TIMEOUT
         record["error"] = {"type": "Timeout", "message": (
             f"the script's last line ran, but its process had not exited {deadline - ended:.0f} s later, at the "

@@ -13,7 +13,7 @@ from typing import cast
 from harness.judgement import answer, claims, failures, floors, loops, multigpu, rules, tolerances, verdicts
 from harness.model.judged import CellSummary, ChangedCell, Compare, Judged, MatrixDoc, Step, SweepSummary
 from harness.model.processes import KilledProcess
-from harness.model.record import SCHEMA_VERSION, CellRecord, meter_value
+from harness.model.record import SCHEMA_VERSION, CellRecord, Status, meter_value
 from harness.reporting import glance, machines, matrix_md, pairing, sweeps
 from harness.store.results import read_manifest, read_records, write_json
 
@@ -193,7 +193,7 @@ def _unjudged(status: str, error: str | None = None) -> CellSummary:
 
 def outcome(cell: CellSummary) -> str:
     """What a cell came to, in one comparable word: its status, or its last step's verdict."""
-    if cell.get("status") != "ok":
+    if cell.get("status") != Status.OK:
         return str(cell.get("status"))
     judged = [s["verdict"] for s in cell.get("steps", []) if s["verdict"] != "skipped"]
     return "/".join(judged) if judged else "ok"

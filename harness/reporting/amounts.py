@@ -13,6 +13,7 @@ from typing import Any
 from harness.common.units import human_bytes
 from harness.judgement import tolerances
 from harness.model.judged import Candidate, CellSummary, Change, MatrixDoc
+from harness.model.record import Status
 from harness.reporting import glance
 
 FACTOR = 2.0  # what is left must differ at least this many times over to be a candidate
@@ -23,7 +24,7 @@ CANDIDATE_FROM = 0.5
 
 def amount(cell: CellSummary | None) -> tuple[int, str] | None:
     """(bytes left at the decisive cleanup step, its meter) of a cell that measured one."""
-    if not cell or cell.get("status") != "ok":
+    if not cell or cell.get("status") != Status.OK:
         return None
     steps = cell.get("steps") or []
     # no measured step: the last one too small to judge alone still says what was left (repeats decide)

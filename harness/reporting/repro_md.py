@@ -17,7 +17,7 @@ from harness.common.units import host_memory, human_bytes
 from harness.judgement import answer, attribution, multigpu, rules, sentences, tolerances, verdicts
 from harness.judgement.tolerances import TOLERANCES
 from harness.model.judged import Step
-from harness.model.record import TIMELINE_COLUMNS, CellRecord, Checkpoint, Environment, ErrorInfo, meter_value
+from harness.model.record import TIMELINE_COLUMNS, CellRecord, Checkpoint, Environment, ErrorInfo, Status, meter_value
 from harness.reporting import aggregate, glance, processes
 from harness.reporting.repro_notes import folded_iterations, holder_lines, loop_lines, notebook_lines
 
@@ -174,7 +174,7 @@ LAUNCHED_HEADER = ["checkpoint", "GPU, the job's processes", "GPU, per process",
 
 def never_ran(record: CellRecord) -> bool:
     """An environment the script never ran in: skipped here, or not built or started."""
-    return record.get("status") in ("skipped", "harness-error") and not record.get("checkpoints")
+    return record.get("status") in (Status.SKIPPED, Status.HARNESS_ERROR) and not record.get("checkpoints")
 
 
 def not_run_section(record: CellRecord) -> list[str]:
@@ -182,7 +182,7 @@ def not_run_section(record: CellRecord) -> list[str]:
     build log's (or engine's) last lines, so the thread's reader sees what failed, not a gap."""
     error: ErrorInfo = record.get("error") or {"type": ""}
     cause, _, log = str(error.get("message") or "no reason recorded").partition("\n")
-    how = ("was skipped here" if record.get("status") == "skipped" else "did not run" if error.get("why")
+    how = ("was skipped here" if record.get("status") == Status.SKIPPED else "did not run" if error.get("why")
            else "did not run: it could not be built or started")
     lines = [f"**{record['env']['name']}** {how}: {cause.strip()}", ""]
     tail = [line for line in log.splitlines() if line.strip()][-15:]
@@ -192,7 +192,7 @@ def not_run_section(record: CellRecord) -> list[str]:
 def markdown(records: list[CellRecord], script: Path) -> str:
     """The per-environment results as one Markdown block for an issue thread."""
     gpu = any((r.get("host") or {}).get("nvml_available") for r in records)
-    measured = any(r.get("status") != "skipped" for r in records)  # a skipped environment measured no host
+    measured = any(r.get("status") != Status.SKIPPED for r in records)  # a skipped environment measured no host
     lines = [f"### {'GPU' if gpu else 'Host' if measured else 'The'} memory of `{script.name}`, per environment", ""]
     if measured and not gpu:
         lines += ["No NVIDIA GPU here: host memory (RSS) only; run it on a machine with a GPU for GPU memory.", ""]
@@ -204,7 +204,7 @@ def markdown(records: list[CellRecord], script: Path) -> str:
                  "its processes, each rank's verdict is judged on its own process and its own GPU") \
             if any(map(attribution.launched, records)) else ""
         lines += [f"Run as `{portable(command)}`{ranks}.", ""]
-    missing = [r["env"]["name"] for r in records if never_ran(r) and r.get("status") != "skipped"]
+    missing = [r["env"]["name"] for r in records if never_ran(r) and r.get("status") != Status.SKIPPED]
     if missing:
         lines += [f"Not every environment asked for ran: {', '.join(f'`{m}`' for m in missing)} (the cause is in "
                   "its section below).", ""]
@@ -269,7 +269,7 @@ def markdown(records: list[CellRecord], script: Path) -> str:
         looped = loop_lines(record)
         if looped:
             lines += ["", "Growth per loop iteration:", *looped]
-        if record.get("status") == "ok":  # the judge's answer for the environment, as every other output gives it
+        if record.get("status") == Status.OK:  # the judge's answer for the environment, as every other output gives it
             lines.append(f"\nAnswer: **{glance.text(aggregate.cell_summary(record)['glance'])}**.")
         exit_verdict = ((record.get("verdicts") or {}).get("exit") or {}).get("verdict")
         status = record.get("status")

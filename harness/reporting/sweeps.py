@@ -10,6 +10,7 @@ from pathlib import Path
 from harness.common.units import human_bytes
 from harness.judgement import turns
 from harness.model.judged import Change, MatrixDoc, SweepSummary
+from harness.model.record import Status
 from harness.reporting import amounts
 from harness.store import results
 
@@ -122,7 +123,7 @@ def runtime_costs(matrix: MatrixDoc, columns: list[tuple[str, str]]) -> dict[str
     found = {}
     for release, env in columns:
         costs = sorted(cost for row in matrix["cells"].values()
-                       if (cell := row.get(env)) and cell.get("status") == "ok" and (cost := cell.get("runtime_cost")))
+                       if (cell := row.get(env)) and cell.get("status") == Status.OK and (cost := cell.get("runtime_cost")))
         if costs:
             found[release] = {"min": costs[0], "median": costs[len(costs) // 2], "max": costs[-1], "cells": len(costs)}
     return found

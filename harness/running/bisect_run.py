@@ -16,7 +16,7 @@ from harness.common.errors import UsageError
 from harness.common.events import Event
 from harness.environments import pkgindex
 from harness.measurement.nvml import Nvml
-from harness.model.record import CellRecord
+from harness.model.record import CellRecord, Status
 from harness.reporting import aggregate
 from harness.running import bisection, repro
 from harness.running.matrix import run_matrix
@@ -71,7 +71,7 @@ def run_bisect(options: BisectOptions, nvml: Nvml, emit: Event) -> BisectRun:
         planned.extend(run.planned)
         records.extend(run.records)
         walls[version] = run.wall_s
-        ran = [r for r in run.records if r["status"] != "skipped" and r["env"]["name"] not in run.failed]
+        ran = [r for r in run.records if r["status"] != Status.SKIPPED and r["env"]["name"] not in run.failed]
         if ran:
             found = (ran[0].get("facts") or {}).get("frameworks") or {}
             came[version] = {k: str(v) for k, v in found.items() if v and k != options.package}
