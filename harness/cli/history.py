@@ -14,7 +14,7 @@ from harness.store import results
 
 def main(args: argparse.Namespace, err: Console, out: Console) -> int:
     parts = history.chosen(history.load(args.file), args.only)
-    matrix = per_release_matrix(args, "history", jobs=args.jobs)
+    matrix = per_release_matrix(args, "history")
     if args.plan:
         for part, found in history.plan(parts, matrix):
             said = f"{len(found)} releases: {', '.join(found)}" if isinstance(found, list) else f"cannot: {found}"

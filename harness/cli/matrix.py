@@ -13,9 +13,9 @@ from rich.text import Text
 from harness.cli.fallbacks import FallbackLines
 from harness.cli.shared import (
     asked_for,
-    build_options,
     command_line_envs,
     ipython_line,
+    matrix_options,
     nothing_ran,
     show_matrix,
     warn_unreadable,
@@ -26,18 +26,13 @@ from harness.measurement.nvml import Nvml
 from harness.model.record import CellRecord
 from harness.reporting import render
 from harness.running.matrix import run_matrix
-from harness.running.request import MatrixOptions
 from harness.running.resume import resume_options
 
 
 def main(args: argparse.Namespace, err: Console, out: Console) -> int:
     if args.interpreter and not args.family:
         raise UsageError("--interpreter needs --family (torch, tf1, tf2, jax, cupy): which scenarios apply")
-    options = MatrixOptions(envs=args.env, scenarios=args.scenario, variant=args.variant, results_root=args.results,
-                            timeout=args.timeout, params=dict(args.param), build=build_options(args), jobs=args.jobs,
-                            gpu_mode=args.gpu_mode, gpu_indices=args.gpus, extra_envs=command_line_envs(args, args.family),
-                            backend=args.backend, venv_root=args.venv_dir, setenv=dict(args.setenv),
-                            with_pins=args.with_pins, index_url=args.index_url, cluster=args.cluster)
+    options = matrix_options(args, envs=args.env, scenarios=args.scenario, extra_envs=command_line_envs(args, args.family))
     if args.resume is not None:
         options = resume_options(args.resume, options)
     nvml = Nvml.open()

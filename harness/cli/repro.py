@@ -7,14 +7,13 @@ from pathlib import Path
 
 from rich.console import Console
 
-from harness.cli.shared import asked_for, build_options, command_line_envs, nothing_ran, plain_events
+from harness.cli.shared import asked_for, command_line_envs, matrix_options, nothing_ran, plain_events
 from harness.common.errors import UsageError
 from harness.environments import config
 from harness.measurement.nvml import Nvml
 from harness.reporting import render, repro_md
 from harness.running import catalogue, launch, repro
 from harness.running.matrix import run_matrix
-from harness.running.request import MatrixOptions
 from harness.store import results
 
 
@@ -53,11 +52,7 @@ def main(args: argparse.Namespace, err: Console, out: Console) -> int:
             names = issue.todays([envs[name] for name in names], report.imported)
     if not item.notebook and not python2_possible(args, envs, names or []):
         repro.refuse_syntax_errors(args.script)
-    options = MatrixOptions(envs=names, variant=args.variant, results_root=args.results, timeout=args.timeout,
-                            build=build_options(args), gpu_mode=args.gpu_mode, gpu_indices=args.gpus,
-                            extra_envs=extra, backend=args.backend,
-                            venv_root=args.venv_dir, items=[item], setenv=dict(args.setenv), with_pins=args.with_pins,
-                            index_url=args.index_url, cluster=args.cluster)
+    options = matrix_options(args, envs=names, extra_envs=extra, items=[item])
     nvml = Nvml.open()
     try:
         run = run_matrix(options, nvml, plain_events(err))

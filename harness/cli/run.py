@@ -13,6 +13,7 @@ from typing import Any
 
 from rich.console import Console
 
+from harness.cli.shared import matrix_options
 from harness.common.commands import command
 from harness.common.errors import UsageError
 from harness.common.units import human_bytes
@@ -22,7 +23,6 @@ from harness.measurement import scenario
 from harness.measurement.nvml import Nvml
 from harness.reporting import render
 from harness.running.matrix import choose_variant, run_matrix
-from harness.running.request import MatrixOptions
 from harness.store import results
 
 
@@ -36,9 +36,7 @@ def main(args: argparse.Namespace, err: Console, out: Console) -> int:
         else:
             name = args.env_name or Path(args.python).name
             where = {"extra_envs": [config.EnvDef(name=name, family=spec.families, interpreter=args.python)]}
-        options = MatrixOptions(items=[spec], variant=args.variant, results_root=args.results, timeout=args.timeout,
-                                params=dict(args.param), gpu_mode=args.gpu_mode, backend=args.backend,
-                                gpu_indices=[args.gpu] if nvml.available else None, setenv=dict(args.setenv), **where)
+        options = matrix_options(args, items=[spec], gpu_indices=[args.gpu] if nvml.available else None, **where)
         run = run_matrix(options, nvml, _progress(err, nvml))
     finally:
         nvml.close()

@@ -5,7 +5,7 @@ import argparse
 import io
 import json
 import os
-from collections.abc import Collection, Mapping
+from collections.abc import Callable, Collection, Mapping
 from typing import Any, cast
 
 from rich.console import Console
@@ -144,15 +144,33 @@ def plain_events(err: Console) -> Any:
     return emit
 
 
-def per_release_matrix(args: Any, command: str, **extra: Any) -> Any:
-    """The matrix options of a command that makes an environment per release (bisect, sweep)."""
+# MatrixOptions' fields that come from a command's arguments, by the argument's name (cli/options.OPTIONS)
+FROM_ARGS = {"variant": "variant", "results_root": "results", "timeout": "timeout", "params": "param", "jobs": "jobs",
+             "gpu_mode": "gpu_mode", "gpu_indices": "gpus", "backend": "backend", "venv_root": "venv_dir",
+             "setenv": "setenv", "with_pins": "with_pins", "index_url": "index_url", "cluster": "cluster"}
+AS_GIVEN: dict[str, Callable[[Any], Any]] = {"params": dict, "setenv": dict, "with_pins": list}  # repeated KEY=VALUE pairs
+
+
+def matrix_options(args: argparse.Namespace, **decided: Any) -> Any:
+    """The options of every command that runs cells, built in one place from the arguments its parser has
+    (a command without --jobs keeps the default), then what the command decides itself (``decided``)."""
     from harness.running.request import MatrixOptions
 
+    found = {field: AS_GIVEN.get(field, _same)(getattr(args, name)) for field, name in FROM_ARGS.items() if hasattr(args, name)}
+    if hasattr(args, "wheelhouse"):
+        found["build"] = build_options(args)
+    return MatrixOptions(**{**found, **decided})
+
+
+def _same(value: Any) -> Any:
+    return value
+
+
+def per_release_matrix(args: Any, command: str, **extra: Any) -> Any:
+    """The matrix options of a command that makes an environment per release (bisect, sweep, history)."""
     if args.backend == "process":
         raise UsageError(f"{command} makes an environment per release: use --backend docker or venv, not process")
-    return MatrixOptions(variant=args.variant, results_root=args.results, timeout=args.timeout, build=build_options(args),
-                         gpu_mode=args.gpu_mode, backend=args.backend, venv_root=args.venv_dir, setenv=dict(args.setenv),
-                         index_url=args.index_url, cluster=args.cluster, with_pins=list(args.with_pins), **extra)
+    return matrix_options(args, **extra)
 
 
 def release_events(err: Console, package: str) -> Any:

@@ -13,7 +13,7 @@ from harness.running.sweep_run import SweepOptions, resumed, run_sweep, widened
 
 
 def main(args: argparse.Namespace, err: Console, out: Console) -> int:
-    matrix = per_release_matrix(args, "sweep", scenarios=args.scenario, jobs=args.jobs)
+    matrix = per_release_matrix(args, "sweep", scenarios=args.scenario)
     if args.resume is not None:
         options = resumed(args.resume, matrix)
         if args.low or args.high:  # a kept sweep widened: only the new releases' cells run
