@@ -138,7 +138,7 @@ def _readings(cell: Cell) -> list[dict[str, Any]]:
 def cell_page(technique: str, column: str, cells: list[Cell], claims: list[Claim], commit: str) -> str:
     """A grid cell's permalink page (c/<id>.html)."""
     shown, runs, back = answer_of(cells)
-    source = SCENARIOS / f"{technique}.py"
+    source = SCENARIOS / f"{technique.split('@', 1)[0]}.py"  # a variant runs its scenario's file with other params
     ident = grid_id(technique, column)
     rows = [{"run": c.run, "env": c.env, "backend": c.backend, "status": c.status, "word": c.word,
              "back": c.back.replace("/", ""), "record": c.record_path, "hash": c.record_hash, "params": c.params,

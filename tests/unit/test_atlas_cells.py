@@ -162,6 +162,17 @@ def test_a_cell_page_cites_its_records_and_says_how_to_measure_it_again() -> Non
         "torch/del_gc_empty_cache", "torch 2.5.0 · H100", [host], [], "0123456789abcdef")
 
 
+def test_a_variants_cell_page_shows_its_scenarios_code() -> None:
+    """torch/loss_history_loop@as_float runs loss_history_loop.py with other parameters: its page showed no code."""
+    from dataclasses import replace
+
+    from harness.reporting.atlas_pages import cell_page
+
+    cell = replace(_cell("h100-run", "2.5.0"), technique="torch/loss_history_loop@as_float")
+    page = cell_page("torch/loss_history_loop@as_float", "torch 2.5.0 · H100", [cell], [], "0123456789abcdef")
+    assert "(float(loss) if PARAMS[&#34;as_float&#34;] else loss)" in page  # the scenario file's own code
+
+
 def test_a_turn_names_the_upstream_report_that_puts_a_change_there_and_releases_measured_elsewhere() -> None:
     from dataclasses import replace
 
