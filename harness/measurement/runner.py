@@ -22,6 +22,7 @@ from typing import Any, cast
 from harness import __version__
 from harness.common.events import Event
 from harness.judgement import verdicts
+from harness.measurement import agent_messages as messages
 from harness.measurement import procs
 from harness.measurement.backends.base import Backend, CellSpec, RunningCell
 from harness.measurement.meters import Meters, PidTracker, TimelineSampler
@@ -29,7 +30,7 @@ from harness.measurement.nvml import Nvml
 from harness.measurement.protocol import EOF_EVENT, HostChannel
 from harness.measurement.scenario import Scenario
 from harness.measurement.unrun import engine_lost, not_started, scenario_facts
-from harness.model.processes import AgentInfo, GpuProcess, KilledProcess
+from harness.model.processes import GpuProcess, KilledProcess
 from harness.model.record import SCHEMA_VERSION, TIMELINE_COLUMNS, AfterExit, CellRecord, Checkpoint, Environment, Host, Status
 from harness.store.results import log_path
 
@@ -173,23 +174,22 @@ def _converse(
         if event is EOF_EVENT:
             return False  # stdout closed without ``end``: status stays "crashed"
         if event.kind == "hello":
-            record["agent"] = AgentInfo(pid=event.data.get("pid"), python=event.data.get("python"),
-                                        executable=event.data.get("executable"))
-            record["script_pid"] = procs.host_pid(tracker.current(force=True), int(event.data.get("pid") or 0))
-            record["env_seen"] = event.data.get("env") or {}  # memory-relevant variables, as the cell saw them
-            record["facts"] = {"python": event.data.get("python"), "frameworks": {}}
+            hello = cast(messages.Hello, event.data)
+            messages.hello(record, hello)
+            record["script_pid"] = procs.host_pid(tracker.current(force=True), int(hello.get("pid") or 0))
         elif event.kind == "child-exit":
-            _child_exit(record, event)
+            messages.child_exit(record, cast(messages.Exited, event.data))
         elif event.kind == "exit":  # the reaper saw the script's process end before its last line
-            record["exit_code"] = event.data.get("code")
+            record["exit_code"] = cast(messages.Exited, event.data).get("code")
             return False
         elif event.kind == "checkpoint":
-            if event.data.get("frameworks"):  # imported so far: kept even if the cell never ends
-                record["facts"]["frameworks"] = dict(event.data["frameworks"])
+            said = cast(messages.Said, event.data)
+            if said.get("frameworks"):  # imported so far: kept even if the cell never ends
+                record["facts"]["frameworks"] = dict(said["frameworks"])
             readings, settle = meters.read_settled(tracker)
             checkpoint: Checkpoint = {
-                "seq": event.data["seq"], "label": event.data["label"], "t": event.data["t"],
-                "readings": readings, "settle": settle, "view": event.data.get("view") or {},
+                "seq": said["seq"], "label": said["label"], "t": said["t"],
+                "readings": readings, "settle": settle, "view": said.get("view") or {},
             }
             held = _gpu_processes(meters, tracker.current())
             if held is not None:  # who holds what: the script, its children, anyone else on the GPU
@@ -197,41 +197,20 @@ def _converse(
             per_gpu = meters.per_gpu(tracker.current())
             if per_gpu:
                 checkpoint["per_gpu"] = per_gpu
-            for said in ("skipped", "holders", "note"):  # holders: what holds the framework's live memory (agent/holders.py)
-                if event.data.get(said):
-                    checkpoint[said] = event.data[said]
-            for key in ("rank", "pid", "spawned"):  # a launcher's rank, a spawned worker: which process took it
-                if event.data.get(key) is not None:
-                    checkpoint[key] = event.data[key]
-            if event.data.get("pid") is not None:  # in a container its PID is not the host's, which NVML gives
-                host = procs.host_pid(tracker.current(), int(event.data["pid"]))
+            messages.checkpoint(said, checkpoint)
+            if (pid := said.get("pid")) is not None:  # in a container its PID is not the host's, which NVML gives
+                host = procs.host_pid(tracker.current(), pid)
                 if host is not None:
                     checkpoint["host_pid"] = host
-            if event.data.get("baseline"):
+            if said.get("baseline"):
                 record["pre_gpu"] = checkpoint  # the agent's reading before any scenario code
             else:
                 record["checkpoints"].append(checkpoint)
             notify("checkpoint", checkpoint)
-            channel.ack(event.data["seq"])
+            channel.ack(said["seq"])
         elif event.kind == "end":
-            record["status"] = Status(event.data.get("status") or Status.ERROR)
-            record["error"] = event.data.get("error")
-            record["facts"] = event.data.get("facts") or record["facts"]
-            if event.data.get("exit_code") is not None:
-                record["script_exit_code"] = event.data["exit_code"]  # what the script itself ended with
-            if event.data.get("loops"):
-                record["loops"] = event.data["loops"]  # looped checkpoint site -> iterations run
-            if event.data.get("notebook"):
-                record["notebook"] = event.data["notebook"]  # cells run, errors, IPython, lines not run
+            messages.end(record, cast(messages.End, event.data))
             return True
-
-
-def _child_exit(record: CellRecord, event: Any) -> None:
-    """A process the script forked ended: a failing worker is named (its PID as the script saw it)."""
-    record["children_exited"] = record.get("children_exited", 0) + 1
-    if event.data.get("code"):
-        record.setdefault("children_failed", []).append(
-            {"pid": event.data.get("pid"), "code": event.data.get("code"), "t": event.data.get("t")})
 
 
 def _await_exit(channel: HostChannel, cell: RunningCell, record: CellRecord, deadline: float) -> None:
@@ -249,9 +228,9 @@ def _await_exit(channel: HostChannel, cell: RunningCell, record: CellRecord, dea
             record["exit_code"] = cell.wait(max(0.0, min(1.0, deadline - time.monotonic())))
             break
         if event.kind == "child-exit":
-            _child_exit(record, event)
+            messages.child_exit(record, cast(messages.Exited, event.data))
         elif event.kind == "exit":
-            record["exit_code"] = event.data.get("code")
+            record["exit_code"] = cast(messages.Exited, event.data).get("code")
             break
     if record["exit_code"] is not None:
         record["exit_s"] = round(time.monotonic() - ended, 3)
