@@ -30,7 +30,6 @@ PREFERRED_PYTHON = "3.11"  # the pinned environments' Python: where a release al
 
 CUDA12_BASE = "nvidia/cuda:12.8.1-runtime-ubuntu{ubuntu}"
 UBUNTU_PYTHON = {"24.04": "3.12", "22.04": "3.10", "20.04": "3.8", "18.04": "3.6"}
-TORCH_INDEX = "https://download.pytorch.org/whl/{local}"
 
 
 class Unavailable(Exception):
@@ -151,8 +150,10 @@ def plan(reqs: list[Requirement], variant: str, index_url: str = pkgindex.DEFAUL
     main = next((r for r in reqs if kind_of(r.name)), reqs[0])  # the framework, wherever it was written
     reqs = [main, *(r for r in reqs if r is not main)]
     version, kind = pinned(main), kind_of(main.name)
-    if kind == "torch" and version.local:  # torch==1.7.1+cu110: PyTorch's own index for that CUDA
-        index_url = TORCH_INDEX.format(local=version.local)
+    entry = frameworks.named(kind)
+    own_index = entry.local_index if entry else ""
+    if own_index and version.local:  # torch==1.7.1+cu110: the framework's own index for that build
+        index_url = own_index.format(local=version.local)
     try:  # no index answers here: this release cannot be made, the run's other environments still run
         found = pkgindex.releases(main.name, index_url)
     except EnvironmentNotFound as exc:
@@ -168,19 +169,20 @@ def plan(reqs: list[Requirement], variant: str, index_url: str = pkgindex.DEFAUL
     given = {str(canonicalize_name(r.name)) for r in reqs}
     extra = companions(kind, version, given)
     build = gpu_build(main, version) if variant == "gpu" else None
-    if kind == "jax" and canonicalize_name(main.name) == "jax" and "jaxlib" not in given:
-        libs = pkgindex.releases("jaxlib", index_url)
+    paired = entry.released_with if entry else ""
+    if paired and canonicalize_name(main.name) == kind and paired not in given:
+        libs = pkgindex.releases(paired, index_url)
         if version in libs and libs[version].pythons():  # jax and jaxlib release together
             pythons = tuple(py for py in pythons if py in libs[version].pythons()) or pythons
             # a CUDA extra pins the jaxlib it was made with (jax[cuda12]==0.4.35 pins jaxlib 0.4.34): pinning
             # jaxlib==0.4.35 beside it makes the install impossible
             if not main.extras and not (build and build.extra):
-                extra.append(f"jaxlib=={version}")
+                extra.append(f"{paired}=={version}")
     packages = [str(r) for r in reqs] + extra
     local = version.local
-    index = index_url if kind == "torch" and local else ""
-    if kind == "torch" and not local and variant == "cpu":
-        index = TORCH_INDEX.format(local="cpu")
+    index = index_url if own_index and local else ""
+    if own_index and entry and entry.cpu_local and not local and variant == "cpu":
+        index = own_index.format(local=entry.cpu_local)
     if build is not None:
         venv = build.venv_cuda
         try:

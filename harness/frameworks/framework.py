@@ -35,6 +35,11 @@ class Framework:
     reported_with: tuple[str, ...] = ()  # imports whose versions are recorded beside its own (keras, jaxlib)
     variables: tuple[str, ...] = ()  # environment variables that change its memory, recorded with each cell
     gpu_builds: tuple[GpuBuild, ...] = ()  # newest first; the first whose releases hold a release decides
+    # its own index of builds by local version ("{local}": cu110 of torch==1.7.1+cu110), where a pin with a local
+    # version is found, and the local version of its CPU-only build there (the cpu variant's, smaller than PyPI's)
+    local_index: str = ""
+    cpu_local: str = ""
+    released_with: str = ""  # a distribution released in lockstep (jaxlib): pinned at the same version beside it
     families_of_release: Callable[[str], tuple[str, ...]] | None = field(default=None, compare=False)
 
     def families_for(self, version: str) -> tuple[str, ...]:

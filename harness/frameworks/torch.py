@@ -17,4 +17,6 @@ FRAMEWORK = Framework(
     # docs.pytorch.org/docs/stable/notes/cuda.html (memory management), torch/csrc/cuda
     variables=("PYTORCH_CUDA_ALLOC_CONF", "PYTORCH_ALLOC_CONF", "PYTORCH_NO_CUDA_MEMORY_CACHING",
                "PYTORCH_NVML_BASED_CUDA_CHECK"),
+    local_index="https://download.pytorch.org/whl/{local}",  # torch==1.7.1+cu110; +cpu: the CPU-only build
+    cpu_local="cpu",
 )
