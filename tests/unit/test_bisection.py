@@ -12,7 +12,7 @@ from harness.running import bisection
 from harness.store.results import load_record
 
 MiB = 1024 * 1024
-REPRO = Path(__file__).resolve().parents[2] / "matrix" / "reference" / "h100-580.159.04-repro"
+REPRO = Path(__file__).resolve().parents[1] / "data" / "records" / "repro"  # records of matrix/reference/h100-580.159.04-repro
 
 
 def _record(left_mib: float, status: str = "ok") -> dict[str, Any]:

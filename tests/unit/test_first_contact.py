@@ -45,8 +45,9 @@ def test_the_terminal_and_matrix_md_count_the_undecided_claims_alike() -> None:
     from harness.environments.config import REPO
     from harness.reporting import glance, matrix_md, render
 
-    cpu = next(m for p in sorted((REPO / "matrix" / "reference").rglob("matrix.json"))
-               if (m := json.loads(p.read_text())).get("machine") == glance.NO_GPU and any(c["results"] for c in m["claims"]))
+    # a run without a GPU whose claims were judged (matrix/reference/cpu-issue-reports/runs/20261127T045147Z-143257)
+    cpu = json.loads((REPO / "tests" / "data" / "records" / "cpu" / "matrix.json").read_text())
+    assert cpu.get("machine") == glance.NO_GPU and any(c["results"] for c in cpu["claims"])
     said = re.search(r"so the (\d+) claims about GPU memory", matrix_md.to_markdown(cpu))
     assert said is not None
     assert f"so the {said.group(1)} claims about GPU memory are not decided" in render.matrix_summary(cpu)
@@ -93,7 +94,7 @@ def test_matrix_md_columns_name_the_releases_and_the_hardware() -> None:
     from harness.environments.config import REPO
     from harness.reporting import matrix_md
 
-    matrix = json.loads((REPO / "matrix" / "reference" / "h200-580.159.04" / "matrix.json").read_text())
+    matrix = json.loads((REPO / "tests" / "data" / "records" / "h200" / "matrix.json").read_text())  # h200-580.159.04's
     header = next(line for line in matrix_md.to_markdown(matrix).splitlines() if line.startswith("| scenario |"))
     assert header == "| scenario | host-python3<br>cupy 14.2.0, jax 0.11.2, torch 2.11.0+cu130 · H200 |"
 

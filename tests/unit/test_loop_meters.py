@@ -9,8 +9,8 @@ from harness.judgement import answer, loops, verdicts
 from harness.reporting import aggregate, repro_md
 from harness.store.results import load_record
 
-RECORD = next((Path(__file__).resolve().parents[2] / "matrix" / "reference" / "h200-580.159.04-docker-gpus"
-               / "tf-current").rglob("tf2__keras_models_in_loop.json.gz"))
+# h200-580.159.04-docker-gpus
+RECORD = Path(__file__).resolve().parents[1] / "data" / "records" / "h200-docker-tf-current" / "tf2__keras_models_in_loop.json.gz"
 
 
 def test_a_loop_flat_on_nvml_and_growing_in_the_frameworks_count_grows() -> None:

@@ -11,7 +11,8 @@ from harness.measurement.nvml import GpuFacts, Nvml
 from harness.measurement.scenario import Scenario
 from harness.running.slots import script_gpus, script_slots
 
-REFERENCE = Path(__file__).resolve().parents[2] / "matrix" / "reference"
+# records of matrix/reference/h200x2-580.159.04-launchers/runs
+LAUNCHERS = Path(__file__).resolve().parents[1] / "data" / "records" / "launchers"
 
 MiB = 2**20
 
@@ -136,7 +137,7 @@ def test_each_rank_is_judged_on_its_own_process_and_gpu() -> None:
     from harness.judgement import multigpu, verdicts
     from harness.store import results
 
-    run = Path(__file__).resolve().parents[2] / "matrix/reference/h200x2-580.159.04-launchers/runs/20261126T054221Z-eef7b7"
+    run = LAUNCHERS / "20261126T054221Z-eef7b7"
     (record,), _ = results.read_records(run)
     steps = {s["label"]: s for s in verdicts.judge(record)["steps"]}
     mib = 2**20
@@ -160,7 +161,7 @@ def test_what_torch_still_holds_after_nccl_gives_back_is_left_not_runtime() -> N
     from harness.reporting import aggregate
     from harness.store import results
 
-    run = Path(__file__).resolve().parents[2] / "matrix/reference/h200x2-580.159.04-launchers/runs/20261126T065203Z-32ae8c"
+    run = LAUNCHERS / "20261126T065203Z-32ae8c"
     (record,), _ = results.read_records(run)
     steps = {s["label"]: s for s in verdicts.judge(record)["steps"]}
     after = steps["rank 0: ddp_torchrun.py:23: dist.destroy_process_group()"]
@@ -176,8 +177,7 @@ def test_what_each_rank_keeps_after_destroy_process_group_is_said_with_the_fix()
     from harness.judgement import multigpu
     from harness.store import results
 
-    record = results.load_record(REFERENCE / "h200x2-580.159.04-launchers" / "runs" / "20261126T065203Z-32ae8c"
-                                 / "host-python3" / "repro__ddp_torchrun.json.gz")
+    record = results.load_record(LAUNCHERS / "20261126T065203Z-32ae8c" / "host-python3" / "repro__ddp_torchrun.json.gz")
     found = sorted(multigpu.after_destroy(record), key=lambda f: f.rank or 0)
     assert [(f.rank, f.gpu) for f in found] == [(0, 0), (1, 1)]
     assert all(f.held == 1291845632 and f.pool == 138412032 for f in found)

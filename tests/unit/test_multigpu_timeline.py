@@ -121,14 +121,14 @@ def test_spans_keep_processes_with_gpu_memory_first() -> None:
 
 
 def test_recorded_on_two_h100s_the_spawned_workers_findings_are_said() -> None:
-    """The records of the two-H100 run (matrix/reference/h100x2-580.159.04-spawned)."""
+    """The records of the two-H100 run (matrix/reference/h100x2-580.159.04-spawned; copies in tests/data/records)."""
     import gzip
     import json
 
-    runs = Path(__file__).resolve().parents[2] / "matrix" / "reference" / "h100x2-580.159.04-spawned" / "runs"
+    runs = Path(__file__).resolve().parents[1] / "data" / "records" / "spawned"
 
     def record(name: str) -> CellRecord:
-        (path,) = runs.glob(f"*/host-python3/repro__{name}.json.gz")
+        path = runs / f"repro__{name}.json.gz"
         loaded: CellRecord = json.loads(gzip.open(path).read())
         return loaded
 

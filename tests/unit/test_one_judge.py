@@ -15,19 +15,19 @@ from harness.judgement import answer, verdicts
 from harness.reporting import aggregate, atlas, atlas_html, atlas_runs, matrix_md, render, report_html, repro_md, sweeps
 from harness.store import results
 
-REFERENCE = Path(__file__).resolve().parents[2] / "matrix" / "reference"
+RECORDS = Path(__file__).resolve().parents[1] / "data" / "records"  # copies of records under matrix/reference
 # A TF 2.16 keras loop on an H200: 45.70 MiB live in a pool of ~138 GiB mapped at the first touch, and a
 # torch bug-report snippet on an H100 whose 290 MiB left are 65 MiB live, 1 MiB pool and 224 MiB of CUDA runtime.
 CASES = {
-    "keras-loop": ("sweeps/gpu-tensorflow-2.14-2.21-h200/20261125T014243Z-21611b", "tensorflow==2.16.2",
+    "keras-loop": ("keras-loop-tf-2.16", "tensorflow==2.16.2",  # sweeps/gpu-tensorflow-2.14-2.21-h200
                    "tf2__keras_models_in_loop.json.gz"),
-    "torch-repro": ("h100-580.159.04-repro/torch_del_empty_cache", "host-python3", None),
+    "torch-repro": ("repro/torch_del_empty_cache", "host-python3", None),  # h100-580.159.04-repro
 }
 
 
 def _record(case: str) -> tuple[Path, dict]:
     folder, env, name = CASES[case]
-    run_dir = REFERENCE / folder
+    run_dir = RECORDS / folder
     if not run_dir.is_dir():
         pytest.skip(f"{folder} is not committed here")
     paths = sorted((run_dir / env).glob(name or "*.json*"))

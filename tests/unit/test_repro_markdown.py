@@ -9,7 +9,7 @@ from typing import Any
 from harness.reporting import repro_md
 from harness.store.results import load_record
 
-REFERENCE = Path(__file__).resolve().parents[2] / "matrix" / "reference"
+RECORDS = Path(__file__).resolve().parents[1] / "data" / "records"  # copies of records under matrix/reference
 
 
 def _load(path: Path) -> dict[str, Any]:
@@ -17,7 +17,7 @@ def _load(path: Path) -> dict[str, Any]:
 
 
 def test_a_peak_between_checkpoints_gets_its_own_row() -> None:
-    record = _load(REFERENCE / "h100-580.159.04" / "host-python3" / "torch__cudnn_benchmark.json.gz")
+    record = _load(RECORDS / "h100-host-python3" / "torch__cudnn_benchmark.json.gz")
     peaks = repro_md.peaks_between(record)
     assert list(peaks) == [1] and peaks[1]["after"] == "ready" and peaks[1]["before"] == "peak"
     assert peaks[1]["readings"]["nvml_process"] > record["checkpoints"][1]["readings"]["nvml_process"]
@@ -26,20 +26,20 @@ def test_a_peak_between_checkpoints_gets_its_own_row() -> None:
 
 
 def test_loops_are_summarised_per_site() -> None:
-    record = _load(next((REFERENCE / "h100-580.159.04-repro" / "torch_model_loop" / "host-python3").glob("*.json.gz")))
+    record = _load(next((RECORDS / "repro" / "torch_model_loop" / "host-python3").glob("*.json.gz")))
     text = repro_md.markdown([record], Path("torch_model_loop.py"))
     assert ("`torch_model_loop.py:10: del model` ran 30 times, measured at 12 of them (1-10, then every 10th, 100th, ...): "
             "656.00 MiB at #1, 1.21 GiB at #30; grows 20.00 MiB per iteration (noise ±211.86 KiB)") in text
 
 
 def test_libraries_loaded_later_are_named_not_hidden() -> None:
-    record = _load(next((REFERENCE / "h100-580.159.04-repro" / "torch_del_empty_cache" / "host-python3").glob("*.json.gz")))
+    record = _load(next((RECORDS / "repro" / "torch_del_empty_cache" / "host-python3").glob("*.json.gz")))
     assert repro_md.outside_allocator(record) == ("end", 224 * 1024 * 1024)
     assert "took 518.00 MiB of GPU memory at `start`" in repro_md.markdown([record], Path("x.py"))
 
 
 def test_a_script_that_timed_out_still_names_its_versions() -> None:
-    record = _load(next((REFERENCE / "h100-580.159.04-repro" / "torch_model_loop" / "host-python3").glob("*.json.gz")))
+    record = _load(next((RECORDS / "repro" / "torch_model_loop" / "host-python3").glob("*.json.gz")))
     hung = copy.deepcopy(record)
     hung.update(status="timeout", facts={"python": None, "frameworks": {"torch": "2.11.0+cu130"}},
                 error={"type": "Timeout", "message": "no end after 600s"})

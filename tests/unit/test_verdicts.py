@@ -9,7 +9,8 @@ import pytest
 from harness.judgement import verdicts
 from harness.store.results import load_record
 
-REFERENCE = Path(__file__).resolve().parents[2] / "matrix" / "reference" / "h200-580.159.04" / "host-python3"
+# matrix/reference/h200-580.159.04's records
+REFERENCE = Path(__file__).resolve().parents[1] / "data" / "records" / "h200-host-python3"
 GiB = 1024**3
 
 
