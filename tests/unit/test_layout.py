@@ -101,3 +101,15 @@ def test_lab_scripts_live_in_tools_lab_not_among_the_tests() -> None:
     """What runs on a lent GPU machine by hand is a lab script (tools/lab/), never part of tests/."""
     tests = HARNESS.parent / "tests"
     assert not sorted(str(p.relative_to(tests)) for p in tests.rglob("*.sh"))
+
+
+def test_unit_tests_read_no_committed_reference() -> None:
+    """Unit tests take real records from tests/data/records; matrix/reference is evidence (tests/evidence), which
+    a re-run or a re-render with new rules may change."""
+    import re
+
+    reads = re.compile("/ \"reference\"|\"matrix/reference/[^\"]*\"\\)")
+    modules = [path for path in sorted((HARNESS.parent / "tests" / "unit").glob("*.py")) if path.name != "test_layout.py"]
+    found = [f"{path.name}:{n}" for path in modules for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1)
+             if reads.search(line) and not line.lstrip().startswith("#")]
+    assert not found, found
