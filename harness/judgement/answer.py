@@ -11,15 +11,13 @@ told apart by their words. A step nobody could measure (no signal) is grey, neve
 """
 from __future__ import annotations
 
-from collections.abc import Mapping
 from dataclasses import asdict, dataclass, replace
 from enum import Enum
-from typing import Any
 
 from harness.common.units import human_bytes
 from harness.judgement.ranks import RANK_PREFIX
-from harness.model.judged import CellSummary, Glance, Step
-from harness.model.record import Status
+from harness.model.judged import CellSummary, Glance, LoopLine, Step
+from harness.model.record import ErrorInfo, Status
 
 
 class Colour(str, Enum):
@@ -81,7 +79,7 @@ class Answer:
     left: int | None = None  # what the cleanup did not give back: live + pool + unexplained (never the runtime's)
     meter: str | None = None
     amounts: Amounts | None = None
-    loop: dict[str, Any] | None = None
+    loop: LoopLine | None = None
     gpus: tuple[str, ...] = ()  # what several GPUs showed (judgement/multigpu.py), each a phrase
     caveats: tuple[str, ...] = ()  # how it ran that the answer depends on (failures.measured_without)
     verdict: str = ""  # the deciding step's verdict, or the cell's status: the one word a page keys on
@@ -113,7 +111,7 @@ class Answer:
         return out
 
 
-def error_line(error: Mapping[str, Any] | None) -> str:
+def error_line(error: ErrorInfo | None) -> str:
     """A failed cell's cause in one line: the exception and the first line of its message
     ("RuntimeError: CUDA error: invalid device ordinal"), never a traceback's last line (torch ends
     its CUDA errors with a hint about TORCH_USE_CUDA_DSA)."""
@@ -162,8 +160,10 @@ def of_cell(cell: CellSummary) -> Answer:
     loop = cell.get("loop") if cell.get("status") == Status.OK else None
     if not loop:
         return found
-    back = "part" if loop.get("growing") and found.back in ("all", "n/a") else found.back
-    return replace(found, back=back, loop={k: loop[k] for k in ("site", "slope", "noise", "growing", "state", "text")})
+    back = "part" if loop["growing"] and found.back in ("all", "n/a") else found.back
+    line = LoopLine(site=loop["site"], slope=loop["slope"], noise=loop["noise"], growing=loop["growing"],
+                    state=loop["state"], text=loop["text"])
+    return replace(found, back=back, loop=line)
 
 
 def _answer(cell: CellSummary) -> Answer:

@@ -34,7 +34,7 @@ def reproduces(replay: Replay) -> bool | None:
     answer = replay.answer
     if answer is None or not replay.ran:
         return None
-    state = (answer.loop or {}).get("state")
+    state = answer.loop["state"] if answer.loop else None
     if state in LEAKING:
         return True
     if answer.colour is Colour.GREY:

@@ -62,14 +62,14 @@ def release(env: str, facts: Column) -> str:
 
 
 def _left(glance: Glance) -> float:
-    loop = glance.get("loop") or {}
-    return float(glance.get("left") or 0) + (float(loop.get("slope") or 0) * 100 if loop.get("growing") else 0)
+    loop = glance.get("loop")
+    return float(glance.get("left") or 0) + (float(loop["slope"]) * 100 if loop and loop["growing"] else 0)
 
 
 def _what(glance: Glance) -> str:
-    loop = glance.get("loop") or {}
+    loop = glance.get("loop")
     said = [f"{human_bytes(glance.get('left'))} left"] if glance.get("left") else []
-    said += [f"grows {human_bytes(loop.get('slope'))} per iteration"] if loop.get("growing") else []
+    said += [f"grows {human_bytes(loop['slope'])} per iteration"] if loop and loop["growing"] else []
     return ", ".join(said) or str(glance["word"])
 
 

@@ -8,7 +8,7 @@ from typing_extensions import TypedDict
 
 from harness.model.facts import Facts
 from harness.model.holders import Holders
-from harness.model.processes import AgentInfo, ChildFailed
+from harness.model.processes import AgentInfo, ChildFailed, NotebookRun
 from harness.model.record import CellRecord, Checkpoint, ErrorInfo, FrameworkView, Status
 
 
@@ -46,7 +46,7 @@ class End(TypedDict, total=False):
     facts: Facts
     exit_code: int | None
     loops: dict[str, int]
-    notebook: dict[str, Any]
+    notebook: NotebookRun
 
 
 class Exited(TypedDict, total=False):

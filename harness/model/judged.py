@@ -61,6 +61,17 @@ class Judged(TypedDict, total=False):
     tolerances: dict[str, Any]
 
 
+class LoopLine(TypedDict):
+    """What the judge's answer says of a cell's loop (the fields of LoopSummary it shows)."""
+
+    site: str
+    slope: int
+    noise: int
+    growing: bool
+    state: str
+    text: str
+
+
 class Glance(TypedDict, total=False):
     """The judge's answer for a cell as matrix.json keeps it (judgement/answer.Answer.as_dict): every output
     shows its colour and its text, never one of its own."""
@@ -74,7 +85,7 @@ class Glance(TypedDict, total=False):
     left: int | None
     meter: str | None
     amounts: dict[str, int | bool] | None
-    loop: dict[str, Any]
+    loop: LoopLine
     gpus: list[str]
     caveats: list[str]
 

@@ -59,5 +59,22 @@ class ProcessSpan(TypedDict, total=False):  # one of the cell's processes as the
     gpus: dict[str, GpuSpan]  # GPU index -> what it held there
 
 
-for _part in (GpuProcess, KilledProcess, ChildFailed, AgentInfo, ProcessSpan):
+class CellError(TypedDict):
+    cell: int
+    type: str
+    message: str
+
+
+class NotebookRun(TypedDict, total=False):
+    """How a notebook ran (agent/notebook.py): its cells [first, last] in one IPython shell, each cell that raised,
+    the lines not run (installs, shell escapes), IPython's version and where it came from."""
+
+    cells: list[int]
+    errors: list[CellError]
+    not_run: list[str]
+    ipython: str
+    origin: str
+
+
+for _part in (GpuProcess, KilledProcess, ChildFailed, AgentInfo, ProcessSpan, NotebookRun):
     setattr(_part, "__pydantic_config__", {"extra": "allow"})  # noqa: B010

@@ -22,7 +22,7 @@ from typing_extensions import Required, TypedDict
 from harness.model.facts import Facts
 from harness.model.holders import Holders
 from harness.model.judged import Judged
-from harness.model.processes import AgentInfo, ChildFailed, GpuProcess, KilledProcess, ProcessSpan
+from harness.model.processes import AgentInfo, ChildFailed, GpuProcess, KilledProcess, NotebookRun, ProcessSpan
 
 SCHEMA_VERSION = 1  # of the record on disk; store/upgrade.py brings older ones to it
 Meter = Literal["rss", "nvml_device", "nvml_process"]
@@ -229,7 +229,7 @@ class CellRecord(TypedDict, total=False):
     script_exit_code: int | None  # what the script itself ended with (the agent's exit code may differ)
     exit_s: float | None  # how long the script's process took to exit after its last line
     loops: dict[str, int]  # looped checkpoint site -> iterations run
-    notebook: dict[str, Any]  # a notebook's run: cells [first, last], errors per cell, IPython's version, lines not run
+    notebook: NotebookRun  # a notebook's run: cells [first, last], errors per cell, IPython's version, lines not run
     children_exited: int  # child processes that reported their end (children_failed: those that failed)
     children_failed: list[ChildFailed]
     node: dict[str, Any] | None  # Ray: the node that ran the cell (hostname, ip, node_id)

@@ -55,13 +55,13 @@ def _cell(matrix: MatrixDoc, name: str, env: str) -> Text:
     said = _said(matrix, name, env)
     if not said:
         return Text("")
-    back, loop = str(said["back"]), said.get("loop") or {}
+    back, loop = str(said["back"]), said.get("loop")
     if back == "n/a":
         word = str(said["word"])
         short = "GPU only" if word == answer.NOT_SHOWN else word.split(":")[0]
         return Text(f"{BACK_GLYPHS['n/a']} {short}", style=BACK_STYLES["n/a"])
     amount = _short_bytes(said["left"]) if said.get("left") and back != "all" else ""
-    growth = f"+{_short_bytes(loop.get('slope'))}/it" if loop.get("growing") else ""
+    growth = f"+{_short_bytes(loop['slope'])}/it" if loop and loop["growing"] else ""
     return Text(" ".join(p for p in (BACK_GLYPHS[back], amount, growth) if p), style=BACK_STYLES[back])
 
 

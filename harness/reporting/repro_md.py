@@ -10,16 +10,16 @@ from __future__ import annotations
 import re
 import shlex
 from pathlib import Path
-from typing import Any
 
 from harness import __version__
 from harness.common.units import host_memory, human_bytes
 from harness.judgement import answer, attribution, multigpu, rules, sentences, tolerances, verdicts
 from harness.judgement.tolerances import TOLERANCES
 from harness.model.judged import Step
-from harness.model.record import TIMELINE_COLUMNS, CellRecord, Checkpoint, Environment, ErrorInfo, Status, meter_value
+from harness.model.record import CellRecord, Checkpoint, Environment, ErrorInfo, Status
 from harness.reporting import aggregate, glance, processes
 from harness.reporting.repro_notes import folded_iterations, holder_lines, loop_lines, notebook_lines
+from harness.reporting.timeline_peaks import Peak, peaks_between
 
 
 def _env_line(record: CellRecord) -> str:
@@ -78,33 +78,6 @@ def process_lines(record: CellRecord) -> list[str]:
     return lines
 
 
-def peaks_between(record: CellRecord) -> dict[int, dict[str, Any]]:
-    """Peaks the 100 Hz timeline saw between checkpoints (and after the last) that exceed both
-    ends by more than the meter's smallest judged change: checkpoint index -> the peak before it
-    (index len(checkpoints): after the last one). Each: {"after", "before", "t_s", "readings"}."""
-    cps = record.get("checkpoints") or []
-    samples: list[list[Any]] = (record.get("timeline") or {}).get("samples") or []  # [t, meter...]: numbers, None unread
-    if not cps or not samples:
-        return {}
-    meter = verdicts.measured_meter(record)
-    column = TIMELINE_COLUMNS.index(meter)
-    origin = float((record.get("pre_gpu") or cps[0]).get("t") or 0.0)
-    edges = [float(cp.get("t") or 0.0) for cp in cps] + [float("inf")]
-    found: dict[int, dict[str, Any]] = {}
-    for i in range(1, len(edges)):
-        inside = [row for row in samples if edges[i - 1] < float(row[0]) < edges[i] and row[column] is not None]
-        if not inside:
-            continue
-        top = max(inside, key=lambda row: row[column])
-        ends = [meter_value(cps[j].get("readings"), meter) for j in (i - 1, i) if j < len(cps)]
-        highest_end = max((v for v in ends if v is not None), default=0)
-        if top[column] - highest_end > tolerances.METER_RULES[meter].min_signal:
-            found[i] = {"after": cps[i - 1]["label"], "before": cps[i]["label"] if i < len(cps) else None,
-                        "t_s": round(float(top[0]) - origin, 2),
-                        "readings": dict(zip(TIMELINE_COLUMNS[1:], top[1:], strict=True))}
-    return found
-
-
 def outside_allocator(record: CellRecord) -> tuple[str, int] | None:
     """(label, bytes) the script's own process gained outside every allocator between the first and
     the last checkpoint: libraries loaded on first use (cuBLAS, cuDNN kernels, handles), which no
@@ -149,7 +122,7 @@ def _variables_line(record: CellRecord) -> str:
     return f"Variables: {shown}"
 
 
-def _peak_row(peak: dict[str, Any], others: bool, gpu: bool, launched: bool = False) -> list[str]:
+def _peak_row(peak: Peak, others: bool, gpu: bool, launched: bool = False) -> list[str]:
     """A timeline peak: the cell's processes together (the timeline does not tell them apart)."""
     where = f"between `{peak['after']}` and `{peak['before']}`" if peak["before"] else f"after `{peak['after']}`"
     r = peak["readings"]

@@ -6,7 +6,7 @@ import copy
 from pathlib import Path
 from typing import Any
 
-from harness.reporting import repro_md
+from harness.reporting import repro_md, timeline_peaks
 from harness.store.results import load_record
 
 RECORDS = Path(__file__).resolve().parents[1] / "data" / "records"  # copies of records under matrix/reference
@@ -18,7 +18,7 @@ def _load(path: Path) -> dict[str, Any]:
 
 def test_a_peak_between_checkpoints_gets_its_own_row() -> None:
     record = _load(RECORDS / "h100-host-python3" / "torch__cudnn_benchmark.json.gz")
-    peaks = repro_md.peaks_between(record)
+    peaks = timeline_peaks.peaks_between(record)
     assert list(peaks) == [1] and peaks[1]["after"] == "ready" and peaks[1]["before"] == "peak"
     assert peaks[1]["readings"]["nvml_process"] > record["checkpoints"][1]["readings"]["nvml_process"]
     text = repro_md.markdown([record], Path("bench.py"))
