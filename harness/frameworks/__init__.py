@@ -5,15 +5,22 @@ pip distributions that install it, the API families of its scenarios, the librar
 the companion pins its old releases need, how its releases are built for a GPU (gpu_builds), the
 environment variables that change its memory, and the imports whose versions are recorded with it.
 Every other module asks here, so adding a framework is adding a module (and its agent view, see
-agent/framework_view.py); ``registered`` adds one for the length of a test.
+agent/framework_view.py); ``registered`` adds one for the length of a test. Another package adds one
+without touching this tool: a ``Framework`` (or a module with ``FRAMEWORK``) named in the entry-point group
+``gpu_cleanup_matrix.frameworks`` of its metadata (pyproject.toml:
+``[project.entry-points."gpu_cleanup_matrix.frameworks"] myfw = "myfw_matrix:FRAMEWORK"``), read with the
+standard library's importlib.metadata when the registry is first imported.
 """
 from __future__ import annotations
 
 from collections.abc import Iterator
 from contextlib import contextmanager
 
+from harness.common.errors import UsageError
 from harness.frameworks import cupy, jax, tensorflow, torch
 from harness.frameworks.framework import Framework
+
+ENTRY_POINTS = "gpu_cleanup_matrix.frameworks"  # where another package declares a framework of its own
 
 # Variables are named exactly: only names the frameworks and the CUDA runtime read (a prefix
 # would take Terraform's TF_CLI_CONFIG_FILE for TensorFlow's). The CUDA runtime's own change
@@ -24,7 +31,31 @@ RUNTIME_VARIABLES = (
     "NVIDIA_TF32_OVERRIDE",
 )
 ANY_FAMILY = "any"  # a scenario of plain Python, run in every environment
-_REGISTERED: list[Framework] = [module.FRAMEWORK for module in (tensorflow, torch, jax, cupy)]
+BUILT_IN: tuple[Framework, ...] = tuple(module.FRAMEWORK for module in (tensorflow, torch, jax, cupy))
+
+
+def installed() -> list[Framework]:
+    """The frameworks other installed packages declare (ENTRY_POINTS), after the built-in ones; a UsageError in
+    one line naming an entry that is no Framework or fails to load, and how to fix it."""
+    from importlib.metadata import entry_points
+
+    found: list[Framework] = []
+    for point in entry_points(group=ENTRY_POINTS):
+        try:
+            value = point.load()
+        except Exception as exc:  # a plugin's own import error: its name, the package to fix or remove
+            raise UsageError(f"{ENTRY_POINTS} entry {point.name} = {point.value} failed to load ({type(exc).__name__}: "
+                             f"{exc}); fix or uninstall the package that declares it") from exc
+        framework = getattr(value, "FRAMEWORK", value)
+        if not isinstance(framework, Framework):
+            raise UsageError(f"{ENTRY_POINTS} entry {point.name} = {point.value} is a {type(framework).__name__}, not a "
+                             "harness.frameworks.framework.Framework (or a module holding one as FRAMEWORK)")
+        if all(framework.name != known.name for known in (*BUILT_IN, *found)):  # a built-in name stays the tool's
+            found.append(framework)
+    return found
+
+
+_REGISTERED: list[Framework] = [*BUILT_IN, *installed()]
 
 
 def all_frameworks() -> tuple[Framework, ...]:

@@ -5,9 +5,11 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
+import pytest
 from packaging.version import Version
 
 from harness import frameworks
+from harness.common.errors import UsageError
 from harness.environments import adhoc, config, schema
 from harness.frameworks.framework import Framework
 from harness.judgement import claims
@@ -131,3 +133,32 @@ def test_a_frameworks_gpu_builds_come_from_its_registry_entry_alone() -> None:
             assert str(exc) == "fakefw 1.2: no CUDA build of it reaches this tool"
         assert plan("fakefw-cuda11x==1.2", ("3.10",)).base == "nvidia/cuda:11.8.0-runtime-ubuntu22.04"
         assert plan("fakefw-cuda11x==1.2", ("3.12",)).base == "nvidia/cuda:12.8.1-runtime-ubuntu24.04"  # no 24.04 of it
+
+
+def _plugin(root: Path, name: str, attribute: str, module: str) -> None:
+    """An installed package ``name`` whose metadata names ``name:attribute`` in the frameworks' entry-point group,
+    as pip leaves it."""
+    info = root / f"{name}-0.1.dist-info"
+    info.mkdir(parents=True)
+    (info / "METADATA").write_text(f"Metadata-Version: 2.1\nName: {name}\nVersion: 0.1\n")
+    (info / "entry_points.txt").write_text(f"[{frameworks.ENTRY_POINTS}]\nfakefw = {name}:{attribute}\n")
+    (root / f"{name}.py").write_text(module)
+
+
+def test_an_installed_package_adds_a_framework_through_the_entry_point_group(tmp_path: Path,
+                                                                          monkeypatch: pytest.MonkeyPatch) -> None:
+    _plugin(tmp_path, "fakefw_matrix", "FRAMEWORK", "from harness.frameworks.framework import Framework\n"
+            "FRAMEWORK = Framework(name='fakefw', families=('fakefw',), distributions=('fakefw',))\n")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    (found,) = frameworks.installed()
+    assert found.name == "fakefw" and found.distributions == ("fakefw",)
+    with frameworks.registered(found):
+        assert adhoc.kind_of("fakefw") == "fakefw" and "fakefw" in frameworks.family_names()
+
+
+def test_an_entry_that_is_no_framework_is_refused_in_one_line(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    _plugin(tmp_path, "fakefw_broken", "NOT_ONE", "NOT_ONE = {'name': 'fakefw'}\n")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    with pytest.raises(UsageError, match=r"^gpu_cleanup_matrix\.frameworks entry fakefw = fakefw_broken:NOT_ONE is a "
+                                         r"dict, not a harness\.frameworks\.framework\.Framework"):
+        frameworks.installed()
