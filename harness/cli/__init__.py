@@ -89,6 +89,10 @@ def main(argv: list[str] | None = None) -> int:
     err, out = console(stderr=True), console(stderr=False)
     signal.signal(signal.SIGTERM, _terminate)
     name = parser.prog
+    from harness import frameworks
+
+    for line in frameworks.LEFT_OUT:  # a broken plugin framework: said, and the rest of the tool runs
+        err.print(f"{name}: warning: {line}", markup=False, highlight=False, soft_wrap=True)
     try:
         chosen = config.use_environments(getattr(args, "environments", None))
         if getattr(args, "environments", None) is None and chosen.parent == Path.cwd().resolve():

@@ -16,7 +16,6 @@ from __future__ import annotations
 from collections.abc import Iterator
 from contextlib import contextmanager
 
-from harness.common.errors import UsageError
 from harness.frameworks import cupy, jax, tensorflow, torch
 from harness.frameworks.framework import Framework
 
@@ -34,28 +33,35 @@ ANY_FAMILY = "any"  # a scenario of plain Python, run in every environment
 BUILT_IN: tuple[Framework, ...] = tuple(module.FRAMEWORK for module in (tensorflow, torch, jax, cupy))
 
 
-def installed() -> list[Framework]:
-    """The frameworks other installed packages declare (ENTRY_POINTS), after the built-in ones; a UsageError in
-    one line naming an entry that is no Framework or fails to load, and how to fix it."""
+def installed() -> tuple[list[Framework], list[str]]:
+    """The frameworks other installed packages declare (ENTRY_POINTS), and a line for each entry left out: one
+    that fails to import or is no Framework, with the fix. Never an exception: the registry is read when the
+    command line is built, and a broken plugin must not stop the tool (the CLI says each line, doctor too)."""
     from importlib.metadata import entry_points
 
     found: list[Framework] = []
+    left_out: list[str] = []
     for point in entry_points(group=ENTRY_POINTS):
+        where = f"{ENTRY_POINTS} entry {point.name} = {point.value}"
         try:
             value = point.load()
         except Exception as exc:  # a plugin's own import error: its name, the package to fix or remove
-            raise UsageError(f"{ENTRY_POINTS} entry {point.name} = {point.value} failed to load ({type(exc).__name__}: "
-                             f"{exc}); fix or uninstall the package that declares it") from exc
+            left_out.append(f"{where} left out: it failed to load ({type(exc).__name__}: {exc}); fix or uninstall "
+                            "the package that declares it")
+            continue
         framework = getattr(value, "FRAMEWORK", value)
         if not isinstance(framework, Framework):
-            raise UsageError(f"{ENTRY_POINTS} entry {point.name} = {point.value} is a {type(framework).__name__}, not a "
-                             "harness.frameworks.framework.Framework (or a module holding one as FRAMEWORK)")
-        if all(framework.name != known.name for known in (*BUILT_IN, *found)):  # a built-in name stays the tool's
+            left_out.append(f"{where} left out: a {type(framework).__name__}, not a harness.frameworks.framework."
+                            "Framework (or a module holding one as FRAMEWORK)")
+        elif any(framework.name == known.name for known in (*BUILT_IN, *found)):
+            left_out.append(f"{where} left out: {framework.name} is already known (a built-in name stays the tool's)")
+        else:
             found.append(framework)
-    return found
+    return found, left_out
 
 
-_REGISTERED: list[Framework] = [*BUILT_IN, *installed()]
+_PLUGINS, LEFT_OUT = installed()
+_REGISTERED: list[Framework] = [*BUILT_IN, *_PLUGINS]
 
 
 def all_frameworks() -> tuple[Framework, ...]:

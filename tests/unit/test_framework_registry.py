@@ -2,6 +2,8 @@
 recognised in a script, run, recorded and rendered like the real ones."""
 from __future__ import annotations
 
+import os
+import subprocess
 import sys
 from pathlib import Path
 
@@ -9,7 +11,6 @@ import pytest
 from packaging.version import Version
 
 from harness import frameworks
-from harness.common.errors import UsageError
 from harness.environments import adhoc, config, schema
 from harness.frameworks.framework import Framework
 from harness.judgement import claims
@@ -18,6 +19,8 @@ from harness.reporting import atlas, matrix_md
 from harness.running import repro
 from harness.running.matrix import run_matrix
 from harness.running.request import MatrixOptions
+
+ROOT = Path(__file__).resolve().parents[2]
 
 FAKE = Framework(name="fakefw", families=("fakefw",), distributions=("fakefw", "fakefw-cuda*"),
                  libraries=("fakefw_lib",), companions=(("<2", ("numpy<2",)),), reported_with=("fakefw_core",),
@@ -150,15 +153,25 @@ def test_an_installed_package_adds_a_framework_through_the_entry_point_group(tmp
     _plugin(tmp_path, "fakefw_matrix", "FRAMEWORK", "from harness.frameworks.framework import Framework\n"
             "FRAMEWORK = Framework(name='fakefw', families=('fakefw',), distributions=('fakefw',))\n")
     monkeypatch.syspath_prepend(str(tmp_path))
-    (found,) = frameworks.installed()
-    assert found.name == "fakefw" and found.distributions == ("fakefw",)
+    (found,), left_out = frameworks.installed()
+    assert found.name == "fakefw" and found.distributions == ("fakefw",) and not left_out
     with frameworks.registered(found):
         assert adhoc.kind_of("fakefw") == "fakefw" and "fakefw" in frameworks.family_names()
 
 
-def test_an_entry_that_is_no_framework_is_refused_in_one_line(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_an_entry_that_is_no_framework_or_fails_to_load_is_left_out_in_one_line(tmp_path: Path,
+                                                                             monkeypatch: pytest.MonkeyPatch) -> None:
     _plugin(tmp_path, "fakefw_broken", "NOT_ONE", "NOT_ONE = {'name': 'fakefw'}\n")
     monkeypatch.syspath_prepend(str(tmp_path))
-    with pytest.raises(UsageError, match=r"^gpu_cleanup_matrix\.frameworks entry fakefw = fakefw_broken:NOT_ONE is a "
-                                         r"dict, not a harness\.frameworks\.framework\.Framework"):
-        frameworks.installed()
+    found, (said,) = frameworks.installed()
+    assert not found and said == ("gpu_cleanup_matrix.frameworks entry fakefw = fakefw_broken:NOT_ONE left out: a dict, "
+                                  "not a harness.frameworks.framework.Framework (or a module holding one as FRAMEWORK)")
+    failing = tmp_path / "failing"
+    _plugin(failing, "fakefw_failing", "FRAMEWORK", "raise ImportError('needs fakefw 2')\n")
+    monkeypatch.syspath_prepend(str(failing))
+    assert "fakefw_failing:FRAMEWORK left out: it failed to load (ImportError: needs fakefw 2); fix or uninstall" in (
+        " ".join(frameworks.installed()[1]))
+    result = subprocess.run([sys.executable, "-m", "harness", "scenarios"], capture_output=True, text=True, cwd=ROOT,
+                            env={**os.environ, "PYTHONPATH": os.pathsep.join([str(failing), str(ROOT)])})
+    assert result.returncode == 0 and "Traceback" not in result.stderr, result.stderr
+    assert result.stderr.count("left out: it failed to load (ImportError: needs fakefw 2)") == 1
