@@ -29,7 +29,7 @@ def main(args: argparse.Namespace, err: Console, out: Console) -> int:
     if (args.run_dir / "repro.md").is_file() or repro_run(args.run_dir):  # a repro run: its Markdown block too
         records = judged[0]
         script = Path(records[0]["scenario"].get("path") or args.run_dir) if records else args.run_dir
-        (args.run_dir / "repro.md").write_text(repro_md.markdown(records, script), encoding="utf-8")
+        results.write_text(args.run_dir / "repro.md", repro_md.markdown(records, script))
     compared = matrix.get("compare")
     if compared:
         for pair in compared["pairs"]:

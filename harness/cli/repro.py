@@ -71,7 +71,7 @@ def main(args: argparse.Namespace, err: Console, out: Console) -> int:
         answers = repro_issue.answers(report, records)
         block += repro_issue.markdown(report, answers)
     try:
-        (run.run_dir / "repro.md").write_text(block, encoding="utf-8")
+        results.write_text(run.run_dir / "repro.md", block)
     except OSError as exc:
         raise results.unwritable(run.run_dir, exc) from exc
     print(block, end="")

@@ -15,6 +15,7 @@ from harness.model.judged import CellSummary, ChangedCell, Compare, Judged, Matr
 from harness.model.processes import KilledProcess
 from harness.model.record import SCHEMA_VERSION, CellRecord, Status, meter_value
 from harness.reporting import glance, machines, matrix_md, pairing, sweeps
+from harness.store import results
 from harness.store.results import read_manifest, read_records, write_json
 
 MATRIX_SCHEMA_VERSION = 1
@@ -237,12 +238,6 @@ def write_reports(run_dir: Path, planned: list[tuple[str, str]] | None = None, n
     if (summary := sweep or sweeps.kept(run_dir, matrix)) is not None:  # a sweep's summary travels with its matrix
         matrix["sweep"] = summary
     write_json(run_dir / "matrix.json", matrix)
-    _write_text(run_dir / "matrix.md", matrix_md.to_markdown(matrix))
-    _write_text(run_dir / "report.html", report_html.render(matrix, records))
+    results.write_text(run_dir / "matrix.md", matrix_md.to_markdown(matrix))
+    results.write_text(run_dir / "report.html", report_html.render(matrix, records))
     return matrix
-
-
-def _write_text(path: Path, text: str) -> None:
-    tmp = path.with_name(f".{path.name}.tmp")
-    tmp.write_text(text, encoding="utf-8")
-    tmp.replace(path)

@@ -150,7 +150,7 @@ def kept(run_dir: Path, matrix: MatrixDoc) -> SweepSummary | None:
         return None
     judge(summary, matrix)
     results.write_json(run_dir / "sweep.json", summary)
-    (run_dir / "sweep.md").write_text(markdown(summary), encoding="utf-8")
+    results.write_text(run_dir / "sweep.md", markdown(summary))
     return summary
 
 

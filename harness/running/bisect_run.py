@@ -92,7 +92,7 @@ def run_bisect(options: BisectOptions, nvml: Nvml, emit: Event) -> BisectRun:
         "answer": outcome.answer,
     }
     results.write_json(run_dir / "bisect.json", summary)
-    (run_dir / "bisect.md").write_text(markdown(options, outcome, len(versions), walls, came), encoding="utf-8")
+    results.write_text(run_dir / "bisect.md", markdown(options, outcome, len(versions), walls, came))
     aggregate.write_reports(run_dir, planned, note=f"bisect of {options.package} {options.good}..{options.bad}: "
                                                    f"{outcome.answer}")
     return BisectRun(run_dir, outcome, records)

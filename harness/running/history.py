@@ -145,7 +145,7 @@ def run_history(parts: list[Part], matrix: MatrixOptions, folder: Path, nvml: Nv
                          "wall_s": round(clock() - started, 1), "why": part.why})
         summary = HistorySummary(sweeps=done, wall_s=round(clock() - began, 1), variant=matrix.variant)
         results.write_json(folder / "history.json", summary)
-    (folder / "history.md").write_text(markdown(summary), encoding="utf-8")
+    results.write_text(folder / "history.md", markdown(summary))
     return summary
 
 

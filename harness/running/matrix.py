@@ -126,7 +126,7 @@ def run_matrix(options: MatrixOptions, nvml: Nvml, emit: Event) -> MatrixRun:
             if log:  # a cell run elsewhere (a cluster's node) sends its log back
                 path = results.log_path(run.run_dir, record["env"]["name"], record["scenario"]["name"])
                 path.parent.mkdir(parents=True, exist_ok=True)
-                path.write_text(log, encoding="utf-8")
+                results.write_text(path, log)
         except OSError as exc:  # the disk filled or went read-only mid-run: stop, saying where and why
             raise results.unwritable(run.run_dir, exc) from exc
         emit("cell-done", record)

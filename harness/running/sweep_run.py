@@ -196,7 +196,7 @@ def run_sweep(options: SweepOptions, nvml: Nvml, emit: Event) -> SweepRun:
     found = summary["changes"]
     summary.update(_took(time.monotonic() - started, earlier))
     results.write_json(run.run_dir / "sweep.json", summary)
-    (run.run_dir / "sweep.md").write_text(sweeps.markdown(summary), encoding="utf-8")
+    results.write_text(run.run_dir / "sweep.md", sweeps.markdown(summary))
     aggregate.write_reports(run.run_dir, run.planned, note=f"sweep of {options.package} {options.low}..{options.high} "
                             f"(every {options.every}): {len(found)} change(s)", sweep=summary)
     return SweepRun(run.run_dir, [str(v) for v in versions], found, run.records, skipped)

@@ -88,6 +88,12 @@ def write_json(path: Path, data: Any) -> None:
     _replace_atomically(path, _json_bytes(data))
 
 
+def write_text(path: Path, text: str) -> None:
+    """A rendered output of a run (matrix.md, report.html, sweep.md, history.md, bisect.md, repro.md, a cell's
+    log sent back) written atomically: a reader, or a run cut in the middle, never leaves half of one."""
+    _replace_atomically(path, text.encode("utf-8"))
+
+
 def cell_path(run_dir: Path, env: str, scenario: str) -> Path:
     return run_dir / env.replace("/", "_") / (scenario.replace("/", "__") + ".json")
 
