@@ -211,7 +211,7 @@ class Compare(TypedDict):
 
 class Candidate(TypedDict, total=False):
     """Two neighbouring releases of a sweep's row with the same words and amounts far apart
-    (reporting/amounts.candidates); its repeats decide whether it is a turn (amounts.judge)."""
+    (judgement/amounts.candidates); its repeats decide whether it is a turn (amounts.judge)."""
 
     scenario: Required[str]
     before_release: Required[str]

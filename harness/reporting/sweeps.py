@@ -8,10 +8,9 @@ from __future__ import annotations
 from pathlib import Path
 
 from harness.common.units import human_bytes
-from harness.judgement import turns
+from harness.judgement import amounts, turns
 from harness.model.judged import Change, MatrixDoc, SweepSummary
 from harness.model.record import Status
-from harness.reporting import amounts
 from harness.store import results
 
 

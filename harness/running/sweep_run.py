@@ -19,10 +19,11 @@ from packaging.version import Version
 from harness.common.errors import HarnessError, UsageError
 from harness.common.events import Event
 from harness.environments import pkgindex
+from harness.judgement import amounts
 from harness.measurement.nvml import Nvml
 from harness.model.judged import Change, MatrixDoc, SweepRequest, SweepSummary
 from harness.model.record import CellRecord
-from harness.reporting import aggregate, amounts, sweeps
+from harness.reporting import aggregate, sweeps
 from harness.running import repro
 from harness.running.matrix import run_matrix
 from harness.running.request import MatrixOptions

@@ -51,7 +51,7 @@ def test_a_small_steady_difference_below_the_smallest_judged_change_is_a_candida
     """A tf.function called 100,000 times: 58 MiB of host memory left on one release, 15 MiB on the
     next, both 'no signal' (under the 128 MiB RSS judges): a candidate, a turn once three runs of
     each side stand clear of each other, and nothing when they overlap."""
-    from harness.reporting import amounts
+    from harness.judgement import amounts
 
     MiB = 1 << 20
 

@@ -12,9 +12,9 @@ from typing import Any
 
 from harness.common.units import human_bytes
 from harness.judgement import tolerances
+from harness.judgement.answer import decisive_step
 from harness.model.judged import Candidate, CellSummary, Change, MatrixDoc
 from harness.model.record import Status
-from harness.reporting import glance
 
 FACTOR = 2.0  # what is left must differ at least this many times over to be a candidate
 # ... and by more than half the meter's noise floor: below its smallest judged change too, since only
@@ -28,7 +28,7 @@ def amount(cell: CellSummary | None) -> tuple[int, str] | None:
         return None
     steps = cell.get("steps") or []
     # no measured step: the last one too small to judge alone still says what was left (repeats decide)
-    step = glance.decisive_step(steps) or next(
+    step = decisive_step(steps) or next(
         (s for s in reversed(steps) if s.get("verdict") == "no-signal" and s.get("left") is not None), None)
     left, meter = (step.get("left"), step.get("meter")) if step is not None else (None, None)
     if left is None or meter not in tolerances.METER_RULES:
