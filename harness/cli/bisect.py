@@ -8,15 +8,15 @@ from rich.console import Console
 
 from harness.cli.shared import nothing_ran, per_release_matrix, release_events
 from harness.common.errors import UsageError
+from harness.judgement import criteria
 from harness.measurement.nvml import Nvml
-from harness.running import bisection
 from harness.running.bisect_run import BisectOptions, run_bisect
 
 
 def main(args: argparse.Namespace, err: Console, out: Console) -> int:
     if not args.package:
         raise UsageError("bisect needs --package P: the distribution whose releases are searched")
-    criterion = bisection.Criterion.make(args.criterion, args.threshold, args.label)
+    criterion = criteria.Criterion.make(args.criterion, args.threshold, args.label)
     matrix = per_release_matrix(args, "bisect")
     options = BisectOptions(script=args.script, package=args.package, good=args.good, bad=args.bad, criterion=criterion,
                             pre=args.pre, matrix=matrix)

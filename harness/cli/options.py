@@ -17,7 +17,7 @@ from typing import Any
 
 from harness import frameworks
 from harness.environments.config import DEFAULT_INDEX
-from harness.running import criteria
+from harness.judgement import criteria
 
 CELLS = ("matrix", "repro", "bisect", "sweep", "history")  # the commands that run cells through run_matrix
 BUILDS = ("matrix", "images", "repro", "bisect", "sweep", "history")  # the commands that may build environment images

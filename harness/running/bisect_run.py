@@ -15,6 +15,7 @@ from packaging.version import Version
 from harness.common.errors import UsageError
 from harness.common.events import Event
 from harness.environments import pkgindex
+from harness.judgement import criteria
 from harness.measurement.nvml import Nvml
 from harness.model.record import CellRecord, Status
 from harness.reporting import aggregate
@@ -30,7 +31,7 @@ class BisectOptions:
     package: str
     good: str
     bad: str
-    criterion: bisection.Criterion = field(default_factory=bisection.Criterion)
+    criterion: criteria.Criterion = field(default_factory=criteria.Criterion)
     pre: bool = False
     matrix: MatrixOptions = field(default_factory=MatrixOptions)  # backend, variant, build, setenv, ...
 

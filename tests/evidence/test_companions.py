@@ -7,6 +7,7 @@ from pathlib import Path
 
 from packaging.version import Version
 
+from harness.judgement import criteria
 from harness.reporting import sweeps
 from harness.running import bisection
 
@@ -25,9 +26,9 @@ def test_a_sweep_names_each_releases_companions_where_they_change() -> None:
 
 def test_a_bisects_table_names_what_came_with_each_release() -> None:
     outcome = bisection.Outcome([Version("2.15.1"), Version("2.16.2")],
-                                steps=[bisection.Step(Version("2.15.1"), bisection.Measure(0, "rss", "x"), "ok", False),
-                                       bisection.Step(Version("2.16.2"), bisection.Measure(2**30, "rss", "x"), "ok", True)])
-    table = bisection.table(outcome, bisection.Criterion(), {}, {Version("2.15.1"): {"keras": "2.15.0"},
+                                steps=[bisection.Step(Version("2.15.1"), criteria.Measure(0, "rss", "x"), "ok", False),
+                                       bisection.Step(Version("2.16.2"), criteria.Measure(2**30, "rss", "x"), "ok", True)])
+    table = bisection.table(outcome, criteria.Criterion(), {}, {Version("2.15.1"): {"keras": "2.15.0"},
                                                                  Version("2.16.2"): {"keras": "3.15.1", "numpy": "1.26.4"}})
     assert table.splitlines()[0].endswith("| with |")
     assert "| 2.16.2 |" in table and table.splitlines()[-1].endswith("| keras 3.15.1, numpy 1.26.4 |")

@@ -40,18 +40,18 @@ def test_a_loop_flat_on_both_stays_flat() -> None:
 def test_bisects_growth_criterion_reads_the_frameworks_count_where_nvml_is_blind() -> None:
     """bisect --criterion growth answers as repro's loop line does: the H200's keras loop grows in
     TensorFlow's own count (NVML flat), and the same loop with a flat count is no growth."""
-    from harness.running import bisection
+    from harness.judgement import criteria
 
     record = load_record(RECORD)
-    criterion = bisection.Criterion.make("growth", 0.5, None)
-    grows = bisection.measure(record, criterion)
+    criterion = criteria.Criterion.make("growth", 0.5, None)
+    grows = criteria.measure(record, criterion)
     assert grows.meter == loops.FRAMEWORK and grows.value is not None and grows.value > criterion.threshold
     flat = copy.deepcopy(record)
     for cp in flat["checkpoints"]:
         for view in (cp.get("view") or {}).values():
             if view.get("in_use") is not None:
                 view["in_use"] = 60 * 2**20
-    assert bisection.measure(flat, criterion).value == 0
+    assert criteria.measure(flat, criterion).value == 0
 
 
 def test_two_readings_make_no_trend() -> None:
