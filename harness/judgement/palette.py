@@ -24,12 +24,17 @@ PALETTE = {
 }
 
 
+TURN = "#7b2ff7"  # a turn's mark in the atlas, a cell whose answer changed since another run (--compare)
+
+
 def of_back(back: str) -> Shade:
     """The shade of an answer ('all', 'part', 'none', 'n/a'); grey for one the judge never gives."""
     return PALETTE[COLOUR.get(back, Colour.GREY)]
 
 
 def answer_css() -> str:
-    """The HTML pages' rules for the answers' classes (.back-all, ...), appended to their style sheets."""
-    return "".join(f".back-{back.replace('/', '')}{{background:{of_back(back).fill}"
-                   f"{';color:#444' if COLOUR[back] is Colour.GREY else ''}}}" for back in COLOUR) + "\n"
+    """The HTML pages' rules for the answers' classes (.back-all, ...) and the turn's colour (``var(--turn)``),
+    appended to their style sheets."""
+    return f":root{{--turn:{TURN}}}" + "".join(f".back-{back.replace('/', '')}{{background:{of_back(back).fill}"
+                                                f"{';color:#444' if COLOUR[back] is Colour.GREY else ''}}}"
+                                                for back in COLOUR) + "\n"
