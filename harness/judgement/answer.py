@@ -42,6 +42,7 @@ LEGEND = {
     "none": "none back: the driver (or the OS, for host memory) got nothing back at this step",
     "n/a": "not applicable: the cell did not measure a cleanup (error, skipped, unsupported, no signal)",
 }
+SHORT = {back: said.split(":", 1)[0] for back, said in LEGEND.items()}  # "all back", ..., "not applicable"
 
 
 @dataclass(frozen=True, kw_only=True)

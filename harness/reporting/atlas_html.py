@@ -14,9 +14,10 @@ from typing import Any
 
 from markupsafe import Markup
 
+from harness.judgement import answer, palette
 from harness.judgement import claims as seed_claims
-from harness.judgement import palette
 from harness.judgement.claims import Claim
+from harness.model.record import Status
 from harness.reporting import templates
 from harness.reporting.atlas import Cell, ClaimOutcome, column_sort_key, columns, grid_id, lane_of, release_of
 from harness.reporting.atlas_answers import answer_of, consensus, measured, turns
@@ -113,9 +114,10 @@ def landing(grid: dict[str, dict[str, list[Cell]]], cols: list[str], claims: lis
                 tables.append(_table(f"{framework} · {kind}", rows, grid, here, said))
     counts = {"runs": len({c.run for c in cells}),
               "distinct": sum(len(measured(column)) for row in grid.values() for column in row.values()),
-              "unmeasured": sum(1 for c in cells if c.status != "ok"), "techniques": len(grid),
+              "unmeasured": sum(1 for c in cells if c.status != Status.OK), "techniques": len(grid),
               "releases": len({(c.framework, c.release) for c in cells}), "columns": len(cols)}
-    return _render("atlas_landing.html", "GPU memory cleanup atlas", tables=tables, counts=counts, script=FILTER)
+    keys = [(back.replace("/", ""), answer.SHORT[back], answer.LEGEND[back]) for back in answer.LEGEND]  # the judge's
+    return _render("atlas_landing.html", "GPU memory cleanup atlas", tables=tables, counts=counts, script=FILTER, keys=keys)
 
 
 FACTS = ("run", "backend", "image", "definition_hash", "python", "cuda", "hardware", "driver", "date")

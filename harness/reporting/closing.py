@@ -42,8 +42,10 @@ def blocks(matrix: MatrixDoc) -> list[Table | Text]:
 
 
 def legend() -> str:
-    return (f"{BACK_GLYPHS['all']} all back  {BACK_GLYPHS['part']} part back  {BACK_GLYPHS['none']} none back "
-            f"(amount left; +X/it: grows per iteration)  {BACK_GLYPHS['n/a']} not judged (why)")
+    """The table's key: each answer's glyph and the judge's short word for it (answer.SHORT), and how a cell
+    here abbreviates (the amount left, +X/it for a loop's growth, why for a cell not applicable)."""
+    said = {back: f"{BACK_GLYPHS[back]} {answer.SHORT[back]}" for back in answer.SHORT}
+    return f"{said['all']}  {said['part']}  {said['none']} (amount left; +X/it: grows per iteration)  {said['n/a']} (why)"
 
 
 def _said(matrix: MatrixDoc, name: str, env: str) -> Glance | None:
