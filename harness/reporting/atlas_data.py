@@ -18,6 +18,7 @@ from typing import Any
 from harness.judgement import rules
 from harness.judgement.answer import COLOUR, decisive_step
 from harness.model.judged import Step
+from harness.model.record import Status
 from harness.reporting.atlas import Cell, grid_id
 from harness.reporting.atlas_answers import answer_of, turns
 
@@ -112,7 +113,7 @@ def grid_rows(grid: dict[str, dict[str, list[Cell]]], cols: list[str]) -> list[d
             out.append({"id": grid_id(technique, col), "technique": technique,
                         "framework": shown.framework, "release": shown.release, "hardware": shown.hardware, "column": col,
                         "colour": COLOUR[back].value, "back": back, "word": shown.word, "runs": len(runs),
-                        "not_measured": sum(1 for c in cells if c.status != "ok"), "turn": col in turned})
+                        "not_measured": sum(1 for c in cells if c.status != Status.OK), "turn": col in turned})
     return out
 
 

@@ -5,6 +5,7 @@ from harness import frameworks
 from harness.common.units import clip, human_bytes
 from harness.judgement import per_framework
 from harness.model.judged import CellSummary, ClaimResult, ClaimRow, Column, MatrixDoc
+from harness.model.record import Status
 from harness.reporting import glance
 
 
@@ -12,7 +13,7 @@ def cell_text(cell: CellSummary) -> str:
     """One Markdown cell: the status when it is not ok, else the judge's answer (answer.py), then
     each step's verdict and what is left."""
     status = cell.get("status")
-    if status != "ok":
+    if status != Status.OK:
         return f"**{status}**" + (f" ({clip(error, 120)})" if (error := cell.get("error")) else "")
     parts = [f"**{glance.text(cell['glance'])}**"] if cell.get("glance") else []
     for step in cell["steps"]:

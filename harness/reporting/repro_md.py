@@ -250,7 +250,7 @@ def markdown(records: list[CellRecord], script: Path) -> str:
         if error.get("why"):  # the harness lost the cell (its engine went): what it measured stays above
             lines.append(f"\nStatus: **{status}**: {error['message']}{killed_clause(record)}.\n")
             continue
-        if status != "ok":
+        if status != Status.OK:
             lines.append(f"\nStatus: **{status}**: `{answer.error_line(error)[:200]}`")
         ended = process_lines(record)
         lines += ["", *ended] if ended else []
