@@ -72,7 +72,9 @@ RUN_SCHEMA = {"id": "stable id of the record's cell (run, environment, technique
                              "of a run has the same",
               "stand_in": "what the base image was where it stood in for the one the image names, else empty",
               "step": "the step that answers (the last measured one)", "verdict": STEP_SCHEMA["verdict"],
-              "meter": STEP_SCHEMA["meter"], "left_bytes": STEP_SCHEMA["left_bytes"]}
+              "meter": STEP_SCHEMA["meter"], "left_bytes": STEP_SCHEMA["left_bytes"],
+              "rules_version": "the version of the judge's rules that judged this record (judgement/rules.py)",
+              "commit": "the tool's commit that judged it (the checkout the atlas was built from)"}
 
 
 def step_rows(cells: list[Cell]) -> list[dict[str, Any]]:
@@ -89,15 +91,16 @@ def step_rows(cells: list[Cell]) -> list[dict[str, Any]]:
     return [{k: row.get(k, "") for k in STEP_SCHEMA} for row in out]
 
 
-def run_rows(cells: list[Cell]) -> list[dict[str, Any]]:
-    """One row per record: where it ran, its answer and the step that gave it."""
+def run_rows(cells: list[Cell], commit: str = "") -> list[dict[str, Any]]:
+    """One row per record: where it ran, its answer and the step that gave it, and what judged it."""
     out = []
     for cell in cells:
         step = decisive_step(list(cell.steps)) or NO_STEP
         row = {k: v for k, v in asdict(cell).items() if k in RUN_SCHEMA}
         row.update(id=cell.cell_id, column=cell.column, record=cell.record_path, record_sha1=cell.record_hash,
                    step=step["label"], verdict=step["verdict"], meter=step.get("meter") or "",
-                   left_bytes=left if (left := step.get("left")) is not None else "")
+                   left_bytes=left if (left := step.get("left")) is not None else "",
+                   rules_version=rules.RULES_VERSION, commit=commit)
         out.append({k: row.get(k, "") for k in RUN_SCHEMA})
     return out
 
@@ -131,5 +134,5 @@ def as_json(cells: list[Cell], grid: list[dict[str, Any]], commit: str = "") -> 
     data = {"dataset_version": DATASET_VERSION, "cells": len(cells), "rules_version": rules.RULES_VERSION,
             "commit": commit,
             "schema": {"grid": GRID_SCHEMA, "runs": RUN_SCHEMA, "steps": STEP_SCHEMA},
-            "grid": grid, "runs": run_rows(cells), "steps": step_rows(cells)}
+            "grid": grid, "runs": run_rows(cells, commit), "steps": step_rows(cells)}
     return json.dumps(data, indent=1, sort_keys=True) + "\n"

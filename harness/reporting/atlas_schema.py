@@ -8,7 +8,7 @@ from typing import Any
 from harness.judgement.answer import COLOUR
 from harness.reporting.atlas_data import DATASET_VERSION, GRID_SCHEMA, RUN_SCHEMA, STEP_SCHEMA
 
-COUNTS = {"runs", "not_measured"}  # whole numbers of runs
+COUNTS = {"runs", "not_measured", "rules_version"}  # whole numbers
 FLAGS = {"turn"}
 MAYBE_BYTES = {"left_bytes"}  # bytes, or "" where nothing was left to judge (a cell without a step)
 
