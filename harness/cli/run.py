@@ -21,6 +21,7 @@ from harness.environments import config, images
 from harness.judgement.tolerances import tolerances_text
 from harness.measurement import scenario
 from harness.measurement.nvml import Nvml
+from harness.model.record import Status
 from harness.reporting import render
 from harness.running.matrix import choose_variant, run_matrix
 from harness.store import results
@@ -49,7 +50,7 @@ def main(args: argparse.Namespace, err: Console, out: Console) -> int:
         out.print(render.tolerance_line(tolerances_text(host_only=host_only)))  # host memory's rules where no GPU was read
     err.print(render.summary_line(record))
     err.print(f"record: {results.cell_path(run.run_dir, record['env']['name'], record['scenario']['name'])}")
-    return 0 if record["status"] in ("ok", "unsupported") else 1
+    return 0 if record["status"] in (Status.OK, Status.UNSUPPORTED) else 1
 
 
 def _progress(err: Console, nvml: Nvml) -> Any:

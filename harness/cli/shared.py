@@ -21,7 +21,7 @@ from harness.model.record import CellRecord, Status, error_type
 from harness.reporting import closing, render
 from harness.reporting.glance import NO_GPU
 
-RAN = {"ok", "error", "unsupported", "timeout", "crashed"}  # the cell's own code ran, whatever it came to
+RAN = {Status.OK, Status.ERROR, Status.UNSUPPORTED, Status.TIMEOUT, Status.CRASHED}  # its own code ran, whatever it came to
 
 
 def console(stderr: bool) -> Console:

@@ -141,7 +141,7 @@ def run_cell(
             procs.let_helpers_end(tracker.seen, record.get("script_pid"))  # a resource tracker ends on its own
             record["killed"] = _still_running(meters, tracker, record.get("script_pid"))
             cell.stop(tracker.seen)
-        lost = cell.lost() if record["status"] in ("crashed", "timeout") else None
+        lost = cell.lost() if record["status"] in (Status.CRASHED, Status.TIMEOUT) else None
         if lost:  # the engine went away under the cell: nothing follows about the script
             record.update({"status": Status.HARNESS_ERROR, "error": engine_lost(lost, options.run_dir)})
         if record["status"] == Status.CRASHED and record["error"] is None:

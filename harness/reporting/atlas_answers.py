@@ -6,6 +6,7 @@ from __future__ import annotations
 from collections import Counter
 
 from harness.judgement.turns import FAILED, Parts, contested, points
+from harness.model.record import Status
 from harness.reporting.atlas import Cell, lane_of
 
 
@@ -13,7 +14,7 @@ def measured(cells: list[Cell]) -> list[Cell]:
     """The cells of a grid cell that are measurements (the scenario ran to its end), each distinct
     record once: a copied run folder is not another run, and a skipped or harness-failed cell is not
     a measurement that could agree or disagree."""
-    return _distinct(cells, ("ok",))
+    return _distinct(cells, (Status.OK.value,))
 
 
 def _distinct(cells: list[Cell], statuses: tuple[str, ...]) -> list[Cell]:

@@ -23,7 +23,7 @@ from harness.measurement.nvml import Nvml
 from harness.measurement.runner import CellOptions, run_cell
 from harness.measurement.scenario import Scenario
 from harness.measurement.unrun import ENGINE_LOST, engine_down_record
-from harness.model.record import CellRecord
+from harness.model.record import CellRecord, Status
 from harness.running import interruption
 from harness.running.request import MatrixOptions
 from harness.running.slots import run_on_slots, script_gpus, script_slots, slots_for
@@ -144,7 +144,7 @@ class LocalExecutor:
                 error = record.get("error")
                 if error and error.get("type") == ENGINE_LOST:
                     engine_down.append(error.get("why") or "")
-            if interrupted.is_set() and record["status"] in ("crashed", "harness-error", "timeout"):
+            if interrupted.is_set() and record["status"] in (Status.CRASHED, Status.HARNESS_ERROR, Status.TIMEOUT):
                 interruption.mark(record, batch.run_dir)  # cut by the user's Ctrl-C, not its own result
             return keep(record, "")
 
