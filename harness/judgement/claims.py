@@ -25,7 +25,6 @@ from harness.model.record import Status
 
 MEASURED = {"released", "cached", "held", "partial", "returned", "not-returned"}
 GPU_METERS = {"nvml_process", "nvml_device"}
-KNOWN = {"id", "says", "seed", "scenario", "step", "expect", "envs", "gpu", "compare", "possible"}
 
 
 class ClaimTable(TypedDict, total=False):
@@ -41,6 +40,9 @@ class ClaimTable(TypedDict, total=False):
     gpu: bool
     compare: dict[str, str]
     possible: bool
+
+
+KNOWN = ClaimTable.__required_keys__ | ClaimTable.__optional_keys__  # (postponed annotations: all read as optional)
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -67,7 +69,7 @@ def load_claims(path: Path | None = None) -> list[Claim]:
         for key in table:
             if key not in KNOWN:
                 raise UsageError(f"{path.name}: claim {table.get('id', '?')}: unknown key {key!r}{suggest(key, sorted(KNOWN))}")
-        missing = [key for key in ("id", "says", "seed", "scenario") if key not in table]
+        missing = [key for key in ("id", "says", "seed", "scenario") if key not in table]  # ClaimTable's Required keys
         if missing:
             raise UsageError(f"{path.name}: claim {table.get('id', '?')} needs {', '.join(missing)}")
         if not table.get("compare") and not (table.get("step") and table.get("expect")):

@@ -40,10 +40,7 @@ from packaging.version import InvalidVersion, Version
 from harness.common.errors import UsageError
 from harness.common.meta import ScenarioMeta, literal_meta
 
-KNOWN_KEYS = {
-    "families", "technique", "seed", "params", "env", "timeout", "cleanup", "title", "variants",
-    "cpu_params", "meter", "gpu_only", "since",
-}
+KNOWN_KEYS = ScenarioMeta.__required_keys__ | ScenarioMeta.__optional_keys__  # common/meta.ScenarioMeta's
 
 
 @dataclass(frozen=True, kw_only=True)

@@ -25,10 +25,10 @@ from harness.running import sweep_run
 from harness.running.request import MatrixOptions
 from harness.store import results
 
-KEYS = {"package", "from", "to", "every", "releases", "script", "why"}
 # a [[sweep]] of history.toml ("from" is a keyword, so the functional form)
 SweepTable = TypedDict("SweepTable", {"package": str, "from": str, "to": str, "every": str, "releases": list[str],
                                       "script": str, "why": str}, total=False)
+KEYS = SweepTable.__optional_keys__
 
 
 class SweepDone(TypedDict, total=False):
