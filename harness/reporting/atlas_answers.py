@@ -78,22 +78,14 @@ def turn_points(row: dict[str, list[Cell]], cols: list[str]) -> list[tuple[str, 
     release before it on the same framework and hardware where that part was judged, by the judge's
     rule (judgement/turns.py, as a sweep's): the cleanup's answer, the loop's state and whether it ran
     at all apart; a skipped or harness-failed column neither turns nor breaks a lane."""
+    said = {col: _parts(cell) for col in cols if (cell := standing(row.get(col) or [])) is not None}
     lanes: dict[tuple[str, str], list[tuple[str, Parts | None]]] = {}
     for col in cols:
-        cell = standing(row.get(col) or [])
-        lanes.setdefault(lane_of(col), []).append((col, _parts(cell) if cell else None))
+        lanes.setdefault(lane_of(col), []).append((col, said.get(col)))
     found = [(col, before) for lane in lanes.values() for col, before, _ in points(lane)]
-    settled = [(col, before) for col, before in found if not contested(
-        _parts(_stood(row[before])), _parts(_stood(row[col])),
-        [_parts(c) for c in behind(row[before])], [_parts(c) for c in behind(row[col])])]
+    settled = [(col, before) for col, before in found if not contested(  # points() compares only columns in said
+        said[before], said[col], [_parts(c) for c in behind(row[before])], [_parts(c) for c in behind(row[col])])]
     return sorted(settled, key=lambda item: cols.index(item[0]))
-
-
-def _stood(cells: list[Cell]) -> Cell:
-    """The run a grid cell of a turn stands on (turn_points compares only cells that have one)."""
-    cell = standing(cells)
-    assert cell is not None
-    return cell
 
 
 def turns(row: dict[str, list[Cell]], cols: list[str]) -> set[str]:
