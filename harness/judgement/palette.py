@@ -1,6 +1,7 @@
 """How the judge's four answers look, once for every renderer: a cell's background in HTML (atlas and
 report), a chart's mark, the terminal's colour and a glyph for output without colour. The renderers take
-these and decide none of their own; answer.COLOUR says which answer is which colour."""
+these and decide none of their own; answer.COLOUR says which answer is which colour. Also here: the terminal's
+colour of a single step's verdict or a cell's status, and the turn's mark."""
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -24,6 +25,14 @@ PALETTE = {
 }
 
 
+# The terminal's colour of one step's verdict, or of a cell's status where it did not run to its end (``run``'s
+# checkpoint table, a cell's summary line): what a single step came to, before the cell's answer weighs amounts.
+STEP_TERMINAL = {
+    "released": "green", "returned": "green", "ok": "green",
+    "cached": "yellow", "partial": "yellow", "no-signal": "dim", "unmeasured": "dim",
+    "held": "red", "not-returned": "red", "error": "red", "crashed": "red", "timeout": "red", "harness-error": "red",
+    "unsupported": "magenta", "skipped": "dim", "interrupted": "dim", "unreadable": "red",
+}
 TURN = "#7b2ff7"  # a turn's mark in the atlas, a cell whose answer changed since another run (--compare)
 
 

@@ -14,12 +14,7 @@ from harness.reporting import glance, matrix_md
 from harness.reporting.glance import NO_GPU
 from harness.reporting.repro_notes import folded_iterations
 
-STYLES = {
-    "released": "green", "returned": "green", "ok": "green",
-    "cached": "yellow", "partial": "yellow", "no-signal": "dim", "unmeasured": "dim",
-    "held": "red", "not-returned": "red", "error": "red", "crashed": "red", "timeout": "red", "harness-error": "red",
-    "unsupported": "magenta", "skipped": "dim", "interrupted": "dim", "unreadable": "red",
-}
+STYLES = palette.STEP_TERMINAL  # the judge's, as rich names them
 
 
 def styled(word: str | None) -> Text:
