@@ -15,8 +15,7 @@ from harness.model.judged import CellSummary, ChangedCell, Compare, Judged, Matr
 from harness.model.processes import KilledProcess
 from harness.model.record import SCHEMA_VERSION, CellRecord, Status, meter_value
 from harness.reporting import glance, machines, matrix_md, pairing, sweeps
-from harness.store import results
-from harness.store.results import read_manifest, read_records, write_json
+from harness.store.results import read_manifest, read_records, write_json, write_text
 
 MATRIX_SCHEMA_VERSION = 1
 
@@ -238,6 +237,6 @@ def write_reports(run_dir: Path, planned: list[tuple[str, str]] | None = None, n
     if (summary := sweep or sweeps.kept(run_dir, matrix)) is not None:  # a sweep's summary travels with its matrix
         matrix["sweep"] = summary
     write_json(run_dir / "matrix.json", matrix)
-    results.write_text(run_dir / "matrix.md", matrix_md.to_markdown(matrix))
-    results.write_text(run_dir / "report.html", report_html.render(matrix, records))
+    write_text(run_dir / "matrix.md", matrix_md.to_markdown(matrix))
+    write_text(run_dir / "report.html", report_html.render(matrix, records))
     return matrix
