@@ -50,6 +50,7 @@ class Plan:
     no_image: str = ""  # why no image can be made (no CUDA base has a Python it has wheels for)
     others: tuple[str, ...] = ()  # the other Pythons it has wheels for, nearest first: a virtualenv may use one
     venv_cuda: tuple[str, ...] = ()  # CUDA wheels a virtualenv of it needs beside its pins (its base has them)
+    venv_aliases: tuple[str, ...] = ()  # sonames it loads that those wheels ship under a newer one
 
 
 def pinned(req: Requirement) -> Version:
@@ -184,15 +185,15 @@ def plan(reqs: list[Requirement], variant: str, index_url: str = pkgindex.DEFAUL
     if own_index and entry and entry.cpu_local and not local and variant == "cpu":
         index = own_index.format(local=entry.cpu_local)
     if build is not None:
-        venv = build.venv_cuda
+        venv, aliases = build.venv_cuda, build.venv_aliases
         try:
             chosen = gpu_plan(main, version, pythons, packages)
         except NoCudaBase as exc:  # no image, but the release's own CUDA build runs in a virtualenv of its Python
             python = choose_python(pythons)
             return Plan(python, "", tuple(packages), index, no_image=str(exc), others=nearest(pythons, python),
-                        venv_cuda=venv)
+                        venv_cuda=venv, venv_aliases=aliases)
         return Plan(chosen.python, chosen.base, chosen.packages, index or chosen.index_url, chosen.pip_options,
-                    others=nearest(pythons, chosen.python), venv_cuda=venv)
+                    others=nearest(pythons, chosen.python), venv_cuda=venv, venv_aliases=aliases)
     python = choose_python(pythons)
     return Plan(python, cpu_base(python), tuple(packages), index, others=nearest(pythons, python))
 
@@ -242,4 +243,4 @@ def environment(text: str, variant: str, fallback_families: tuple[str, ...] = ()
                   other_pythons=chosen.others, default=False, imports=imports, pin=name,
                   variants={variant: VariantDef(base=chosen.base, packages=chosen.packages, index_url=chosen.index_url,
                                                 pip_options=chosen.pip_options, no_image=chosen.no_image,
-                                                venv_cuda=chosen.venv_cuda)})
+                                                venv_cuda=chosen.venv_cuda, venv_aliases=chosen.venv_aliases)})

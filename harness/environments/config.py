@@ -85,11 +85,14 @@ class VariantDef:
     # CUDA wheels a virtualenv installs beside the pins, their libraries on its cells' library path (what the
     # variant's CUDA base gives an image): TensorFlow 2.5-2.13
     venv_cuda: tuple[str, ...] = ()
+    # sonames the release loads that those wheels ship under a newer one ("libcusolver.so.10=libcusolver.so.11")
+    venv_aliases: tuple[str, ...] = ()
 
     def hashed(self) -> dict[str, Any]:
         """What a definition's hash covers: the optional fields only where set, so every definition
         without them keeps the hash it had."""
-        return {k: v for k, v in asdict(self).items() if k not in ("stage_packages", "no_image", "venv_cuda") or v}
+        optional = ("stage_packages", "no_image", "venv_cuda", "venv_aliases")
+        return {k: v for k, v in asdict(self).items() if k not in optional or v}
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -152,7 +155,8 @@ class EnvDef:
 
     def definition_hash(self, variant: str, repo: Path | None = None) -> str:
         """Changes whenever what the image would contain changes: pins or Dockerfile folder."""
-        pins = {k: v for k, v in self.variant(variant).hashed().items() if k != "venv_cuda"}  # not in an image
+        # a virtualenv's CUDA wheels are not in an image
+        pins = {k: v for k, v in self.variant(variant).hashed().items() if k not in ("venv_cuda", "venv_aliases")}
         digest = hashlib.sha256(json.dumps(pins, sort_keys=True).encode())
         repo = repo or data_root()
         for folder in (repo / self.dockerfile, repo / "images" / "common"):

@@ -215,4 +215,5 @@ def backend_for(env: config.EnvDef, kind: str, variant: str, client: Any, access
     python, reused = venvs.ensure(env, variant, venv_root, build, lambda text: emit("build-log", {"text": text}))
     emit("venv", {"env": env.name, "python": python, "reused": reused})
     return ProcessBackend(python=python, name="venv", site=venvs.runs_python2(python),
-                          library_path=venvs.library_path(env, variant, python))
+                          library_path=venvs.library_path(env, variant, python),
+                          cuda_aliases=env.variant(variant).venv_aliases if env.variants.get(variant) else ())

@@ -23,6 +23,9 @@ class GpuBuild:
     # CUDA wheels a virtualenv of these releases installs beside its pins, their libraries on its cells' library
     # path: what the base gives an image, for releases that find CUDA on the library path only and ship none
     venv_cuda: tuple[str, ...] = ()
+    # sonames these releases load that those wheels ship under a newer one, as "LOADED=SHIPPED"
+    # (libcusolver.so.10=libcusolver.so.11): linked under the old name in a folder first on that library path
+    venv_aliases: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True, kw_only=True)

@@ -6,11 +6,15 @@ from harness.frameworks.framework import Framework, GpuBuild
 # 2.5-2.13 load CUDA 11 (libcudart.so.11.0, libcublas.so.11, libcudnn.so.8, ...) by name from the library path and
 # ship none: TensorFlow's own pip notes for 2.12-2.13 install NVIDIA's cu11 wheels and set LD_LIBRARY_PATH. These are
 # the versions 2.14's and-cuda extra pins, the newest of CUDA 11 (11.8, with Hopper kernels); 2.5-2.11, built for 11.2
-# and cuDNN 8.1, load them too (CUDA's minor-version compatibility). 2.4 and older want CUDA 11.0 or 10.x sonames no
-# wheel provides.
+# and cuDNN 8.1, load them too (CUDA's minor-version compatibility). 2.4, built for CUDA 11.0, loads cuSOLVER by
+# 11.0's name, libcusolver.so.10 (11.1 renamed it .so.11, the same API): the virtualenv links that name to 11.8's.
 CUDA11_WHEELS = ("nvidia-cuda-runtime-cu11==11.8.89", "nvidia-cublas-cu11==11.11.3.6", "nvidia-cufft-cu11==10.9.0.58",
                  "nvidia-curand-cu11==10.3.0.86", "nvidia-cusolver-cu11==11.4.1.48", "nvidia-cusparse-cu11==11.7.5.86",
                  "nvidia-cudnn-cu11==8.7.0.84")
+# 2.1-2.3 want CUDA 10.1's runtime, which no wheel ships: 11.8's under its name (libcudart.so.10.1) registers the GPU
+# and runs eager ops on an H100, but graph-mode and tf.function cells of 2.3.4 abort with "stack smashing detected"
+# (CUDA 11's cudaDeviceProp is larger than the one 10.1's code allocates), so a virtualenv of them gets none and its
+# cells say that TensorFlow registered no GPU (matrix/reference/sweeps/gpu-tensorflow-2.3-2.4-h100).
 
 
 def _families(version: str) -> tuple[str, ...]:
@@ -43,7 +47,8 @@ FRAMEWORK = Framework(
         GpuBuild(">=2.14", "nvidia/cuda:12.8.1-runtime-ubuntu{ubuntu}", extra="and-cuda"),
         GpuBuild(">=2.12,<2.14", "nvidia/cuda:11.8.0-cudnn8-runtime-ubuntu22.04", venv_cuda=CUDA11_WHEELS),
         GpuBuild(">=2.5,<2.12", "nvidia/cuda:11.2.2-cudnn8-runtime-ubuntu20.04", venv_cuda=CUDA11_WHEELS),
-        GpuBuild(">=2.4,<2.5", "nvidia/cuda:11.0.3-cudnn8-runtime-ubuntu18.04"),
+        GpuBuild(">=2.4,<2.5", "nvidia/cuda:11.0.3-cudnn8-runtime-ubuntu18.04", venv_cuda=CUDA11_WHEELS,
+                 venv_aliases=("libcusolver.so.10=libcusolver.so.11",)),
         GpuBuild(">=2.1,<2.4", "nvidia/cuda:10.1-cudnn7-runtime-ubuntu18.04"),
         GpuBuild(">=1.13,<2.1", "nvidia/cuda:10.0-cudnn7-runtime-ubuntu18.04"),
         GpuBuild("<1.13", "tensorflow/tensorflow:{version}-gpu", python="2.7"),  # the CUDA 9 tags are gone; TF's has it

@@ -149,6 +149,7 @@ class Environment(TypedDict, total=False):
     gpu_request: str | None
     interpreter: str | None  # the Python that ran the cell (process backend)
     library_path: str | None  # a virtualenv's own library folders, first on LD_LIBRARY_PATH (its CUDA wheels)
+    cuda_aliases: list[str]  # older sonames it linked to its CUDA wheels' newer ones ("libcusolver.so.10=...so.11")
     base: str | None  # what a built environment was built from
     packages: list[str]
     pin: str | None

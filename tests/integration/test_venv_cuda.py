@@ -20,6 +20,7 @@ from harness.environments.config import EnvDef, VariantDef
 from harness.environments.images import BuildOptions
 from harness.measurement.backends.process import ProcessBackend
 
+VERSION = f"{sys.version_info[0]}.{sys.version_info[1]}"
 LOAD = "import ctypes; ctypes.CDLL('libfakecuda.so.11'); print('loaded')"
 
 
@@ -36,13 +37,20 @@ def _nvidia_style_wheel(folder: Path) -> None:
             wheel.writestr(name, data)
 
 
-def test_the_cells_of_such_a_virtualenv_load_its_cuda_libraries_by_name(tmp_path: Path) -> None:
-    wheelhouse = tmp_path / "wheelhouse"
-    wheelhouse.mkdir()
-    _nvidia_style_wheel(wheelhouse)
-    version = f"{sys.version_info[0]}.{sys.version_info[1]}"
-    if venvs.find_python(version) is None:
-        pytest.skip(f"no python{version} on PATH to make the virtualenv with")
+@pytest.fixture()
+def wheelhouse(tmp_path: Path) -> Path:
+    """A wheelhouse holding the NVIDIA-style wheel; skips where this Python cannot make the virtualenv."""
+    if venvs.find_python(VERSION) is None:
+        pytest.skip(f"no python{VERSION} on PATH to make the virtualenv with")
+    folder = tmp_path / "wheelhouse"
+    folder.mkdir()
+    _nvidia_style_wheel(folder)
+    return folder
+
+
+
+def test_the_cells_of_such_a_virtualenv_load_its_cuda_libraries_by_name(tmp_path: Path, wheelhouse: Path) -> None:
+    version = VERSION
     env = EnvDef(name="old-tf", family=("tf2",), dockerfile="images/adhoc", python_version=version, default=False,
                  variants={"gpu": VariantDef(base="", packages=(), venv_cuda=("nvidia-fakecuda-cu11==1.0",))})
     notes: list[str] = []
@@ -60,3 +68,32 @@ def test_the_cells_of_such_a_virtualenv_load_its_cuda_libraries_by_name(tmp_path
     plain = EnvDef(name="new-tf", family=("tf2",), dockerfile="images/adhoc", python_version=version, default=False,
                    variants={"gpu": VariantDef(base="", packages=())})
     assert venvs.library_path(plain, "gpu", python) == ""  # a release that ships its own CUDA gets no path
+
+
+def test_a_release_that_loads_an_older_soname_finds_the_newer_one_under_it(tmp_path: Path, wheelhouse: Path) -> None:
+    """TensorFlow 2.4 loads libcusolver.so.10 (CUDA 11.0's name), which CUDA 11.8's wheel ships as .so.11: the
+    virtualenv links the old name to the new library in a folder first on its cells' library path, and says so.
+    A name no wheel ships refuses the virtualenv in one line naming it."""
+    version = VERSION
+    options = BuildOptions(wheelhouse=wheelhouse, offline=True)
+
+    def env(name: str, alias: str) -> EnvDef:
+        return EnvDef(name=name, family=("tf2",), dockerfile="images/adhoc", python_version=version, default=False,
+                      variants={"gpu": VariantDef(base="", packages=(), venv_cuda=("nvidia-fakecuda-cu11==1.0",),
+                                                  venv_aliases=(alias,))})
+
+    notes: list[str] = []
+    aliased = env("tf-2.4", "libfakecuda.so.10=libfakecuda.so.11")
+    python, _ = venvs.ensure(aliased, "gpu", tmp_path / "venvs", options, notes.append)
+    assert any("(fakecuda 1.0; libfakecuda.so.10 as libfakecuda.so.11)" in note for note in notes), notes
+    library_path = venvs.library_path(aliased, "gpu", python)
+    assert library_path.split(":")[0].endswith(f"/{venvs.ALIASES}")
+    load_old = LOAD.replace("libfakecuda.so.11", "libfakecuda.so.10")
+    backend = ProcessBackend(python=python, name="venv", library_path=library_path)
+    done = subprocess.run([python, "-c", load_old], env=backend.environment({}), capture_output=True, text=True,
+                          timeout=60)
+    assert done.returncode == 0 and done.stdout.strip() == "loaded", done.stderr
+    with pytest.raises(venvs.EnvSkipped, match=r"tf-bad: none of its CUDA wheels \(fakecuda 1.0\) ships "
+                                               r"libfakecuda.so.12, which it loads as libfakecuda.so.9"):
+        venvs.ensure(env("tf-bad", "libfakecuda.so.9=libfakecuda.so.12"), "gpu", tmp_path / "venvs", options,
+                     notes.append)

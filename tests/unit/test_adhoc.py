@@ -23,6 +23,7 @@ PROJECTS = {
                    "tensorflow-2.16.1-cp312-cp312-manylinux_2_17_x86_64.manylinux2014_x86_64.whl",
                    "tensorflow-2.16.1-cp311-cp311-manylinux_2_17_x86_64.manylinux2014_x86_64.whl",
                    "tensorflow-1.8.0-cp27-cp27mu-manylinux1_x86_64.whl",
+                   "tensorflow-2.4.4-cp38-cp38-manylinux2010_x86_64.whl",
                    "tensorflow-0.12.0.tar.gz"],
     "jax": ["jax-0.10.2-py3-none-any.whl", "jax-0.11.2-py3-none-any.whl"],
     "jaxlib": ["jaxlib-0.10.2-cp311-cp311-manylinux_2_27_x86_64.whl", "jaxlib-0.10.2-cp312-cp312-manylinux_2_27_x86_64.whl",
@@ -30,6 +31,9 @@ PROJECTS = {
     "torch": ["torch-2.5.1-cp311-cp311-manylinux1_x86_64.whl", "torch-2.5.1-cp312-cp312-manylinux1_x86_64.whl",
               "torch-1.0.1-cp27-cp27mu-manylinux1_x86_64.whl", "torch-1.0.1-cp37-cp37m-manylinux1_x86_64.whl"],
     "six": ["six-1.16.0-py2.py3-none-any.whl"],
+    "cupy-cuda112": ["cupy_cuda112-8.6.0-cp38-cp38-manylinux1_x86_64.whl"],
+    "cupy-cuda111": ["cupy_cuda111-8.6.0-cp38-cp38-manylinux1_x86_64.whl"],
+    "cupy-cuda11x": ["cupy_cuda11x-13.6.0-cp312-cp312-manylinux2014_x86_64.whl"],
 }
 
 
@@ -180,6 +184,21 @@ def test_a_gpu_virtualenv_of_tensorflow_2_5_to_2_13_gets_the_cuda_11_wheels_its_
     assert adhoc.environment("tensorflow==2.16.1", "gpu", index_url=index).variants["gpu"].venv_cuda == ()
     assert adhoc.environment("tensorflow==2.9.2", "cpu", index_url=index).variants["cpu"].venv_cuda == ()
     assert adhoc.environment("torch==2.5.1", "gpu", index_url=index).variants["gpu"].venv_cuda == ()
+
+
+def test_tensorflow_2_4_loads_cusolver_by_cuda_11_0s_name_and_cupy_gets_nvrtc(index: str) -> None:
+    """TF 2.4 was built for CUDA 11.0 (libcusolver.so.10): its virtualenv gets the cu11 wheels and that name
+    linked to 11.8's .so.11. CuPy's CUDA 11.2+ builds compile with NVRTC at run time: theirs comes with the math
+    libraries; the 11.1 build loads NVRTC by 11.1's name, which no 11.8 wheel ships, so it gets none."""
+    tf24 = adhoc.environment("tensorflow==2.4.4", "gpu", index_url=index).variants["gpu"]
+    assert "nvidia-cusolver-cu11==11.4.1.48" in tf24.venv_cuda
+    assert tf24.venv_aliases == ("libcusolver.so.10=libcusolver.so.11",)
+    assert adhoc.environment("tensorflow==2.9.2", "gpu", index_url=index).variants["gpu"].venv_aliases == ()
+    for pin in ("cupy-cuda112==8.6.0", "cupy-cuda11x==13.6.0"):
+        cupy = adhoc.environment(pin, "gpu", index_url=index).variants["gpu"]
+        assert {"nvidia-cuda-nvrtc-cu11==11.8.89", "nvidia-cuda-runtime-cu11==11.8.89"} <= set(cupy.venv_cuda), pin
+        assert not any("cudnn" in wheel for wheel in cupy.venv_cuda)
+    assert adhoc.environment("cupy-cuda111==8.6.0", "gpu", index_url=index).variants["gpu"].venv_cuda == ()
 
 
 def test_the_cuda_wheels_change_a_virtualenv_but_not_the_image(index: str) -> None:

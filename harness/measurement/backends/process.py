@@ -104,6 +104,7 @@ class ProcessBackend:
     # the environment's own library folders (a virtualenv's CUDA wheels), first on LD_LIBRARY_PATH as an
     # image's ENV puts its own; after the user's --setenv value where one is given
     library_path: str = ""
+    cuda_aliases: tuple[str, ...] = ()  # older sonames it links to those wheels' newer ones (venvs.ALIASES)
 
     def __post_init__(self) -> None:
         self.python = resolve_python(self.python)
@@ -117,7 +118,8 @@ class ProcessBackend:
 
     def describe(self) -> dict[str, Any]:
         """What the record says of where the cell ran: a virtualenv is made from no base image."""
-        venv = {"base": None, "library_path": self.library_path or None} if self.name == "venv" else {}
+        venv = {"base": None, "library_path": self.library_path or None,
+                **({"cuda_aliases": list(self.cuda_aliases)} if self.cuda_aliases else {})} if self.name == "venv" else {}
         return {"backend": self.name, "interpreter": self.python, **venv}
 
     def environment(self, asked: dict[str, str]) -> dict[str, str]:
