@@ -67,6 +67,49 @@ def no_code_for_gpu(record: CellRecord) -> str | None:
     return None
 
 
+def cupy_compiled_for_older_gpu(record: CellRecord) -> str | None:
+    """Why a CuPy cell whose kernel had no code for the GPU is the build's limit, and the switch that lifts it:
+    CuPy 9-10 compile their kernels with NVRTC to machine code for the newest architecture their table of NVRTC
+    releases names (sm_86 in 9.6, sm_87 in 10.6), never Hopper's; CUPY_COMPILE_WITH_PTX=1 has them emit PTX the
+    driver compiles for the GPU (9.6.0 and 10.6.0 then answer on an H100). None for any other cell."""
+    frameworks = (record.get("facts") or {}).get("frameworks") or {}
+    if "cupy" not in frameworks or record.get("status") not in (Status.ERROR.value, Status.UNSUPPORTED.value):
+        return None
+    if not NO_GPU_CODE.search(_message(record)) or "CUPY_COMPILE_WITH_PTX" in (record.get("setenv") or {}):
+        return None
+    gpu = str(((record.get("host") or {}).get("gpu") or {}).get("name") or "this GPU").replace("NVIDIA ", "")
+    return (f"CuPy {frameworks['cupy']} compiled its kernel for an older GPU than the {gpu} (--setenv "
+            "CUPY_COMPILE_WITH_PTX=1 runs it: the driver compiles its PTX): the newest GPU its NVRTC table names, "
+            "the build's limit on this GPU, not an answer of the release")
+
+
+# the folder where a virtualenv links the older sonames a release loads to its CUDA wheels' newer ones (venvs.ALIASES)
+ALIASES_FOLDER = re.compile(r"/cuda-aliases(:|$)")
+SIGNALLED = re.compile(r"killed by signal \d+|the child exited with -\d+")
+
+
+def aliased_libraries(record: CellRecord) -> str | None:
+    """How a cell ran that its answer depends on: some CUDA libraries were newer ones linked under the older
+    sonames the release loads (TensorFlow 2.4's libcusolver.so.10 as 11.8's .so.11), or None."""
+    env = record.get("env") or {}
+    if not ALIASES_FOLDER.search(str(env.get("library_path") or "")):
+        return None
+    named = ", ".join(alias.replace("=", " as ") for alias in env.get("cuda_aliases") or [])
+    return ("ran with newer CUDA libraries linked under the older names it loads"
+            + (f" ({named})" if named else " (its virtualenv's cuda-aliases folder)"))
+
+
+def aliased_crash(record: CellRecord) -> str | None:
+    """Why a cell that died by a signal in an environment whose CUDA libraries were linked under older names is
+    that environment's failure, not the release's (TensorFlow 2.3.4 with CUDA 11.8's runtime as 10.1's: "stack
+    smashing detected" in every graph-mode cell), or None."""
+    crashed = record.get("status") == Status.CRASHED.value or (
+        record.get("status") == Status.ERROR.value and SIGNALLED.search(_message(record)))
+    if not crashed or not (how := aliased_libraries(record)):
+        return None
+    return f"the process died by a signal after it {how}: that environment's failure, not an answer of the release"
+
+
 def harness_gave_up(record: CellRecord) -> str | None:
     """Why a failed cell is the harness's own failure, or None."""
     if record.get("status") != Status.ERROR.value or not GAVE_UP_ON_CHILD.search(_message(record)):

@@ -33,6 +33,11 @@ fails where its neighbour runs is a turn (turns.py)
     the AttributeError; a cell that stopped is not said to have measured without it (since.py)
 21: a claim that tells the pool from live tensors ("stays with the caching allocator") is untestable on a
     step "held" without the framework's own count, never contradicted (claims.py)
+22: a CuPy kernel compiled for an older GPU than the cell's (CuPy 9-10 on Hopper) is unsupported with the switch
+    that lifts it, CUPY_COMPILE_WITH_PTX=1 (failures.cupy_compiled_for_older_gpu); a cell that died by a signal
+    with CUDA libraries linked under older sonames is that environment's failure, a harness-error
+    (failures.aliased_crash), and a cell that ran so says it beside its answer (failures.aliased_libraries); a
+    step "held" without the framework's own count turns from none on its verdict, only on what came back (turns.py)
 """
 
-RULES_VERSION = 21
+RULES_VERSION = 22

@@ -1,8 +1,9 @@
 """Where a technique's answer turns between neighbouring releases: the one rule sweeps and the atlas apply.
 
-A turn compares what a cell says in three parts, each with the nearest release before it where that part
-was judged: the cleanup's answer (what came back, the decisive verdict), the loop's state, and whether the
-scenario ran at all. The last is what a user asking "does this cleanup work in my release?" needs first:
+A turn compares what a cell says in four parts, each with the nearest release before it where that part
+was judged: what came back, the decisive step's verdict (where the framework's own count could tell the pool
+from live objects: a release without that count, TensorFlow before 2.5, says "held by the process" of what a
+later one calls "cached", and that is no turn), the loop's state, and whether the scenario ran at all. The last is what a user asking "does this cleanup work in my release?" needs first:
 TF_GPU_ALLOCATOR=cuda_malloc_async stops TensorFlow 2.5 from starting and crashes 2.6, and runs from 2.8;
 a sweep that compared measured cells only said "no answer changed" across them.
 """
@@ -19,31 +20,35 @@ from harness.model.record import Status
 # skipped, harness-error and unsupported (a build this GPU cannot run) say nothing about the release's behaviour
 FAILED = (Status.ERROR.value, Status.CRASHED.value, Status.TIMEOUT.value)
 RUNS, FAILS = "runs", "fails"
-RUN_PART = 2  # the index of the "did it run" part
+RUN_PART = 3  # the index of the "did it run" part
 
 Parts = tuple[Any, ...]
 Key = TypeVar("Key", bound=Hashable)
 
 
 def parts(cell: CellSummary | None) -> Parts | None:
-    """What a cell summary says, as a turn compares it: (cleanup answer, loop state, runs/fails), a part
-    None where it cannot be compared (cleanup steps that grew too little to judge: the exit alone answers
-    them; a loop whose growth is clear of its noise but under what the meter judges); None for a cell that
-    measured nothing (skipped, a harness failure, a build the GPU cannot run)."""
+    """What a cell summary says, as a turn compares it: (what came back, the decisive verdict, loop state,
+    runs/fails), a part None where it cannot be compared (cleanup steps that grew too little to judge: the exit
+    alone answers them; a verdict "held" without the framework's own count; a loop whose growth is clear of its
+    noise but under what the meter judges); None for a cell that measured nothing (skipped, a harness failure,
+    a build the GPU cannot run)."""
     status = cell.get("status") if cell else None
     if status in FAILED:
-        return (None, None, FAILS)
+        return (None, None, None, FAILS)
     if not cell or status != Status.OK.value:
         return None
     answer: Glance | dict[str, Any] = cell.get("glance") or {}
     steps = cell.get("steps") or []
     step = decisive_step(steps)
-    judged: tuple[str, str] | None = (str(answer["back"]), str(step["verdict"] if step else cell.get("exit")))
+    back: str | None = str(answer["back"])
+    verdict: str | None = str(step["verdict"] if step else cell.get("exit"))
     if answer.get("back") in (None, "n/a") or (step is None and any(s.get("verdict") == "no-signal" for s in steps)):
-        judged = None
+        back = verdict = None
+    elif step and step.get("verdict") == "held" and step.get("framework_left") is None:
+        verdict = None  # no count of the framework's: pool or live objects, as a counted "cached" or "held" may be
     state = said["state"] if (said := cell.get("loop")) else None
     loop = None if state in ("small", "unclear", "twice") else state  # neither a turn's side
-    return (judged, loop, RUNS)
+    return (back, verdict, loop, RUNS)
 
 
 def points(sequence: Iterable[tuple[Key, Parts | None]]) -> list[tuple[Key, Key, bool]]:

@@ -237,11 +237,11 @@ def judge(record: CellRecord) -> Judged:
                   for i in steps]
     meters = [meter for s in judged if (meter := s.get("meter")) is not None and meter in floors]
     judged = [gpu_only.step_not_shown(record, step) for step in _ranks_alone(record, judged)]
-    no_gpu = since.predates(record) or (
+    no_gpu = since.predates(record) or failures.cupy_compiled_for_older_gpu(record) or (
         framework_without_gpu(record) if record.get("status") == Status.OK
         else needs_a_gpu(record) or failures.no_code_for_gpu(record) or failures.import_failed(record)
         or failures.child_warmup_failed(record))
-    ours = failures.harness_gave_up(record)
+    ours = failures.harness_gave_up(record) or failures.aliased_crash(record)
     return cast(Judged, {  # spread where a key is said only when it applies
         "rules_version": RULES_VERSION,
         "status": "unsupported" if no_gpu else Status.HARNESS_ERROR.value if ours else record.get("status"),

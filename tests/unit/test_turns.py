@@ -42,6 +42,19 @@ def test_a_failure_between_two_answers_does_not_hide_their_turn() -> None:
     assert turns.points([said[0], said[2]]) == [("3", "1", False)]
 
 
+def test_held_without_the_frameworks_count_turns_only_on_what_came_back() -> None:
+    """TensorFlow 2.4 has no memory count: its pool, mapped at the first touch, is "held by the process" where
+    2.7 with a count says "cached in the pool". No turn there; one where what came back differs."""
+    uncounted = {"status": "ok", "glance": {"back": "none", "text": "held by the process: 74.71 GiB"},
+                 "steps": [{"label": "after_del", "verdict": "held", "framework_left": None}]}
+    counted_live = {"status": "ok", "glance": {"back": "none", "text": "held by live objects: 2.00 GiB"},
+                    "steps": [{"label": "after_del", "verdict": "held", "framework_left": 2 << 30}]}
+    said = [("2.4.4", turns.parts(uncounted)), ("2.7.4", turns.parts(_ok())), ("2.9.3", turns.parts(counted_live))]
+    assert turns.points(said) == [("2.9.3", "2.7.4", False)]  # counted: cached -> live is a turn
+    assert turns.points([("2.4.4", turns.parts(uncounted)), ("2.5.3", turns.parts(_ok("all", "released")))]) == [
+        ("2.5.3", "2.4.4", False)]
+
+
 def test_a_sweep_names_the_failure_and_where_it_first_ran() -> None:
     columns = [("2.5.3", "tf==2.5.3"), ("2.6.5", "tf==2.6.5"), ("2.8.4", "tf==2.8.4")]
     matrix = {"scenarios": ["tf2/cuda_malloc_async"], "cells": {"tf2/cuda_malloc_async": {
