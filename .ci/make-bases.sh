@@ -23,7 +23,8 @@ make_base() {
   local root="$WORK/$suite-${python##*/}"
   rm -rf "$root"
   echo "base $tag: debootstrap $suite ($packages)"
-  debootstrap --variant=minbase --include="$packages" "$suite" "$root" "$MIRROR" >"$root.log" 2>&1 \
+  debootstrap --variant=minbase ${KEYRING:+--keyring="$KEYRING"} --include="$packages" "$suite" "$root" "$MIRROR" \
+    >"$root.log" 2>&1 \
     || { tail -20 "$root.log"; exit 1; }
   install -m 0644 "$CA_BUNDLE" "$root/etc/ssl/certs/ca-certificates.crt"
   printf '[global]\ncert = /etc/ssl/certs/ca-certificates.crt\ndisable-pip-version-check = 1\n' >"$root/etc/pip.conf"
@@ -53,6 +54,42 @@ RUN python /tmp/wheels/pip-20.3.4-py2.py3-none-any.whl/pip install --no-index /t
 DOCKERFILE
   rm -rf "$pipdir"
   echo "base $STANDIN/python:2.7-slim: made"
+fi
+
+# Python 3.7 (torch 1.0-1.5 have wheels for it and no newer Python): no Debian release after buster has it, and
+# buster's archive is not reachable here; Ubuntu 18.04's universe has 3.7.5 (bionic-updates). The stand-in for
+# python:3.7-slim-bullseye (the base `--with torch==1.0.1 --variant cpu` builds on): a bare bionic by debootstrap,
+# checked with Ubuntu's archive key (its keyring package pinned by hash), then Python 3.7 from apt and pip 24.0
+# (the last for 3.7) from its wheel.
+UBUNTU_MIRROR=${UBUNTU_MIRROR:-http://archive.ubuntu.com/ubuntu}
+UBUNTU_KEYRING_DEB=pool/main/u/ubuntu-keyring/ubuntu-keyring_2018.09.18.1~18.04.2_all.deb
+UBUNTU_KEYRING_SHA256=5d8609563fb3074026b254d7d5248f90d393c7dbafcac48916f333bf3c90fed9
+if ! have "$STANDIN/python:3.7-slim-bullseye"; then
+  keys=$(mktemp -d)
+  python3 -c 'import sys, urllib.request; urllib.request.urlretrieve(sys.argv[1], sys.argv[2])' \
+    "$UBUNTU_MIRROR/$UBUNTU_KEYRING_DEB" "$keys/keyring.deb"
+  echo "$UBUNTU_KEYRING_SHA256  $keys/keyring.deb" | sha256sum -c --quiet
+  dpkg-deb -x "$keys/keyring.deb" "$keys/x"
+  MIRROR=$UBUNTU_MIRROR KEYRING=$keys/x/usr/share/keyrings/ubuntu-archive-keyring.gpg \
+    make_base harness-ci/bare-bionic bionic ca-certificates ""
+  pipdir=$(mktemp -d)
+  python3 -m pip download -q --no-deps --only-binary=:all: -d "$pipdir" pip==24.0 setuptools==68.0.0 wheel==0.42.0
+  docker build -q -t "$STANDIN/python:3.7-slim-bullseye" --build-arg "UBUNTU_MIRROR=$UBUNTU_MIRROR" -f - "$pipdir" \
+    >/dev/null <<'DOCKERFILE'
+FROM harness-ci/bare-bionic
+ARG UBUNTU_MIRROR
+RUN printf 'deb %s bionic main universe\ndeb %s bionic-updates main universe\n' "$UBUNTU_MIRROR" "$UBUNTU_MIRROR" \
+      >/etc/apt/sources.list \
+ && apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends python3.7 \
+      python3-distutils >/dev/null \
+ && rm -rf /var/lib/apt/lists/* && ln -sf /usr/bin/python3.7 /usr/local/bin/python
+COPY *.whl /tmp/wheels/
+RUN python /tmp/wheels/pip-24.0-py3-none-any.whl/pip install -q --no-index /tmp/wheels/*.whl \
+ && rm -rf /tmp/wheels /root/.cache \
+ && printf '[global]\ncert = /etc/ssl/certs/ca-certificates.crt\ndisable-pip-version-check = 1\n' >/etc/pip.conf
+DOCKERFILE
+  rm -rf "$pipdir" "$keys"
+  echo "base $STANDIN/python:3.7-slim-bullseye: made (Ubuntu 18.04's Python 3.7)"
 fi
 
 # Stand-ins for the gpu variant's bases, so that CI builds every gpu Dockerfile up to pip's

@@ -165,8 +165,10 @@ def _graph_bytes(tensors, owned, unowned, budget_end):
     activations their nodes saved for backward (``_saved_*``; freed by backward() unless the graph
     is retained), whether or not a Python tensor no name reaches still wraps them. Each storage
     once: none in ``owned``; one in ``unowned`` moves from there (updated) to the graph. Returns
-    (bytes the graphs keep, of them the bytes no Python tensor wraps)."""
+    (bytes the graphs keep, of them the bytes no Python tensor wraps, whether any node showed what it saved:
+    torch before 1.9 shows none, so what its graphs keep cannot be read)."""
     total = fresh = 0
+    readable = False
     seen = set()
     visited = []
     nodes = [t.grad_fn for t in tensors if getattr(t, "grad_fn", None) is not None]
@@ -181,6 +183,7 @@ def _graph_bytes(tensors, owned, unowned, budget_end):
         for name in dir(node):
             if not name.startswith("_saved_"):
                 continue
+            readable = True
             try:
                 saved = getattr(node, name)
             except Exception:  # freed by backward(): nothing kept
@@ -196,7 +199,7 @@ def _graph_bytes(tensors, owned, unowned, budget_end):
                 fresh += 0 if key in unowned else size  # wrapped by no Python tensor: not in the total yet
                 total += unowned.pop(key, size)
         nodes.extend(fn for fn, _ in getattr(node, "next_functions", ()) or ())
-    return total, fresh
+    return total, fresh, readable
 
 
 def _describe(tensors):
@@ -260,12 +263,14 @@ def find(frame, main, on_gpu=None, adjust=None):
     owned = credited
     graphs = 0  # bytes graphs keep that no Python tensor wraps: seen by nothing above
     for group in groups.values():
-        kept, fresh = 0, 0
+        kept, fresh, readable = 0, 0, True
         try:
-            kept, fresh = _graph_bytes(group["_tensors"], owned, unowned, end) if group["graph"] else (0, 0)
+            kept, fresh, readable = _graph_bytes(group["_tensors"], owned, unowned, end) if group["graph"] else (0, 0, True)
         except live_arrays.Budget:
             result["budget_hit"] = True
         group["graph_bytes"] = kept
+        if not readable:
+            group["graph_unread"] = True  # named whatever its size: its graphs' memory is not in its bytes
         group["bytes"] += kept
         graphs += fresh
     unaccounted = sum(unowned.values())
@@ -276,7 +281,7 @@ def find(frame, main, on_gpu=None, adjust=None):
         site = made_at.made_at(main, group["owner"])
         if site:
             group["made_at"] = site
-    result.update(holders=[g for g in held if g["bytes"] >= MIN_BYTES][:TOP],
+    result.update(holders=[g for g in held if g["bytes"] >= MIN_BYTES or g.get("graph_unread")][:TOP],
                   total=sum(size for _, size, _, _ in arrays.values()) + graphs, unaccounted=unaccounted,
                   seconds=round(time.time() - began, 3),
                   framework=", ".join(sorted(set(name for _, _, _, name in arrays.values()))))

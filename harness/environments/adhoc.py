@@ -164,15 +164,20 @@ def plan(reqs: list[Requirement], variant: str, index_url: str = pkgindex.DEFAUL
         raise Unavailable(f"{index_url} has no release {version} of {main.name}"
                           + (f" (latest of that series: {', '.join(map(str, near))})" if near else ""))
     pythons = found[version].pythons()
+    given = {str(canonicalize_name(r.name)) for r in reqs}
+    paired = entry.released_with if entry else ""
+    libs = pkgindex.releases(paired, index_url) if paired and canonicalize_name(main.name) == kind else {}
+    if not pythons and found[version].sdist and libs:  # jax 0.4.1 is a source archive (pure Python)
+        if version not in libs:
+            raise Unavailable(f"{main.name} {version} is a source archive and needs {paired} {version}, which "
+                              f"{index_url} does not have (its oldest there: {min(libs)})")
+        pythons = libs[version].pythons()  # its jaxlib's Pythons
     if not pythons:
         where = "only a source archive" if found[version].sdist else "no file for it"
         raise Unavailable(f"{main.name} {version} has no wheel for Linux x86_64 ({where})")
-    given = {str(canonicalize_name(r.name)) for r in reqs}
     extra = companions(kind, version, given)
     build = gpu_build(main, version) if variant == "gpu" else None
-    paired = entry.released_with if entry else ""
-    if paired and canonicalize_name(main.name) == kind and paired not in given:
-        libs = pkgindex.releases(paired, index_url)
+    if libs and paired not in given:
         if version in libs and libs[version].pythons():  # jax and jaxlib release together
             pythons = tuple(py for py in pythons if py in libs[version].pythons()) or pythons
             # a CUDA extra pins the jaxlib it was made with (jax[cuda12]==0.4.35 pins jaxlib 0.4.34): pinning
@@ -238,7 +243,10 @@ def environment(text: str, variant: str, fallback_families: tuple[str, ...] = ()
         chosen = plan(reqs, variant, index_url)
     except Unavailable as exc:
         return EnvDef(name=name, family=families, dockerfile=DOCKERFILE, default=False, unavailable=str(exc), pin=name)
-    imports = modules_of(families)
+    # CuPy before 13 links CUDA's libraries (cupy-cuda112 8.6.0: libcublas.so.11): without them, in a cpu image, it
+    # cannot be imported at all, so its build does not try (its cells then say what it needs)
+    cuda_linked = kind_of(reqs[0].name) == "cupy" and variant == "cpu" and pinned(reqs[0]) < Version("13")
+    imports = () if cuda_linked else modules_of(families)
     return EnvDef(name=name, family=families, dockerfile=DOCKERFILE, python="python", python_version=chosen.python,
                   other_pythons=chosen.others, default=False, imports=imports, pin=name,
                   variants={variant: VariantDef(base=chosen.base, packages=chosen.packages, index_url=chosen.index_url,

@@ -117,7 +117,9 @@ class EnvDef:
     default: bool = True  # part of a plain `matrix` run; False: only when named with --env
     variants: dict[str, VariantDef] = field(default_factory=dict)
     pin: str = ""  # made from --with PKG==VER (adhoc.py): the pins it was asked for
-    imports: tuple[str, ...] = ()  # modules an image build must import to count as built
+    # modules an image build must import to count as built; None: its families' modules; (): none (CuPy before 13 in
+    # a cpu image: it cannot import without CUDA's libraries)
+    imports: tuple[str, ...] | None = None
     unavailable: str = ""  # why this environment cannot be made here (its cells are skipped)
 
     @property
@@ -143,7 +145,7 @@ class EnvDef:
     def build_args(self, variant: str) -> dict[str, str]:
         """What an image build receives: BASE as a build arg, the rest in the build context's pins.env."""
         v = self.variant(variant)
-        imports = self.imports or modules_of(self.family)
+        imports = modules_of(self.family) if self.imports is None else self.imports
         return {
             "BASE": mirrored(v.base),
             "PIP_PACKAGES": " ".join(v.packages),

@@ -35,16 +35,25 @@ def framework_without_gpu(record: CellRecord) -> str | None:
 # "CUDA driver version is insufficient for CUDA runtime version"; torch: "Found no NVIDIA driver").
 NO_GPU_ERROR = re.compile(r"CUDA driver version is insufficient|cudaErrorInsufficientDriver|no CUDA-capable device"
                           r"|cudaErrorNoDevice|CUDA_ERROR_NO_DEVICE|Found no NVIDIA driver|NVIDIA driver on your system")
+# a build that links CUDA's libraries, imported where there are none (CuPy 8-12's cupy-cuda11x on a CPU host:
+# "CuPy is not correctly installed ... original error: libcublas.so.11: cannot open shared object file")
+NO_CUDA_LIBRARY = re.compile(r"lib(cu\w*|nvrtc\w*|cuda)\.so[.\d]*: cannot open shared object file[^\n]*")
 
 
 def needs_a_gpu(record: CellRecord) -> str | None:
     """Why a cell that failed did so for want of a GPU on a host without one (CuPy's "CUDA driver
-    version is insufficient" there means no driver at all), or None: not a failure of the scenario."""
+    version is insufficient" there means no driver at all; a CuPy build that links CUDA's libraries cannot
+    import without them), or None: not a failure of the scenario."""
     error: ErrorInfo = record.get("error") or {"type": ""}
-    if record.get("status") != Status.ERROR or not NO_GPU_ERROR.search(f"{error.get('message')} {error.get('type')}"):
+    said = f"{error.get('message')} {error.get('type')}"
+    failed = record.get("status") in (Status.ERROR, Status.UNSUPPORTED)
+    library = NO_CUDA_LIBRARY.search(str(error.get("message") or "")) if failed else None
+    if not library and (record.get("status") != Status.ERROR or not NO_GPU_ERROR.search(said)):
         return None
     if measured_gpu(record):
         return None  # a GPU was there: the error is the scenario's
+    if library:
+        return f"it needs CUDA's libraries and an NVIDIA GPU, and neither is here ({library.group(0)[:120]})"
     first = str(error.get("message") or error.get("type")).splitlines()[0][:120]
     return f"it needs an NVIDIA GPU and driver, and none answered here ({first})"
 

@@ -37,7 +37,8 @@ fails where its neighbour runs is a turn (turns.py)
     that lifts it, CUPY_COMPILE_WITH_PTX=1 (failures.cupy_compiled_for_older_gpu); a cell that died by a signal
     with CUDA libraries linked under older sonames is that environment's failure, a harness-error
     (failures.aliased_crash), and a cell that ran so says it beside its answer (failures.aliased_libraries); a
-    step "held" without the framework's own count turns from none on its verdict, only on what came back (turns.py)
+    step "held" without the framework's own count turns from none on its verdict, only on what came back (turns.py);
+    a build that cannot load CUDA's libraries on a host without them (CuPy 8) needs them and a GPU (gpu_use.py)
 """
 
 RULES_VERSION = 22

@@ -3,7 +3,8 @@
 A turn compares what a cell says in four parts, each with the nearest release before it where that part
 was judged: what came back, the decisive step's verdict (where the framework's own count could tell the pool
 from live objects: a release without that count, TensorFlow before 2.5, says "held by the process" of what a
-later one calls "cached", and that is no turn), the loop's state, and whether the scenario ran at all. The last is what a user asking "does this cleanup work in my release?" needs first:
+later one calls "cached", and that is no turn), the loop's state, and whether the scenario ran at all. The
+last is what a user asking "does this cleanup work in my release?" needs first:
 TF_GPU_ALLOCATOR=cuda_malloc_async stops TensorFlow 2.5 from starting and crashes 2.6, and runs from 2.8;
 a sweep that compared measured cells only said "no answer changed" across them.
 """

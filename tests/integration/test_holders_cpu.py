@@ -17,18 +17,7 @@ sys.path.insert(0, str(ROOT / "tests" / "fidelity"))
 import compare  # noqa: E402
 
 FIDELITY = ROOT / "tests" / "fidelity" / "gpu"
-TORCH_CPU = '''import torch
-model = torch.nn.Linear(2048, 2048)
-opt = torch.optim.Adam(model.parameters())
-losses = []
-for step in range(4):
-    loss = model(torch.randn(256, 2048)).pow(2).mean()
-    loss.backward()
-    opt.step()
-    losses.append(model(torch.randn(256, 2048)).sum())  # kept with its graph: no backward, its activations stay
-del model, loss
-print("done", len(losses), sum(p.numel() * 4 for p in opt.param_groups[0]["params"]) >> 20, "MiB of parameters")
-'''
+SNIPPETS = ROOT / "tests" / "repro"  # torch_cpu_holders.py: test_oldest_releases runs it on torch 1.0.1 too
 
 
 def _repro(script: Path, env: str, results: Path) -> tuple[str, str]:
@@ -64,7 +53,7 @@ def test_a_tf1_sessions_variables_are_named_on_python_27(cpu_image: Any, tmp_pat
 def test_torch_cpu_tensors_behind_an_optimizer_and_a_list_of_losses(cpu_image: Any, tmp_path: Path) -> None:
     cpu_image("torch")
     script = tmp_path / "train_cpu.py"
-    script.write_text(TORCH_CPU)
+    script.write_text((SNIPPETS / "torch_cpu_holders.py").read_text())
     (tmp_path / "results").mkdir()
     text, log = _repro(script, "torch", tmp_path / "results")
     assert "What holds the host memory at `train_cpu.py:10: del model, loss`:" in text, text

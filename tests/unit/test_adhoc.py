@@ -25,9 +25,10 @@ PROJECTS = {
                    "tensorflow-1.8.0-cp27-cp27mu-manylinux1_x86_64.whl",
                    "tensorflow-2.4.4-cp38-cp38-manylinux2010_x86_64.whl",
                    "tensorflow-0.12.0.tar.gz"],
-    "jax": ["jax-0.10.2-py3-none-any.whl", "jax-0.11.2-py3-none-any.whl"],
+    "jax": ["jax-0.10.2-py3-none-any.whl", "jax-0.11.2-py3-none-any.whl", "jax-0.4.1.tar.gz", "jax-0.4.2.tar.gz"],
     "jaxlib": ["jaxlib-0.10.2-cp311-cp311-manylinux_2_27_x86_64.whl", "jaxlib-0.10.2-cp312-cp312-manylinux_2_27_x86_64.whl",
-               "jaxlib-0.11.2-cp312-cp312-manylinux_2_27_x86_64.whl", "jaxlib-0.11.2-cp313-cp313-manylinux_2_27_x86_64.whl"],
+               "jaxlib-0.11.2-cp312-cp312-manylinux_2_27_x86_64.whl", "jaxlib-0.11.2-cp313-cp313-manylinux_2_27_x86_64.whl",
+               "jaxlib-0.4.2-cp310-cp310-manylinux2014_x86_64.whl"],
     "torch": ["torch-2.5.1-cp311-cp311-manylinux1_x86_64.whl", "torch-2.5.1-cp312-cp312-manylinux1_x86_64.whl",
               "torch-1.0.1-cp27-cp27mu-manylinux1_x86_64.whl", "torch-1.0.1-cp37-cp37m-manylinux1_x86_64.whl"],
     "six": ["six-1.16.0-py2.py3-none-any.whl"],
@@ -59,6 +60,16 @@ def test_jax_gets_its_jaxlib_and_a_python_both_have_wheels_for(index: str) -> No
     assert gpu[0] == "jax[cuda12]==0.10.2" and not any(p.startswith("jaxlib") for p in gpu)
     assert adhoc.environment("jax[cuda12]==0.10.2", "cpu", index_url=index).variants["cpu"].packages == (
         "jax[cuda12]==0.10.2",)
+
+
+def test_a_jax_release_published_as_a_source_archive_takes_its_jaxlibs_pythons(index: str) -> None:
+    """jax 0.4.1 is pure Python and PyPI has only its source archive; its jaxlib decides the Python. Where the
+    index has no such jaxlib (PyPI's oldest is 0.4.13 today), one line says so."""
+    env = adhoc.environment("jax==0.4.2", "cpu", index_url=index)
+    assert env.python_version == "3.10" and env.variants["cpu"].packages == ("jax==0.4.2", "numpy<2", "jaxlib==0.4.2")
+    gone = adhoc.environment("jax==0.4.1", "cpu", index_url=index)
+    assert gone.unavailable == (f"jax 0.4.1 is a source archive and needs jaxlib 0.4.1, which {index} does not have "
+                                "(its oldest there: 0.4.2)")
 
 
 def test_tensorflow_gets_the_companions_its_metadata_lacks_and_its_cuda_base(index: str) -> None:
@@ -199,6 +210,10 @@ def test_tensorflow_2_4_loads_cusolver_by_cuda_11_0s_name_and_cupy_gets_nvrtc(in
         assert {"nvidia-cuda-nvrtc-cu11==11.8.89", "nvidia-cuda-runtime-cu11==11.8.89"} <= set(cupy.venv_cuda), pin
         assert not any("cudnn" in wheel for wheel in cupy.venv_cuda)
     assert adhoc.environment("cupy-cuda111==8.6.0", "gpu", index_url=index).variants["gpu"].venv_cuda == ()
+    # CuPy before 13 cannot be imported without CUDA's libraries: its cpu image does not try (its cells say why)
+    assert adhoc.environment("cupy-cuda112==8.6.0", "cpu", index_url=index).build_args("cpu")["IMPORTS"] == ""
+    assert adhoc.environment("cupy-cuda11x==13.6.0", "cpu", index_url=index).build_args("cpu")["IMPORTS"] == "cupy"
+    assert adhoc.environment("cupy-cuda112==8.6.0", "gpu", index_url=index).build_args("gpu")["IMPORTS"] == "cupy"
 
 
 def test_the_cuda_wheels_change_a_virtualenv_but_not_the_image(index: str) -> None:

@@ -58,3 +58,13 @@ def test_cupy_compiled_for_an_older_gpu_names_the_switch_that_runs_it() -> None:
     with_ptx = _record("cupy-10.6.0-ptx-cupy__pool_free_all_blocks")
     assert with_ptx["setenv"]["CUPY_COMPILE_WITH_PTX"] == "1" and verdicts.judge(with_ptx)["status"] == Status.OK.value
     assert failures.cupy_compiled_for_older_gpu(with_ptx) is None
+
+
+def test_a_cupy_that_cannot_load_cudas_libraries_on_a_cpu_host_says_it_needs_them() -> None:
+    """CuPy 8 on a CPU host: "CuPy is not correctly installed ... libcublas.so.11: cannot open shared object
+    file" is what a host without CUDA gives, not a broken install."""
+    record = results.load_record(RECORDS.parent / "cpu-oldest" / "cupy-8.6.0-cupy__pool_free_all_blocks.json.gz")
+    assert record["status"] == Status.UNSUPPORTED.value and "CuPy is not correctly installed" in record["error"]["message"]
+    judged = verdicts.judge(record)
+    assert judged["unsupported_reason"] == ("it needs CUDA's libraries and an NVIDIA GPU, and neither is here "
+                                            "(libcublas.so.11: cannot open shared object file: No such file or directory)")

@@ -1,0 +1,94 @@
+"""The oldest release of each framework, end to end on a CPU host: the agent, the holder search and the meters
+in a real image of that release, built by `--with` from PyPI (stand-in bases on CI: Python 3.7 from Ubuntu
+18.04 for torch 1.0.1). TensorFlow 1.8 on Python 2.7 is test_holders_cpu's.
+
+torch 1.0.1 has no ``is_meta`` and no storage ``nbytes()``, and its graphs show no saved tensors: the search
+named nothing there until it read a tensor's bytes as that release can. jaxlib before 0.4.13 is gone from
+PyPI, so JAX's oldest that installs is 0.4.13. CuPy 8 links CUDA's libraries and cannot even be imported
+where there are none: its cells say that, not "CuPy is not correctly installed".
+"""
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+from helpers import ROOT
+
+from harness.environments import config
+
+SNIPPETS = ROOT / "tests" / "repro"  # torch_cpu_holders.py (test_holders_cpu's too), jax_0_4_holders.py
+
+
+def _harness(*args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-m", "harness", *args, "--backend", "docker", "--variant", "cpu"], cwd=ROOT,
+                          capture_output=True, text=True, timeout=2400, env=dict(os.environ, NO_COLOR="1", COLUMNS="200"))
+
+
+def _base_or_skip(docker_client: Any, base: str) -> None:
+    """The base `--with` builds on must be on the engine (CI makes a stand-in: .ci/make-bases.sh)."""
+    from docker.errors import ImageNotFound
+
+    try:
+        docker_client.images.get(config.mirrored(base))
+    except ImageNotFound:
+        if os.environ.get("CI") == "true":
+            pytest.fail(f"CI=true but no {config.mirrored(base)}: .ci/make-bases.sh makes it")
+        pytest.skip(f"no {config.mirrored(base)} on this engine (.ci/make-bases.sh makes a stand-in)")
+
+
+def _repro(tmp_path: Path, snippet: str, pin: str) -> tuple[str, dict[str, Any], str]:
+    script = tmp_path / "oldest.py"
+    script.write_text((SNIPPETS / snippet).read_text())
+    results = tmp_path / "results"
+    done = _harness("repro", str(script), "--with", pin, "--results", str(results))
+    assert done.returncode == 0, done.stderr[-3000:]
+    (run_dir,) = [p for p in results.iterdir() if p.is_dir()]
+    record = json.loads((run_dir / pin / "repro__oldest.json").read_text())
+    log = (run_dir / "logs" / pin / "repro__oldest.log").read_text(errors="replace")
+    return (run_dir / "repro.md").read_text(), record, log
+
+
+def test_torch_1_0_1_on_python_3_7_names_what_holds_its_cpu_tensors(docker_client: Any, tmp_path: Path) -> None:
+    _base_or_skip(docker_client, "python:3.7-slim-bullseye")
+    text, record, log = _repro(tmp_path, "torch_cpu_holders.py", "torch==1.0.1")
+    assert record["status"] == "ok" and record["facts"]["frameworks"]["torch"] == "1.0.1", record.get("error")
+    assert record["agent"]["python"].startswith("3.7."), record["agent"]
+    assert "What holds the host memory at `oldest.py:10: del model, loss`:" in text, text
+    assert "- `opt` (Adam) holds its state and the parameters it was given, after the model is gone: 6 tensors" in text
+    assert ("- `losses` (list of 4) keeps 4 tensors (16 B, without what their graphs saved for backward: this "
+            "release shows no graph's saved tensors) with their autograd graphs") in text, text
+    assert "done 4 16 MiB of parameters" in log
+    readings = [cp["readings"]["rss"] for cp in record["checkpoints"]]
+    assert readings[-1] > readings[0] + (64 << 20)  # the meters read the process: the model and graphs it grew
+
+
+def test_jax_0_4_13_the_oldest_jaxlib_on_pypi_names_its_arrays(docker_client: Any, tmp_path: Path) -> None:
+    _base_or_skip(docker_client, "python:3.11-slim-bookworm")
+    text, record, log = _repro(tmp_path, "jax_0_4_holders.py", "jax==0.4.13")
+    assert record["status"] == "ok" and record["facts"]["frameworks"]["jax"] == "0.4.13", record.get("error")
+    assert "What holds the host memory at `oldest.py:6: del x`:" in text, text
+    assert "- `y` (ArrayImpl) keeps 1 array (64.00 MiB) [float32 [4096, 4096]]: `del y`" in text, text
+    assert "- `cache` (dict of 1) keeps 1 array (64.00 MiB)" in text, text
+    assert "done 0.4.13 2.0 1" in log
+    older = _harness("repro", str(tmp_path / "oldest.py"), "--with", "jax==0.4.1", "--results", str(tmp_path / "r2"))
+    assert "jax 0.4.1 is a source archive and needs jaxlib 0.4.1, which https://pypi.org/simple does not have " \
+           "(its oldest there: 0.4.13)" in " ".join(older.stdout.split() + older.stderr.split())
+
+
+def test_cupy_8_without_cuda_says_it_needs_cuda_and_a_gpu(docker_client: Any, tmp_path: Path) -> None:
+    _base_or_skip(docker_client, "python:3.9-slim-bullseye")
+    results = tmp_path / "results"
+    done = _harness("matrix", "--with", "cupy-cuda112==8.6.0", "--scenario", "cupy/pool_free_all_blocks",
+                    "--results", str(results))
+    assert done.returncode == 0, done.stderr[-3000:]  # unsupported is an answer, not a failure of the run
+    (run_dir,) = [p for p in results.iterdir() if p.is_dir()]
+    matrix = json.loads((run_dir / "matrix.json").read_text())
+    cell = matrix["cells"]["cupy/pool_free_all_blocks"]["cupy-cuda112==8.6.0"]
+    assert cell["status"] == "unsupported"
+    assert cell["error"].startswith("it needs CUDA's libraries and an NVIDIA GPU, and neither is here "
+                                    "(libcublas.so.11: cannot open shared object file"), cell["error"]
