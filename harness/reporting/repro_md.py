@@ -246,14 +246,17 @@ def markdown(records: list[CellRecord], script: Path) -> str:
             lines += ["", "Growth per loop iteration:", *looped]
         if record.get("status") == Status.OK:  # the judge's answer for the environment, as every other output gives it
             lines.append(f"\nAnswer: **{glance.text(aggregate.cell_summary(record)['glance'])}**.")
-        exit_verdict = ((record.get("verdicts") or {}).get("exit") or {}).get("verdict")
-        status = record.get("status")
+        # the judge's word: a build's limit on the GPU is unsupported, with why
+        exit_verdict = (verdict_of.get("exit") or {}).get("verdict")
+        status = verdict_of.get("status") or record.get("status")
         error: ErrorInfo = record.get("error") or {"type": ""}
         if error.get("why"):  # the harness lost the cell (its engine went): what it measured stays above
             lines.append(f"\nStatus: **{status}**: {error['message']}{killed_clause(record)}.\n")
             continue
         if status != Status.OK:
-            lines.append(f"\nStatus: **{status}**: `{answer.error_line(error)[:200]}`")
+            why = verdict_of.get("unsupported_reason") or verdict_of.get("harness_reason")
+            said = f"`{answer.error_line(error)[:200]}`"
+            lines.append(f"\nStatus: **{status}**: {why} ({said})" if why else f"\nStatus: **{status}**: {said}")
         ended = process_lines(record)
         lines += ["", *ended] if ended else []
         lines.append(f"\nAfter exit: {exit_verdict or 'n/a'}{killed_clause(record)}.\n")

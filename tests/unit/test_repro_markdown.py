@@ -109,3 +109,17 @@ def test_a_large_slope_inside_the_jitter_of_few_iterations_is_unclear_not_flat()
     cell = {"status": "ok", "glance": {"back": "all"}, "steps": [{"label": "end", "verdict": "released"}],
             "loop": {"state": "unclear"}}
     assert turns.parts(cell) == turns.parts({**cell, "loop": None})  # no turn between unclear and anything
+
+
+def test_a_builds_limit_on_the_gpu_is_said_in_the_judges_word() -> None:
+    """torch 1.0.1 on an H100: CUDA 9.0's cuBLAS fails at the script's first large matrix product. The record
+    says error; the judge says unsupported, the build's limit, and repro.md says what the judge says."""
+    from harness.judgement import verdicts
+
+    record = _load(RECORDS / "old-torch-h100" / "repro__holders_torch.json.gz")
+    assert record["status"] == "error"
+    record["verdicts"] = verdicts.judge(record)  # as every output reads it: judged by today's rules
+    text = repro_md.markdown([record], Path("holders_torch.py"))
+    assert ("Status: **unsupported**: a CUDA library's kernel failed to execute (\"the GPU program failed to "
+            "execute\"): CUDA 9.0 predates the H100 80GB HBM3 (its code came with CUDA 11.8), the build's limit on "
+            "this GPU, not an answer of the release (`RuntimeError: cublas runtime error") in text, text
