@@ -166,7 +166,7 @@ def _graph_bytes(tensors, owned, unowned, budget_end):
     is retained), whether or not a Python tensor no name reaches still wraps them. Each storage
     once: none in ``owned``; one in ``unowned`` moves from there (updated) to the graph. Returns
     (bytes the graphs keep, of them the bytes no Python tensor wraps, whether any node showed what it saved:
-    torch before 1.9 shows none, so what its graphs keep cannot be read)."""
+    torch 1.0 shows none, so what its graphs keep cannot be read)."""
     total = fresh = 0
     readable = False
     seen = set()

@@ -20,8 +20,8 @@ class Budget(Exception):
 
 
 def storage_of(tensor):
-    """The allocation a tensor views and its bytes (torch before 1.? has no ``nbytes()`` on a storage: its
-    element count times the element's size; before 2.0 no ``untyped_storage()``)."""
+    """The allocation a tensor views and its bytes (a storage without ``nbytes()``, as torch 1.0's: its element
+    count times the element's size; before 2.0 no ``untyped_storage()``)."""
     storage = tensor.untyped_storage() if hasattr(tensor, "untyped_storage") else tensor.storage()
     size = storage.nbytes() if hasattr(storage, "nbytes") else storage.size() * storage.element_size()
     return (tensor.device.type, tensor.device.index, storage.data_ptr()), int(size)
@@ -29,7 +29,7 @@ def storage_of(tensor):
 
 def _torch_array(torch, cuda):
     """A tensor's (storage key, bytes) where the script's memory is measured (CUDA once CUDA started), or None.
-    Meta tensors (no memory) came with torch 1.9: an older tensor has no ``is_meta``."""
+    Meta tensors hold no memory; torch 1.0's tensors have no ``is_meta`` (none is meta)."""
     def one(obj):
         if not issubclass(type(obj), torch.Tensor) or bool(obj.is_cuda) != cuda or getattr(obj, "is_meta", False):
             return None

@@ -28,7 +28,7 @@ LAST_ERROR = "sys.last_value"  # the exception IPython keeps after a cell raised
 def _arrays(holder: Holder, noun: str = "tensor") -> str:
     n, graph = holder["arrays"], holder.get("graph_bytes") or 0
     saved = f", {human_bytes(graph)} of it saved by their graphs for backward" if graph else ""
-    if holder.get("graph_unread"):  # torch before 1.9: no node of a graph shows what it saved
+    if holder.get("graph_unread"):  # torch 1.0: no node of a graph shows what it saved
         saved = ", without what their graphs saved for backward: this release shows no graph's saved tensors"
     return f"{n} {noun}{'s' if n != 1 else ''} ({human_bytes(holder['bytes'])}{saved})"
 

@@ -16,7 +16,7 @@ class Holder(TypedDict, total=False):
     arrays: Required[int]
     graph: int  # how many of them keep an autograd graph
     graph_bytes: int  # of ``bytes``: what those graphs save for backward
-    graph_unread: bool  # what those graphs save could not be read (torch before 1.9 shows no saved tensors)
+    graph_unread: bool  # what those graphs save could not be read (torch 1.0 shows no saved tensors)
     paths: list[str]  # up to three paths from the name to an array
     shapes: str
     made_at: list[Any]  # [line, the line's text]: where the script first binds the name
