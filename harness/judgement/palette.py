@@ -26,12 +26,16 @@ PALETTE = {
 
 
 # The terminal's colour of one step's verdict, or of a cell's status where it did not run to its end (``run``'s
-# checkpoint table, a cell's summary line): what a single step came to, before the cell's answer weighs amounts.
+# checkpoint table, a cell's summary line), in the answers' colours by what came back at that step: a "cached" step
+# gave the driver nothing back, so it is red, as a cell answered "cached in the pool" is in the grid; its word says
+# where the memory is.
 STEP_TERMINAL = {
-    "released": "green", "returned": "green", "ok": "green",
-    "cached": "yellow", "partial": "yellow", "no-signal": "dim", "unmeasured": "dim",
-    "held": "red", "not-returned": "red", "error": "red", "crashed": "red", "timeout": "red", "harness-error": "red",
-    "unsupported": "magenta", "skipped": "dim", "interrupted": "dim", "unreadable": "red",
+    **dict.fromkeys(("released", "returned", "ok"), PALETTE[Colour.GREEN].terminal),
+    "partial": PALETTE[Colour.AMBER].terminal,
+    **dict.fromkeys(("cached", "held", "not-returned", "error", "crashed", "timeout", "harness-error", "unreadable"),
+                    PALETTE[Colour.RED].terminal),
+    **dict.fromkeys(("no-signal", "unmeasured", "skipped", "interrupted"), PALETTE[Colour.GREY].terminal),
+    "unsupported": "magenta",
 }
 TURN = "#7b2ff7"  # a turn's mark in the atlas, a cell whose answer changed since another run (--compare)
 

@@ -37,3 +37,12 @@ def test_the_terminal_and_the_charts_take_the_same_four_shades() -> None:
     row = {"torch 2.4.0 · H100": [cached("2.4.0", 2 << 30)], "torch 2.5.0 · H100": [cached("2.5.0", 1 << 30)]}
     svg = charts(row)[0][1]
     assert f'fill="{palette.of_back("none").mark}"' in svg and svg.count("<circle") == 2
+
+
+def test_a_steps_colour_is_the_answers_colour_of_what_came_back_at_it() -> None:
+    """`run`'s table coloured a "cached" step yellow while the grid colours a cell answered "cached in the pool"
+    with nothing back red: a step is coloured by what came back at it, as a cell is."""
+    assert palette.STEP_TERMINAL["cached"] == palette.STEP_TERMINAL["held"] == palette.of_back("none").terminal
+    assert palette.STEP_TERMINAL["partial"] == palette.of_back("part").terminal
+    assert palette.STEP_TERMINAL["released"] == palette.of_back("all").terminal
+    assert palette.STEP_TERMINAL["no-signal"] == palette.of_back("n/a").terminal
