@@ -8,13 +8,13 @@ or pin fails here, not on a user's GPU host.
 """
 from __future__ import annotations
 
-import os
 import shutil
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
 import pytest
+from dockerkit import base_or_skip
 
 from harness.common.errors import BuildError
 from harness.environments import config, images
@@ -27,24 +27,10 @@ def _gpu_envs() -> list[str]:
     return sorted(name for name, env in config.load_environments().items() if env.kind == "build" and "gpu" in env.variants)
 
 
-def _base_present(client: Any, env: config.EnvDef) -> None:
-    import docker.errors
-
-    base = config.mirrored(env.variant("gpu").base)  # where the build will look for it
-    try:
-        client.images.get(base)
-    except docker.errors.ImageNotFound:
-        message = (f"no {base}: run .ci/make-bases.sh with HARNESS_BASE_MIRROR set (it makes a stand-in for every "
-                   "gpu base under that prefix)")
-        if os.environ.get("CI") == "true":
-            pytest.fail(message)
-        pytest.skip(message)
-
-
 @pytest.mark.parametrize("name", _gpu_envs())
 def test_gpu_dockerfile_builds_and_its_pins_resolve(name: str, docker_client: Any, environments: dict) -> None:
     env = environments[name]
-    _base_present(docker_client, env)
+    base_or_skip(docker_client, env.variant("gpu").base)
     notes: list[str] = []
     images.build(docker_client, env, "gpu", CHECK, notes.append)
     assert any("Step" in n for n in notes)
@@ -64,7 +50,7 @@ def _broken_copy(tmp_path: Path, env: config.EnvDef, old: str, new: str) -> conf
 
 def test_a_broken_gpu_dockerfile_fails(tmp_path: Path, docker_client: Any, environments: dict) -> None:
     env = environments["torch"]
-    _base_present(docker_client, env)
+    base_or_skip(docker_client, env.variant("gpu").base)
     broken = _broken_copy(tmp_path, env, "COPY build/ /tmp/build/", "COPY build/ /tmp/bulid/")
     with pytest.raises(BuildError, match=f"building {config.image_prefix()}/torch:gpu-[0-9a-f]{{16}}-check on .* failed"):
         images.build(docker_client, broken, "gpu", CHECK, lambda text: None)
@@ -72,7 +58,7 @@ def test_a_broken_gpu_dockerfile_fails(tmp_path: Path, docker_client: Any, envir
 
 def test_a_gpu_pin_that_does_not_exist_fails(docker_client: Any, environments: dict) -> None:
     env = environments["torch"]
-    _base_present(docker_client, env)
+    base_or_skip(docker_client, env.variant("gpu").base)
     gpu = env.variant("gpu")
     bad = replace(env, variants={**env.variants, "gpu": replace(gpu, packages=["torch==2.15.404"])})
     with pytest.raises(BuildError) as failed:

@@ -16,10 +16,8 @@ import sys
 from pathlib import Path
 from typing import Any
 
-import pytest
+from dockerkit import base_or_skip
 from helpers import ROOT
-
-from harness.environments import config
 
 SNIPPETS = ROOT / "tests" / "repro"  # torch_cpu_holders.py (test_holders_cpu's too), jax_0_4_holders.py
 
@@ -27,18 +25,6 @@ SNIPPETS = ROOT / "tests" / "repro"  # torch_cpu_holders.py (test_holders_cpu's 
 def _harness(*args: str) -> subprocess.CompletedProcess[str]:
     return subprocess.run([sys.executable, "-m", "harness", *args, "--backend", "docker", "--variant", "cpu"], cwd=ROOT,
                           capture_output=True, text=True, timeout=2400, env=dict(os.environ, NO_COLOR="1", COLUMNS="200"))
-
-
-def _base_or_skip(docker_client: Any, base: str) -> None:
-    """The base `--with` builds on must be on the engine (CI makes a stand-in: .ci/make-bases.sh)."""
-    from docker.errors import ImageNotFound
-
-    try:
-        docker_client.images.get(config.mirrored(base))
-    except ImageNotFound:
-        if os.environ.get("CI") == "true":
-            pytest.fail(f"CI=true but no {config.mirrored(base)}: .ci/make-bases.sh makes it")
-        pytest.skip(f"no {config.mirrored(base)} on this engine (.ci/make-bases.sh makes a stand-in)")
 
 
 def _repro(tmp_path: Path, snippet: str, pin: str) -> tuple[str, dict[str, Any], str]:
@@ -54,7 +40,7 @@ def _repro(tmp_path: Path, snippet: str, pin: str) -> tuple[str, dict[str, Any],
 
 
 def test_torch_1_0_1_on_python_3_7_names_what_holds_its_cpu_tensors(docker_client: Any, tmp_path: Path) -> None:
-    _base_or_skip(docker_client, "python:3.7-slim-bullseye")
+    base_or_skip(docker_client, "python:3.7-slim-bullseye")
     text, record, log = _repro(tmp_path, "torch_cpu_holders.py", "torch==1.0.1")
     assert record["status"] == "ok" and record["facts"]["frameworks"]["torch"] == "1.0.1", record.get("error")
     assert record["agent"]["python"].startswith("3.7."), record["agent"]
@@ -68,7 +54,7 @@ def test_torch_1_0_1_on_python_3_7_names_what_holds_its_cpu_tensors(docker_clien
 
 
 def test_jax_0_4_13_the_oldest_jaxlib_on_pypi_names_its_arrays(docker_client: Any, tmp_path: Path) -> None:
-    _base_or_skip(docker_client, "python:3.11-slim-bookworm")
+    base_or_skip(docker_client, "python:3.11-slim-bookworm")
     text, record, log = _repro(tmp_path, "jax_0_4_holders.py", "jax==0.4.13")
     assert record["status"] == "ok" and record["facts"]["frameworks"]["jax"] == "0.4.13", record.get("error")
     assert "What holds the host memory at `oldest.py:6: del x`:" in text, text
@@ -81,7 +67,7 @@ def test_jax_0_4_13_the_oldest_jaxlib_on_pypi_names_its_arrays(docker_client: An
 
 
 def test_cupy_8_without_cuda_says_it_needs_cuda_and_a_gpu(docker_client: Any, tmp_path: Path) -> None:
-    _base_or_skip(docker_client, "python:3.9-slim-bullseye")
+    base_or_skip(docker_client, "python:3.9-slim-bullseye")
     results = tmp_path / "results"
     done = _harness("matrix", "--with", "cupy-cuda112==8.6.0", "--scenario", "cupy/pool_free_all_blocks",
                     "--results", str(results))
