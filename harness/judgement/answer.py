@@ -82,7 +82,7 @@ class Answer:
     amounts: Amounts | None = None
     loop: LoopLine | None = None
     gpus: tuple[str, ...] = ()  # what several GPUs showed (judgement/multigpu.py), each a phrase
-    caveats: tuple[str, ...] = ()  # how it ran that the answer depends on (failures.measured_without)
+    caveats: tuple[str, ...] = ()  # how it ran that the answer depends on (failures.caveats)
     verdict: str = ""  # the deciding step's verdict, or the cell's status: the one word a page keys on
 
     @property

@@ -170,3 +170,11 @@ def measured_without(record: CellRecord) -> list[str]:
             said.append(f"measured without {note['without']}, which failed on this GPU in the warm-up "
                         f"({'; '.join(w for w in why if w)})")
     return said
+
+
+def caveats(record: CellRecord) -> list[str]:
+    """How a cell ran that its answer depends on, said beside it: a library that failed in the warm-up
+    (measured_without), CUDA libraries linked under the older names the release loads (aliased_libraries)."""
+    said = measured_without(record)
+    aliased = aliased_libraries(record)
+    return [*said, aliased] if aliased else said

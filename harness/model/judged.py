@@ -137,7 +137,7 @@ class CellSummary(TypedDict, total=False):
     loop: LoopSummary | None  # judgement/loops.summary
     gpu_only: str  # why a GPU-memory scenario measured without a GPU answers n/a
     multigpu: list[str]  # judgement/multigpu.short_findings
-    caveats: list[str]  # judgement/failures.measured_without
+    caveats: list[str]  # judgement/failures.caveats
     glance: Glance  # the judge's answer (judgement/answer.Answer.as_dict)
 
 

@@ -98,8 +98,8 @@ def cell_summary(record: CellRecord) -> CellSummary:
         summary["gpu_only"] = judged["gpu_only"]
     if found := multigpu.short_findings(record):
         summary["multigpu"] = found
-    if said := [*failures.measured_without(record), *filter(None, [failures.aliased_libraries(record)])]:
-        summary["caveats"] = said  # how it ran, said beside its answer
+    if said := failures.caveats(record):  # how it ran, said beside its answer
+        summary["caveats"] = said
     summary["glance"] = glance.of_cell(summary)
     return summary
 
