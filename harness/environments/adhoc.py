@@ -146,9 +146,14 @@ def gpu_plan(main: Requirement, version: Version, pythons: tuple[str, ...], pack
     return Plan(UBUNTU_PYTHON[ubuntu], base, tuple(packages), pip_options=options)
 
 
+def _framework_pin(reqs: list[Requirement]) -> Requirement:
+    """The framework among one ``--with``'s pins, wherever it was written (else the first pin)."""
+    return next((r for r in reqs if kind_of(r.name)), reqs[0])
+
+
 def plan(reqs: list[Requirement], variant: str, index_url: str = pkgindex.DEFAULT_INDEX) -> Plan:
     """What the pins of one ``--with`` build for ``variant``; Unavailable when it cannot be built here."""
-    main = next((r for r in reqs if kind_of(r.name)), reqs[0])  # the framework, wherever it was written
+    main = _framework_pin(reqs)
     reqs = [main, *(r for r in reqs if r is not main)]
     version, kind = pinned(main), kind_of(main.name)
     entry = frameworks.named(kind)
@@ -243,10 +248,11 @@ def environment(text: str, variant: str, fallback_families: tuple[str, ...] = ()
         chosen = plan(reqs, variant, index_url)
     except Unavailable as exc:
         return EnvDef(name=name, family=families, dockerfile=DOCKERFILE, default=False, unavailable=str(exc), pin=name)
-    # CuPy before 13 links CUDA's libraries (cupy-cuda112 8.6.0: libcublas.so.11): without them, in a cpu image, it
-    # cannot be imported at all, so its build does not try (its cells then say what it needs)
-    cuda_linked = kind_of(reqs[0].name) == "cupy" and variant == "cpu" and pinned(reqs[0]) < Version("13")
-    imports = () if cuda_linked else modules_of(families)
+    # a release that cannot import without CUDA's libraries (the registry's imports_without_cuda): its cpu image does
+    # not try, and its cells say what it needs
+    main = _framework_pin(reqs)
+    entry = frameworks.named(kind_of(main.name))
+    imports = () if variant == "cpu" and entry and not entry.imports_on_cpu(pinned(main)) else modules_of(families)
     return EnvDef(name=name, family=families, dockerfile=DOCKERFILE, python="python", python_version=chosen.python,
                   other_pythons=chosen.others, default=False, imports=imports, pin=name,
                   variants={variant: VariantDef(base=chosen.base, packages=chosen.packages, index_url=chosen.index_url,

@@ -10,19 +10,20 @@ CUDA11_WHEELS = ("nvidia-cuda-runtime-cu11==11.8.89", "nvidia-cuda-nvrtc-cu11==1
                  "nvidia-cufft-cu11==10.9.0.58", "nvidia-curand-cu11==10.3.0.86", "nvidia-cusolver-cu11==11.4.1.48",
                  "nvidia-cusparse-cu11==11.7.5.86")
 
+CUDA11_BASE, CUDA11_UBUNTUS = "nvidia/cuda:11.8.0-runtime-ubuntu{ubuntu}", ("22.04", "20.04", "18.04")
+
 FRAMEWORK = Framework(
     name="cupy",
     families=("cupy",),
     distributions=("cupy", "cupy-cuda*"),
     libraries=("cupyx",),
+    imports_without_cuda=">=13",  # cupy-cuda112 8.6.0 without CUDA: "libcublas.so.11: cannot open shared object file"
     # CuPy 8 states only numpy>=1.15 and imports numpy.MachAr, which 1.24 removed (9 caps numpy itself)
     companions=(("<9", ("numpy<1.24",)),),
     # docs.cupy.dev/en/stable/reference/environment.html
     variables=("CUPY_GPU_MEMORY_LIMIT", "CUPY_ACCELERATORS", "CUPY_CACHE_DIR", "CUPY_CUDA_PER_THREAD_DEFAULT_STREAM",
                "CUPY_TF32"),
     # a CUDA 11 build on CUDA 11.8's runtime base where Ubuntu has one (no 24.04 image of it), else CUDA 12's
-    gpu_builds=(GpuBuild("", "nvidia/cuda:11.8.0-runtime-ubuntu{ubuntu}", distribution="cupy-cuda11[2x]",
-                         ubuntus=("22.04", "20.04", "18.04"), venv_cuda=CUDA11_WHEELS),
-                GpuBuild("", "nvidia/cuda:11.8.0-runtime-ubuntu{ubuntu}", distribution="cupy-cuda11*",
-                         ubuntus=("22.04", "20.04", "18.04"))),
+    gpu_builds=(GpuBuild("", CUDA11_BASE, distribution="cupy-cuda11[2x]", ubuntus=CUDA11_UBUNTUS, venv_cuda=CUDA11_WHEELS),
+                GpuBuild("", CUDA11_BASE, distribution="cupy-cuda11*", ubuntus=CUDA11_UBUNTUS)),
 )

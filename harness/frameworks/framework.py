@@ -43,6 +43,9 @@ class Framework:
     local_index: str = ""
     cpu_local: str = ""
     released_with: str = ""  # a distribution released in lockstep (jaxlib): pinned at the same version beside it
+    # the releases (a specifier) that import where CUDA's libraries are absent; "": every one. An image without CUDA
+    # (the cpu variant) does not try to import the others: CuPy before 13 links libcublas and cannot
+    imports_without_cuda: str = ""
     families_of_release: Callable[[str], tuple[str, ...]] | None = field(default=None, compare=False)
 
     def families_for(self, version: str) -> tuple[str, ...]:
@@ -56,6 +59,12 @@ class Framework:
 
         return next((b for b in self.gpu_builds if SpecifierSet(b.releases).contains(version, prereleases=True)
                      and (not b.distribution or _matches(distribution, b.distribution))), GpuBuild(releases=""))
+
+    def imports_on_cpu(self, version: Any) -> bool:
+        """Whether this release imports on a host without CUDA's libraries (imports_without_cuda)."""
+        from packaging.specifiers import SpecifierSet
+
+        return SpecifierSet(self.imports_without_cuda).contains(version, prereleases=True)
 
     def installs(self, distribution: str) -> bool:
         return any(_matches(distribution, pattern) for pattern in self.distributions)

@@ -214,6 +214,8 @@ def test_tensorflow_2_4_loads_cusolver_by_cuda_11_0s_name_and_cupy_gets_nvrtc(in
     assert adhoc.environment("cupy-cuda112==8.6.0", "cpu", index_url=index).build_args("cpu")["IMPORTS"] == ""
     assert adhoc.environment("cupy-cuda11x==13.6.0", "cpu", index_url=index).build_args("cpu")["IMPORTS"] == "cupy"
     assert adhoc.environment("cupy-cuda112==8.6.0", "gpu", index_url=index).build_args("gpu")["IMPORTS"] == "cupy"
+    # the framework's pin decides wherever it was written
+    assert adhoc.environment("numpy==1.23.5,cupy-cuda112==8.6.0", "cpu", index_url=index).build_args("cpu")["IMPORTS"] == ""
 
 
 def test_the_cuda_wheels_change_a_virtualenv_but_not_the_image(index: str) -> None:
