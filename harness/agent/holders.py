@@ -265,7 +265,8 @@ def find(frame, main, on_gpu=None, adjust=None):
     for group in groups.values():
         kept, fresh, readable = 0, 0, True
         try:
-            kept, fresh, readable = _graph_bytes(group["_tensors"], owned, unowned, end) if group["graph"] else (0, 0, True)
+            if group["graph"]:
+                kept, fresh, readable = _graph_bytes(group["_tensors"], owned, unowned, end)
         except live_arrays.Budget:
             result["budget_hit"] = True
         group["graph_bytes"] = kept
