@@ -12,7 +12,7 @@ cells are recorded as skipped, never silently dropped.
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from packaging.requirements import Requirement
 from packaging.specifiers import SpecifierSet
@@ -51,6 +51,7 @@ class Plan:
     others: tuple[str, ...] = ()  # the other Pythons it has wheels for, nearest first: a virtualenv may use one
     venv_cuda: tuple[str, ...] = ()  # CUDA wheels a virtualenv of it needs beside its pins (its base has them)
     venv_aliases: tuple[str, ...] = ()  # sonames it loads that those wheels ship under a newer one
+    venv_cuda_path: str = ""  # the folder of those wheels its cells' CUDA_PATH names (their CUDA headers)
 
 
 def pinned(req: Requirement) -> Version:
@@ -195,15 +196,13 @@ def plan(reqs: list[Requirement], variant: str, index_url: str = pkgindex.DEFAUL
     if own_index and entry and entry.cpu_local and not local and variant == "cpu":
         index = own_index.format(local=entry.cpu_local)
     if build is not None:
-        venv, aliases = build.venv_cuda, build.venv_aliases
         try:
             chosen = gpu_plan(main, version, pythons, packages)
         except NoCudaBase as exc:  # no image, but the release's own CUDA build runs in a virtualenv of its Python
             python = choose_python(pythons)
-            return Plan(python, "", tuple(packages), index, no_image=str(exc), others=nearest(pythons, python),
-                        venv_cuda=venv, venv_aliases=aliases)
-        return Plan(chosen.python, chosen.base, chosen.packages, index or chosen.index_url, chosen.pip_options,
-                    others=nearest(pythons, chosen.python), venv_cuda=venv, venv_aliases=aliases)
+            chosen = Plan(python, "", tuple(packages), index, no_image=str(exc))
+        return replace(chosen, index_url=index or chosen.index_url, others=nearest(pythons, chosen.python),
+                       venv_cuda=build.venv_cuda, venv_aliases=build.venv_aliases, venv_cuda_path=build.venv_cuda_path)
     python = choose_python(pythons)
     return Plan(python, cpu_base(python), tuple(packages), index, others=nearest(pythons, python))
 
@@ -257,4 +256,5 @@ def environment(text: str, variant: str, fallback_families: tuple[str, ...] = ()
                   other_pythons=chosen.others, default=False, imports=imports, pin=name,
                   variants={variant: VariantDef(base=chosen.base, packages=chosen.packages, index_url=chosen.index_url,
                                                 pip_options=chosen.pip_options, no_image=chosen.no_image,
-                                                venv_cuda=chosen.venv_cuda, venv_aliases=chosen.venv_aliases)})
+                                                venv_cuda=chosen.venv_cuda, venv_aliases=chosen.venv_aliases,
+                                                venv_cuda_path=chosen.venv_cuda_path)})

@@ -72,6 +72,10 @@ Variant = Literal["cpu", "gpu"]
 VARIANTS: tuple[Variant, ...] = ("cpu", "gpu")
 
 
+# what a virtualenv alone is given (NVIDIA's CUDA wheels, their links and headers): never in an image's definition
+VENV_ONLY = ("venv_cuda", "venv_aliases", "venv_cuda_path")
+
+
 @dataclass(frozen=True, kw_only=True)
 class VariantDef:
     base: str
@@ -87,11 +91,12 @@ class VariantDef:
     venv_cuda: tuple[str, ...] = ()
     # sonames the release loads that those wheels ship under a newer one ("libcusolver.so.10=libcusolver.so.11")
     venv_aliases: tuple[str, ...] = ()
+    venv_cuda_path: str = ""  # the folder of those wheels whose include/ its cells' CUDA_PATH names (CuPy 8)
 
     def hashed(self) -> dict[str, Any]:
         """What a definition's hash covers: the optional fields only where set, so every definition
         without them keeps the hash it had."""
-        optional = ("stage_packages", "no_image", "venv_cuda", "venv_aliases")
+        optional = ("stage_packages", "no_image", *VENV_ONLY)
         return {k: v for k, v in asdict(self).items() if k not in optional or v}
 
 
@@ -158,7 +163,7 @@ class EnvDef:
     def definition_hash(self, variant: str, repo: Path | None = None) -> str:
         """Changes whenever what the image would contain changes: pins or Dockerfile folder."""
         # a virtualenv's CUDA wheels are not in an image
-        pins = {k: v for k, v in self.variant(variant).hashed().items() if k not in ("venv_cuda", "venv_aliases")}
+        pins = {k: v for k, v in self.variant(variant).hashed().items() if k not in VENV_ONLY}
         digest = hashlib.sha256(json.dumps(pins, sort_keys=True).encode())
         repo = repo or data_root()
         for folder in (repo / self.dockerfile, repo / "images" / "common"):

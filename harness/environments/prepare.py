@@ -16,7 +16,7 @@ from typing import Any
 from harness.common import threads
 from harness.common.errors import BaseUnavailable, BuildError, DockerUnavailable, HarnessError, UsageError
 from harness.common.events import Event
-from harness.environments import config, gpu_fit, images, venvs
+from harness.environments import config, gpu_fit, images, venv_cuda, venvs
 from harness.measurement import gpu_access, subproc
 from harness.measurement.backends.base import Backend
 from harness.measurement.nvml import Nvml
@@ -215,5 +215,6 @@ def backend_for(env: config.EnvDef, kind: str, variant: str, client: Any, access
     python, reused = venvs.ensure(env, variant, venv_root, build, lambda text: emit("build-log", {"text": text}))
     emit("venv", {"env": env.name, "python": python, "reused": reused})
     return ProcessBackend(python=python, name="venv", site=venvs.runs_python2(python),
-                          library_path=venvs.library_path(env, variant, python),
+                          library_path=venv_cuda.library_path(env, variant, python),
+                          cuda_path=venv_cuda.cuda_path(env, variant, python),
                           cuda_aliases=env.variant(variant).venv_aliases if env.variants.get(variant) else ())

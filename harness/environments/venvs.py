@@ -29,13 +29,13 @@ from pathlib import Path
 from typing import Any
 
 from harness.common.errors import BuildError
-from harness.environments.config import EnvDef, VariantDef
+from harness.environments import venv_cuda
+from harness.environments.config import EnvDef
 from harness.environments.images import BuildOptions, index_reachable
 from harness.environments.install_progress import InstallProgress, torch_build
 from harness.measurement import subproc
 
 MARKER = ".harness-venv.json"
-ALIASES = "cuda-aliases"  # a virtualenv's folder of old sonames linked to its CUDA wheels' newer ones
 CREATE_TIMEOUT_S = 300
 INSTALL_TIMEOUT_S = 3600
 Note = Callable[[str], None]
@@ -153,8 +153,7 @@ def ensure(env: EnvDef, variant: str, root: Path, options: BuildOptions, note: N
         instead = f" (no python{env.python_version} here; its wheels are for {version} too)" \
             if version != env.python_version else ""
         pins = env.variant(variant)
-        cuda = f" + CUDA from NVIDIA's wheels ({_named(pins.venv_cuda)}{_aliased(pins.venv_aliases)})" \
-            if pins.venv_cuda else ""
+        cuda = f" + {venv_cuda.described(pins)}" if pins.venv_cuda else ""
         note(f"{env.name}: making a virtualenv with python{version}{instead} ({' '.join(pins.packages)}){cuda}")
         building = root / f".{folder.name}.{wanted}-{os.getpid()}"
         shutil.rmtree(building, ignore_errors=True)
@@ -168,45 +167,6 @@ def ensure(env: EnvDef, variant: str, root: Path, options: BuildOptions, note: N
             raise
         _swap_in(building, folder)
     return str(venv_python(folder)), False
-
-
-def _named(wheels: tuple[str, ...]) -> str:
-    """``nvidia-cudnn-cu11==8.7.0.84, ...`` said short: "cudnn 8.7.0.84, cublas 11.11.3.6"."""
-    return ", ".join(w.split("==")[0].removeprefix("nvidia-").rsplit("-cu", 1)[0] + " " + w.partition("==")[2]
-                     for w in wheels)
-
-
-def _aliased(aliases: tuple[str, ...]) -> str:
-    """"; libcusolver.so.10 as libcusolver.so.11": the sonames a release loads under an older name."""
-    return "".join(f"; {alias.replace('=', ' as ')}" for alias in aliases)
-
-
-def library_path(env: EnvDef, variant: str, python: str) -> str:
-    """The library folders of the CUDA wheels the virtualenv of ``python`` installed for ``env`` (its
-    ``venv_cuda``), its folder of older sonames first, for its cells' LD_LIBRARY_PATH; "" for an environment
-    that installs none."""
-    if not env.variants.get(variant) or not env.variant(variant).venv_cuda:
-        return ""
-    folder = Path(python).parent.parent
-    aliases = [folder / ALIASES] if (folder / ALIASES).is_dir() else []
-    return ":".join(str(lib) for lib in [*aliases, *sorted(folder.glob("lib/python*/site-packages/nvidia/*/lib"))])
-
-
-def _link_aliases(name: str, folder: Path, pins: VariantDef) -> None:
-    """Each soname the release loads linked to the newer one its CUDA wheels ship ("libcusolver.so.10=
-    libcusolver.so.11": TensorFlow 2.4 was built against CUDA 11.0, whose cuSOLVER kept 10's name), in one
-    folder of the virtualenv; a name no wheel ships refuses the virtualenv, naming it."""
-    if not pins.venv_aliases:
-        return
-    shipped = {lib.name: lib for lib in folder.glob("lib/python*/site-packages/nvidia/*/lib/*.so*")}
-    out = folder / ALIASES
-    out.mkdir(exist_ok=True)
-    for alias in pins.venv_aliases:
-        loaded, _, newer = alias.partition("=")
-        if newer not in shipped:
-            raise EnvSkipped(f"{name}: none of its CUDA wheels ({_named(pins.venv_cuda)}) ships {newer}, which it "
-                             f"loads as {loaded}")
-        (out / loaded).symlink_to(os.path.relpath(shipped[newer], out))
 
 
 def _held(lock: Any) -> bool:
@@ -290,7 +250,9 @@ def _install(env: EnvDef, variant: str, folder: Path, options: BuildOptions, not
     if result.returncode != 0:
         tail = result.stdout.strip().splitlines()[-1] if result.stdout.strip() else "no output"
         raise EnvSkipped(f"pip could not install {' '.join(pins.packages)} ({tail}); fix the pins or run with Docker")
-    _link_aliases(env.name, folder, pins)
+    problem = venv_cuda.link_aliases(folder, pins) or venv_cuda.missing_headers(folder, pins)
+    if problem:
+        raise EnvSkipped(f"{env.name}: {problem}")
     built = torch_build(folder)
     if built:
         note(f"{env.name}: installed {built}")

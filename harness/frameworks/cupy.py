@@ -24,6 +24,9 @@ FRAMEWORK = Framework(
     variables=("CUPY_GPU_MEMORY_LIMIT", "CUPY_ACCELERATORS", "CUPY_CACHE_DIR", "CUPY_CUDA_PER_THREAD_DEFAULT_STREAM",
                "CUPY_TF32"),
     # a CUDA 11 build on CUDA 11.8's runtime base where Ubuntu has one (no 24.04 image of it), else CUDA 12's
-    gpu_builds=(GpuBuild("", CUDA11_BASE, distribution="cupy-cuda11[2x]", ubuntus=CUDA11_UBUNTUS, venv_cuda=CUDA11_WHEELS),
+    # CuPy 8 includes cuda_fp16.h from CUDA_PATH (9 bundles its own): the runtime wheel's, as NVRTC 11.8 reads them
+    gpu_builds=(GpuBuild("<9", CUDA11_BASE, distribution="cupy-cuda11[2x]", ubuntus=CUDA11_UBUNTUS, venv_cuda=CUDA11_WHEELS,
+                         venv_cuda_path="nvidia/cuda_runtime"),
+                GpuBuild("", CUDA11_BASE, distribution="cupy-cuda11[2x]", ubuntus=CUDA11_UBUNTUS, venv_cuda=CUDA11_WHEELS),
                 GpuBuild("", CUDA11_BASE, distribution="cupy-cuda11*", ubuntus=CUDA11_UBUNTUS)),
 )

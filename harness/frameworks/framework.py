@@ -26,6 +26,10 @@ class GpuBuild:
     # sonames these releases load that those wheels ship under a newer one, as "LOADED=SHIPPED"
     # (libcusolver.so.10=libcusolver.so.11): linked under the old name in a folder first on that library path
     venv_aliases: tuple[str, ...] = ()
+    # the folder of those wheels (site-packages relative) whose include/ holds the CUDA headers these releases
+    # compile their kernels with at run time, found through CUDA_PATH (CuPy 8 bundles none; without it,
+    # /usr/local/cuda's, of whatever CUDA the host has)
+    venv_cuda_path: str = ""
 
 
 @dataclass(frozen=True, kw_only=True)

@@ -83,7 +83,7 @@ def cupy_compiled_for_older_gpu(record: CellRecord) -> str | None:
             "the build's limit on this GPU, not an answer of the release")
 
 
-# the folder where a virtualenv links the older sonames a release loads to its CUDA wheels' newer ones (venvs.ALIASES)
+# the folder where a virtualenv links the older sonames a release loads to its CUDA wheels' newer ones (venv_cuda.ALIASES)
 ALIASES_FOLDER = re.compile(r"/cuda-aliases(:|$)")
 SIGNALLED = re.compile(r"killed by signal \d+|the child exited with -\d+")
 

@@ -150,6 +150,7 @@ class Environment(TypedDict, total=False):
     interpreter: str | None  # the Python that ran the cell (process backend)
     library_path: str | None  # a virtualenv's own library folders, first on LD_LIBRARY_PATH (its CUDA wheels)
     cuda_aliases: list[str]  # older sonames it linked to its CUDA wheels' newer ones ("libcusolver.so.10=...so.11")
+    cuda_path: str | None  # its CUDA wheel whose headers the release compiled with, its cells' CUDA_PATH (CuPy 8)
     base: str | None  # what a built environment was built from
     packages: list[str]
     pin: str | None

@@ -38,8 +38,9 @@ def _where(env: Environment) -> str:
     if env.get("backend") == "docker":
         return f"image {env.get('image')}" + (f" ({packages} on {env.get('base')})" if packages else "")
     if env.get("backend") == "venv":
-        aliases = "; ".join(alias.replace("=", " as ") for alias in env.get("cuda_aliases") or [])
-        cuda = (" with CUDA from NVIDIA's wheels on its library path" + (f" ({aliases})" if aliases else "")
+        said = [alias.replace("=", " as ") for alias in env.get("cuda_aliases") or []]
+        said += ["CUDA_PATH at their headers"] if env.get("cuda_path") else []
+        cuda = (" with CUDA from NVIDIA's wheels on its library path" + (f" ({'; '.join(said)})" if said else "")
                 if env.get("library_path") else "")
         return (f"a virtualenv of {packages}" if packages else "a virtualenv") + cuda
     return f"the interpreter {Path(str(env.get('interpreter') or 'python')).name}"

@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from harness.environments import venvs
+from harness.environments import venv_cuda, venvs
 from harness.environments.config import EnvDef, VariantDef
 from harness.environments.images import BuildOptions
 from harness.measurement.backends.process import ProcessBackend
@@ -29,6 +29,7 @@ def _nvidia_style_wheel(folder: Path) -> None:
     library = Path(sysconfig.get_config_var("DESTSHARED")) / f"math{sysconfig.get_config_var('EXT_SUFFIX')}"
     info = "nvidia_fakecuda_cu11-1.0.dist-info"
     files = {"nvidia/fakecuda/lib/libfakecuda.so.11": library.read_bytes(),
+             "nvidia/fakecuda/include/cuda_fp16.h": b"/* CUDA 11's half type */\n",
              f"{info}/METADATA": b"Metadata-Version: 2.1\nName: nvidia-fakecuda-cu11\nVersion: 1.0\n",
              f"{info}/WHEEL": b"Wheel-Version: 1.0\nGenerator: test\nRoot-Is-Purelib: false\nTag: py3-none-any\n"}
     record = "".join(f"{name},,\n" for name in [*files, f"{info}/RECORD"]).encode()
@@ -57,7 +58,7 @@ def test_the_cells_of_such_a_virtualenv_load_its_cuda_libraries_by_name(tmp_path
     python, reused = venvs.ensure(env, "gpu", tmp_path / "venvs", BuildOptions(wheelhouse=wheelhouse, offline=True),
                                   notes.append)
     assert not reused and any("CUDA from NVIDIA's wheels (fakecuda 1.0)" in note for note in notes)
-    library_path = venvs.library_path(env, "gpu", python)
+    library_path = venv_cuda.library_path(env, "gpu", python)
     assert library_path.endswith("/site-packages/nvidia/fakecuda/lib")
     backend = ProcessBackend(python=python, name="venv", library_path=library_path)
     done = subprocess.run([python, "-c", LOAD], env=backend.environment({}), capture_output=True, text=True, timeout=60)
@@ -67,7 +68,7 @@ def test_the_cells_of_such_a_virtualenv_load_its_cuda_libraries_by_name(tmp_path
     assert bare.returncode != 0 and "libfakecuda.so.11" in bare.stderr  # what a cell got before: nothing found
     plain = EnvDef(name="new-tf", family=("tf2",), dockerfile="images/adhoc", python_version=version, default=False,
                    variants={"gpu": VariantDef(base="", packages=())})
-    assert venvs.library_path(plain, "gpu", python) == ""  # a release that ships its own CUDA gets no path
+    assert venv_cuda.library_path(plain, "gpu", python) == ""  # a release that ships its own CUDA gets no path
 
 
 def test_a_release_that_loads_an_older_soname_finds_the_newer_one_under_it(tmp_path: Path, wheelhouse: Path) -> None:
@@ -86,8 +87,8 @@ def test_a_release_that_loads_an_older_soname_finds_the_newer_one_under_it(tmp_p
     aliased = env("tf-2.4", "libfakecuda.so.10=libfakecuda.so.11")
     python, _ = venvs.ensure(aliased, "gpu", tmp_path / "venvs", options, notes.append)
     assert any("(fakecuda 1.0; libfakecuda.so.10 as libfakecuda.so.11)" in note for note in notes), notes
-    library_path = venvs.library_path(aliased, "gpu", python)
-    assert library_path.split(":")[0].endswith(f"/{venvs.ALIASES}")
+    library_path = venv_cuda.library_path(aliased, "gpu", python)
+    assert library_path.split(":")[0].endswith(f"/{venv_cuda.ALIASES}")
     load_old = LOAD.replace("libfakecuda.so.11", "libfakecuda.so.10")
     backend = ProcessBackend(python=python, name="venv", library_path=library_path)
     done = subprocess.run([python, "-c", load_old], env=backend.environment({}), capture_output=True, text=True,
@@ -97,3 +98,38 @@ def test_a_release_that_loads_an_older_soname_finds_the_newer_one_under_it(tmp_p
                                                r"libfakecuda.so.12, which it loads as libfakecuda.so.9"):
         venvs.ensure(env("tf-bad", "libfakecuda.so.9=libfakecuda.so.12"), "gpu", tmp_path / "venvs", options,
                      notes.append)
+
+
+HEADER = "import os; print(open(os.path.join(os.environ['CUDA_PATH'], 'include', 'cuda_fp16.h')).read().strip())"
+
+
+def test_a_release_that_compiles_with_cudas_headers_finds_its_wheels_not_the_hosts(
+        tmp_path: Path, wheelhouse: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """CuPy 8 compiles its kernels with the headers under CUDA_PATH (else /usr/local/cuda): a host's own CUDA of
+    another major breaks NVRTC 11.8. Its cells get the CUDA wheel's folder as CUDA_PATH, over the host's; a
+    --setenv CUDA_PATH still wins; a wheel without include/ refuses the virtualenv in one line."""
+    options = BuildOptions(wheelhouse=wheelhouse, offline=True)
+
+    def env(name: str, folder: str) -> EnvDef:
+        return EnvDef(name=name, family=("cupy",), dockerfile="images/adhoc", python_version=VERSION, default=False,
+                      variants={"gpu": VariantDef(base="", packages=(), venv_cuda=("nvidia-fakecuda-cu11==1.0",),
+                                                  venv_cuda_path=folder)})
+
+    notes: list[str] = []
+    cupy8 = env("cupy-8", "nvidia/fakecuda")
+    python, _ = venvs.ensure(cupy8, "gpu", tmp_path / "venvs", options, notes.append)
+    assert any("(fakecuda 1.0; CUDA_PATH nvidia/fakecuda)" in note for note in notes), notes
+    cuda_path = venv_cuda.cuda_path(cupy8, "gpu", python)
+    assert cuda_path.endswith("/site-packages/nvidia/fakecuda")
+    monkeypatch.setenv("CUDA_PATH", str(tmp_path / "host-cuda-13"))
+    backend = ProcessBackend(python=python, name="venv", library_path=venv_cuda.library_path(cupy8, "gpu", python),
+                             cuda_path=cuda_path)
+    done = subprocess.run([python, "-c", HEADER], env=backend.environment({}), capture_output=True, text=True,
+                          timeout=60)
+    assert done.returncode == 0 and done.stdout.strip() == "/* CUDA 11's half type */", done.stderr
+    assert backend.describe()["cuda_path"] == cuda_path
+    assert backend.environment({"CUDA_PATH": "/opt/cuda-11.2"})["CUDA_PATH"] == "/opt/cuda-11.2"
+    assert ProcessBackend(python=python, name="venv").environment({})["CUDA_PATH"] == str(tmp_path / "host-cuda-13")
+    with pytest.raises(venvs.EnvSkipped, match=r"cupy-bad: none of its CUDA wheels \(fakecuda 1.0\) holds "
+                                               r"nvidia/other/include, the CUDA headers it compiles its kernels with"):
+        venvs.ensure(env("cupy-bad", "nvidia/other"), "gpu", tmp_path / "venvs", options, notes.append)

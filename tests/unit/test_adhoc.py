@@ -210,6 +210,10 @@ def test_tensorflow_2_4_loads_cusolver_by_cuda_11_0s_name_and_cupy_gets_nvrtc(in
         assert {"nvidia-cuda-nvrtc-cu11==11.8.89", "nvidia-cuda-runtime-cu11==11.8.89"} <= set(cupy.venv_cuda), pin
         assert not any("cudnn" in wheel for wheel in cupy.venv_cuda)
     assert adhoc.environment("cupy-cuda111==8.6.0", "gpu", index_url=index).variants["gpu"].venv_cuda == ()
+    # CuPy 8 compiles with CUDA_PATH's headers (9 bundles its own): the runtime wheel's, of NVRTC's CUDA
+    assert adhoc.environment("cupy-cuda112==8.6.0", "gpu", index_url=index).variants["gpu"].venv_cuda_path \
+        == "nvidia/cuda_runtime"
+    assert adhoc.environment("cupy-cuda11x==13.6.0", "gpu", index_url=index).variants["gpu"].venv_cuda_path == ""
     # CuPy before 13 cannot be imported without CUDA's libraries: its cpu image does not try (its cells say why)
     assert adhoc.environment("cupy-cuda112==8.6.0", "cpu", index_url=index).build_args("cpu")["IMPORTS"] == ""
     assert adhoc.environment("cupy-cuda11x==13.6.0", "cpu", index_url=index).build_args("cpu")["IMPORTS"] == "cupy"

@@ -174,6 +174,9 @@ def test_the_paste_block_names_no_folder_of_this_machine() -> None:
     assert repro_md._where({"backend": "venv", "packages": ["tensorflow==2.9.3"], "base": None,
                             "library_path": "/v/lib/python3.8/site-packages/nvidia/cublas/lib"}) == \
         "a virtualenv of tensorflow==2.9.3 with CUDA from NVIDIA's wheels on its library path"  # no base it did not use
+    assert repro_md._where({"backend": "venv", "packages": ["cupy-cuda112==8.6.0"], "library_path": "/v/nvidia/cuda_nvrtc/lib",
+                            "cuda_path": "/v/lib/python3.8/site-packages/nvidia/cuda_runtime"}) == \
+        "a virtualenv of cupy-cuda112==8.6.0 with CUDA from NVIDIA's wheels on its library path (CUDA_PATH at their headers)"
     assert repro_md._where({"backend": "process", "interpreter": "/opt/torch/.venv/bin/python3"}) == "the interpreter python3"
     assert repro_md._where({"backend": "docker", "image": "gpu-cleanup-matrix/torch:gpu-1a2b", "packages": ["torch==2.15.0"],
                             "base": "nvidia/cuda:13.0.0-base-ubuntu24.04"}) == \

@@ -104,7 +104,8 @@ class ProcessBackend:
     # the environment's own library folders (a virtualenv's CUDA wheels), first on LD_LIBRARY_PATH as an
     # image's ENV puts its own; after the user's --setenv value where one is given
     library_path: str = ""
-    cuda_aliases: tuple[str, ...] = ()  # older sonames it links to those wheels' newer ones (venvs.ALIASES)
+    cuda_aliases: tuple[str, ...] = ()  # older sonames it links to those wheels' newer ones (venv_cuda.ALIASES)
+    cuda_path: str = ""  # its CUDA wheel whose headers the release compiles with: CUDA_PATH, unless the user sets one
 
     def __post_init__(self) -> None:
         self.python = resolve_python(self.python)
@@ -119,7 +120,8 @@ class ProcessBackend:
     def describe(self) -> dict[str, Any]:
         """What the record says of where the cell ran: a virtualenv is made from no base image."""
         venv = {"base": None, "library_path": self.library_path or None,
-                **({"cuda_aliases": list(self.cuda_aliases)} if self.cuda_aliases else {})} if self.name == "venv" else {}
+                **({"cuda_aliases": list(self.cuda_aliases)} if self.cuda_aliases else {}),
+                **({"cuda_path": self.cuda_path} if self.cuda_path else {})} if self.name == "venv" else {}
         return {"backend": self.name, "interpreter": self.python, **venv}
 
     def environment(self, asked: dict[str, str]) -> dict[str, str]:
@@ -129,6 +131,8 @@ class ProcessBackend:
             given = asked.get("LD_LIBRARY_PATH")
             parts = (given, self.library_path) if given else (self.library_path, os.environ.get("LD_LIBRARY_PATH"))
             env["LD_LIBRARY_PATH"] = ":".join(part for part in parts if part)
+        if self.cuda_path and "CUDA_PATH" not in asked:  # the host's own, of another CUDA, is not this release's
+            env["CUDA_PATH"] = self.cuda_path
         return env
 
     def start(self, spec: CellSpec) -> ProcessCell:

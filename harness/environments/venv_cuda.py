@@ -1,0 +1,69 @@
+"""What a virtualenv of a release that ships no CUDA gets beside its pins (the registry's GPU build: NVIDIA's CUDA
+wheels, older sonames linked to theirs, the folder of their headers) and what its cells are given of them."""
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+from harness.environments.config import EnvDef, VariantDef
+
+ALIASES = "cuda-aliases"  # a virtualenv's folder of old sonames linked to its CUDA wheels' newer ones
+
+
+def described(pins: VariantDef) -> str:
+    """"CUDA from NVIDIA's wheels (cusolver 11.4.1.48; libcusolver.so.10 as libcusolver.so.11)", for the note
+    that the virtualenv is being made."""
+    aliased = "".join(f"; {alias.replace('=', ' as ')}" for alias in pins.venv_aliases)
+    headers = f"; CUDA_PATH {pins.venv_cuda_path}" if pins.venv_cuda_path else ""
+    return f"CUDA from NVIDIA's wheels ({_named(pins.venv_cuda)}{aliased}{headers})"
+
+
+def _named(wheels: tuple[str, ...]) -> str:
+    """``nvidia-cudnn-cu11==8.7.0.84, ...`` said short: "cudnn 8.7.0.84, cublas 11.11.3.6"."""
+    return ", ".join(w.split("==")[0].removeprefix("nvidia-").rsplit("-cu", 1)[0] + " " + w.partition("==")[2]
+                     for w in wheels)
+
+
+def library_path(env: EnvDef, variant: str, python: str) -> str:
+    """The library folders of the CUDA wheels the virtualenv of ``python`` installed for ``env`` (its
+    ``venv_cuda``), its folder of older sonames first, for its cells' LD_LIBRARY_PATH; "" for an environment
+    that installs none."""
+    if not env.variants.get(variant) or not env.variant(variant).venv_cuda:
+        return ""
+    folder = Path(python).parent.parent
+    aliases = [folder / ALIASES] if (folder / ALIASES).is_dir() else []
+    return ":".join(str(lib) for lib in [*aliases, *sorted(folder.glob("lib/python*/site-packages/nvidia/*/lib"))])
+
+
+def cuda_path(env: EnvDef, variant: str, python: str) -> str:
+    """The folder of the virtualenv of ``python`` its cells' CUDA_PATH names (``venv_cuda_path``: the CUDA wheel
+    whose include/ holds the headers the release compiles with); "" where the environment names none."""
+    wanted = env.variant(variant).venv_cuda_path if env.variants.get(variant) else ""
+    found = sorted(Path(python).parent.parent.glob(f"lib/python*/site-packages/{wanted}")) if wanted else []
+    return str(found[0]) if found else ""
+
+
+def link_aliases(folder: Path, pins: VariantDef) -> str | None:
+    """Each soname the release loads linked to the newer one its CUDA wheels ship ("libcusolver.so.10=
+    libcusolver.so.11": TensorFlow 2.4 was built against CUDA 11.0, whose cuSOLVER kept 10's name), in one
+    folder of the virtualenv; a name no wheel ships is the problem, said."""
+    if not pins.venv_aliases:
+        return None
+    shipped = {lib.name: lib for lib in folder.glob("lib/python*/site-packages/nvidia/*/lib/*.so*")}
+    out = folder / ALIASES
+    out.mkdir(exist_ok=True)
+    for alias in pins.venv_aliases:
+        loaded, _, newer = alias.partition("=")
+        if newer not in shipped:
+            return f"none of its CUDA wheels ({_named(pins.venv_cuda)}) ships {newer}, which it loads as {loaded}"
+        (out / loaded).symlink_to(os.path.relpath(shipped[newer], out))
+    return None
+
+
+def missing_headers(folder: Path, pins: VariantDef) -> str | None:
+    """A CUDA_PATH folder holding no include/ is the problem, said: its cells would compile with the host's
+    headers, of another CUDA, and fail far from the cause."""
+    if pins.venv_cuda_path and not any(folder.glob(f"lib/python*/site-packages/{pins.venv_cuda_path}/include")):
+        return (f"none of its CUDA wheels ({_named(pins.venv_cuda)}) holds {pins.venv_cuda_path}/include, the CUDA "
+                "headers it compiles its kernels with")
+    return None
