@@ -12,21 +12,15 @@
 #   queue RESULTS PIN...    there: once no history runs, `harness sweep` of each PKG==VERSION alone, likewise
 #   probe RELEASE           there: `harness repro` of tools/lab/tf_gpu_probe.py on one TensorFlow release, likewise
 set -euo pipefail
-here=$(cd "$(dirname "$0")/../.." && pwd)
+source "$(dirname "$0")/common.sh"
+here=$lab_here
 tfo=/root/tfo
-export NCCL_NVLS_ENABLE=0 PYTHONUNBUFFERED=1
-zst() { if command -v zstd >/dev/null; then zstd "$@"; else "$tfo/base/send/zstd" "$@"; fi; }  # base carries one
-harness() {  # the checkout's harness on the host's Python, its dependencies from /root/hs
-  python3 -c "import sys, runpy; sys.path[:0] = ['/root/hs', '$here']; sys.argv = ['harness'] + sys.argv[1:]; \
-runpy.run_module('harness', run_name='__main__')" "$@"
-}
+export NCCL_NVLS_ENABLE=0 PYTHONUNBUFFERED=1 LAB_ZSTD=$tfo/base/send/zstd  # tf_old_sweep_gpu.sh's base carries one
 OFFLINE=(--backend venv --variant gpu --venv-dir /root/venvs --index-url "$tfo/wh" --wheelhouse "$tfo/wh" --offline
          --setenv CUDA_CACHE_MAXSIZE=4294967296)
 unpacked() {  # unpacked OUT NAME WHEEL...: the wheels unpacked side by side, one zstd tar, cut into pieces
   local out=$1 name=$2 stage=$1/stage/$2; shift 2
-  rm -rf "$stage" && mkdir -p "$stage/x"
-  for wheel in "$@"; do mkdir -p "$stage/x/$(basename "$wheel")" && unzip -q "$wheel" -d "$stage/x/$(basename "$wheel")"; done
-  (cd "$stage/x" && tar -cf - . | zstd -q -T0 -12 --long=27 -o "$stage/wheels.tar.zst") && rm -rf "$stage/x"
+  rm -rf "$stage" && mkdir -p "$stage" && lab_pack_unpacked "$stage/wheels.tar.zst" "$@"
   (cd "$stage" && bash "$here/tools/lab/pieces.sh" cut "$out/$name" "$name" wheels.tar.zst)
 }
 case ${1:?usage: cuda11_history_gpu.sh pack CUPY TF OUT | join GROUP | cupy RESULTS | queue RESULTS PIN... | probe RELEASE} in
@@ -44,31 +38,15 @@ case ${1:?usage: cuda11_history_gpu.sh pack CUPY TF OUT | join GROUP | cupy RESU
     [ ! -d "/root/pc/$group" ] || bash "$here/tools/lab/pieces.sh" join "/root/pc/$group" "$group" "$tfo/$group"
     mkdir -p "$tfo/wh"
     if [ -d "$tfo/$group/wh" ]; then mv "$tfo/$group"/wh/*.whl "$tfo/wh/"; fi
-    if [ -f "$tfo/$group/wheels.tar.zst" ]; then
-      rm -rf "$tfo/x" && mkdir -p "$tfo/x"
-      zst -q -d --long=27 -c "$tfo/$group/wheels.tar.zst" | tar -C "$tfo/x" -x
-      python3 - "$tfo/x" "$tfo/wh" <<'PY'
-import os, sys, zipfile
-root, wheelhouse = sys.argv[1:]
-for wheel in sorted(os.listdir(root)):  # each folder a wheel's files: zipped again (stored), the same RECORD
-    top = os.path.join(root, wheel)
-    with zipfile.ZipFile(os.path.join(wheelhouse, wheel + ".part"), "w", zipfile.ZIP_STORED) as out:
-        for folder, _, files in os.walk(top):
-            for name in sorted(files):
-                out.write(os.path.join(folder, name), os.path.relpath(os.path.join(folder, name), top))
-    os.rename(os.path.join(wheelhouse, wheel + ".part"), os.path.join(wheelhouse, wheel))
-    print(wheel)
-PY
-      rm -rf "$tfo/x" "$tfo/$group/wheels.tar.zst"
-    fi
+    if [ -f "$tfo/$group/wheels.tar.zst" ]; then lab_rezip "$tfo/$group/wheels.tar.zst" "$tfo/wh"; fi
     ls "$tfo/wh" | grep -c . && df -h /root | tail -1
     ;;
   cupy)
     results=${2:?results}
     mkdir -p "$results" && rm -rf /root/src && mkdir -p /root/src
     (cd "$here" && tar --exclude=./.lab -cf - .) | tar -C /root/src -x
-    cd /root/src && setsid nohup bash -c "$(declare -f harness); here=/root/src; \
-harness history --results '$results' --only cupy-cuda112 --only cupy-cuda11x ${OFFLINE[*]} --repeat 1" \
+    cd /root/src && LAB_SRC=/root/src setsid nohup bash -c "$(declare -f lab_harness); \
+lab_harness history --results '$results' --only cupy-cuda112 --only cupy-cuda11x ${OFFLINE[*]} --repeat 1" \
       >"$results/history.log" 2>&1 </dev/null &
     ;;
   queue)  # after the history: each PKG==VERSION swept alone (TensorFlow with CUDA_MODULE_LOADING=LAZY, as before);
@@ -77,18 +55,18 @@ harness history --results '$results' --only cupy-cuda112 --only cupy-cuda11x ${O
     src=/root/src-$(basename "$results")
     mkdir -p "$results" && rm -rf "$src" && mkdir -p "$src"
     (cd "$here" && tar --exclude=./.lab -cf - .) | tar -C "$src" -x
-    cd "$src" && setsid nohup bash -c "$(declare -f harness); here=$src; \
+    cd "$src" && LAB_SRC=$src setsid nohup bash -c "$(declare -f lab_harness); \
 while pgrep -f '[h]istory --results' >/dev/null || pgrep -f '${QUEUE_AFTER:-^$}' >/dev/null; do sleep 5; done; \
 for pin in $*; do lazy=; case \$pin in tensorflow*) lazy='--setenv CUDA_MODULE_LOADING=LAZY';; esac; \
-  harness sweep --results '$results' --package \${pin%%==*} --from \${pin##*==} --to \${pin##*==} ${OFFLINE[*]} \
+  lab_harness sweep --results '$results' --package \${pin%%==*} --from \${pin##*==} --to \${pin##*==} ${OFFLINE[*]} \
   \$lazy --repeat 1 ${QUEUE_ARGS:-}; done" >"$results/queue.log" 2>&1 </dev/null &
     ;;
   probe)  # in the background, from its own copy of the checkout: /root/probe/probe.log
     release=${2:?release}
     rm -rf /root/srcp /root/probe && mkdir -p /root/srcp /root/probe
     (cd "$here" && tar --exclude=./.lab -cf - .) | tar -C /root/srcp -x
-    cd /root/srcp && setsid nohup timeout 600 bash -c "$(declare -f harness); here=/root/srcp; \
-harness repro /root/srcp/tools/lab/tf_gpu_probe.py --with tensorflow==$release ${OFFLINE[*]} \
+    cd /root/srcp && LAB_SRC=/root/srcp setsid nohup timeout 600 bash -c "$(declare -f lab_harness); \
+lab_harness repro /root/srcp/tools/lab/tf_gpu_probe.py --with tensorflow==$release ${OFFLINE[*]} \
   --setenv CUDA_MODULE_LOADING=LAZY --results /root/probe" >/root/probe/probe.log 2>&1 </dev/null &
     ;;
   *) echo "unknown step $1" >&2; exit 2 ;;
