@@ -87,3 +87,33 @@ def broken_pin(tmp_path: Path) -> list[str]:
     (wheels / name).write_bytes(b"not a zip archive")
     (index / "index.html").write_text(f'<html><body><a href="{(wheels / name).as_uri()}">{name}</a></body></html>\n')
     return ["--with", "torch==0.0.1", "--index-url", index.parent.as_uri(), "--wheelhouse", str(wheels)]
+
+
+def debian_package(path: Path, files: dict[str, bytes], links: dict[str, str] | None = None) -> Path:
+    """A .deb as dpkg-deb lays one out (an ar archive: debian-binary, control.tar.xz, data.tar.xz), holding
+    ``files`` and symbolic ``links`` (path: target) under their paths, for the code that unpacks Ubuntu's."""
+    import io
+    import tarfile
+    import time
+
+    def tar_xz(entries: dict[str, bytes], symlinks: dict[str, str]) -> bytes:
+        buffer = io.BytesIO()
+        with tarfile.open(fileobj=buffer, mode="w:xz") as tar:
+            for name, data in entries.items():
+                info = tarfile.TarInfo(f"./{name}")
+                info.size, info.mode, info.mtime = len(data), 0o644, int(time.time())
+                tar.addfile(info, io.BytesIO(data))
+            for name, target in symlinks.items():
+                info = tarfile.TarInfo(f"./{name}")
+                info.type, info.linkname = tarfile.SYMTYPE, target
+                tar.addfile(info)
+        return buffer.getvalue()
+
+    members = [("debian-binary", b"2.0\n"), ("control.tar.xz", tar_xz({"control": b"Package: fake\n"}, {})),
+               ("data.tar.xz", tar_xz(files, links or {}))]
+    out = bytearray(b"!<arch>\n")
+    for name, data in members:
+        out += f"{name:<16}{0:<12}{0:<6}{0:<6}{100644:<8}{len(data):<10}`\n".encode() + data
+        out += b"\n" if len(data) % 2 else b""
+    path.write_bytes(bytes(out))
+    return path

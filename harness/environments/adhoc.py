@@ -52,6 +52,7 @@ class Plan:
     venv_cuda: tuple[str, ...] = ()  # CUDA wheels a virtualenv of it needs beside its pins (its base has them)
     venv_aliases: tuple[str, ...] = ()  # sonames it loads that those wheels ship under a newer one
     venv_cuda_path: str = ""  # the folder of those wheels its cells' CUDA_PATH names (their CUDA headers)
+    venv_libraries: tuple[str, ...] = ()  # CUDA libraries no wheel ships as such, fetched (environments/venv_libs)
 
 
 def pinned(req: Requirement) -> Version:
@@ -202,7 +203,8 @@ def plan(reqs: list[Requirement], variant: str, index_url: str = pkgindex.DEFAUL
             python = choose_python(pythons)
             chosen = Plan(python, "", tuple(packages), index, no_image=str(exc))
         return replace(chosen, index_url=index or chosen.index_url, others=nearest(pythons, chosen.python),
-                       venv_cuda=build.venv_cuda, venv_aliases=build.venv_aliases, venv_cuda_path=build.venv_cuda_path)
+                       venv_cuda=build.venv_cuda, venv_aliases=build.venv_aliases, venv_cuda_path=build.venv_cuda_path,
+                       venv_libraries=build.venv_libraries)
     python = choose_python(pythons)
     return Plan(python, cpu_base(python), tuple(packages), index, others=nearest(pythons, python))
 
@@ -257,4 +259,5 @@ def environment(text: str, variant: str, fallback_families: tuple[str, ...] = ()
                   variants={variant: VariantDef(base=chosen.base, packages=chosen.packages, index_url=chosen.index_url,
                                                 pip_options=chosen.pip_options, no_image=chosen.no_image,
                                                 venv_cuda=chosen.venv_cuda, venv_aliases=chosen.venv_aliases,
-                                                venv_cuda_path=chosen.venv_cuda_path)})
+                                                venv_cuda_path=chosen.venv_cuda_path,
+                                                venv_libraries=chosen.venv_libraries)})

@@ -73,7 +73,7 @@ VARIANTS: tuple[Variant, ...] = ("cpu", "gpu")
 
 
 # what a virtualenv alone is given (NVIDIA's CUDA wheels, their links and headers): never in an image's definition
-VENV_ONLY = ("venv_cuda", "venv_aliases", "venv_cuda_path")
+VENV_ONLY = ("venv_cuda", "venv_aliases", "venv_cuda_path", "venv_libraries")
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -92,6 +92,7 @@ class VariantDef:
     # sonames the release loads that those wheels ship under a newer one ("libcusolver.so.10=libcusolver.so.11")
     venv_aliases: tuple[str, ...] = ()
     venv_cuda_path: str = ""  # the folder of those wheels whose include/ its cells' CUDA_PATH names (CuPy 8)
+    venv_libraries: tuple[str, ...] = ()  # CUDA libraries fetched from Ubuntu's packages or a wheel (TF 2.1-2.3)
 
     def hashed(self) -> dict[str, Any]:
         """What a definition's hash covers: the optional fields only where set, so every definition

@@ -5,6 +5,8 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
+from harness.common.fetched_libraries import said
+from harness.environments import venv_libs
 from harness.environments.config import EnvDef, VariantDef
 
 ALIASES = "cuda-aliases"  # a virtualenv's folder of old sonames linked to its CUDA wheels' newer ones
@@ -15,7 +17,9 @@ def described(pins: VariantDef) -> str:
     that the virtualenv is being made."""
     aliased = "".join(f"; {alias.replace('=', ' as ')}" for alias in pins.venv_aliases)
     headers = f"; CUDA_PATH {pins.venv_cuda_path}" if pins.venv_cuda_path else ""
-    return f"CUDA from NVIDIA's wheels ({_named(pins.venv_cuda)}{aliased}{headers})"
+    fetched = said(pins.venv_libraries)
+    wheels = f"CUDA from NVIDIA's wheels ({_named(pins.venv_cuda)}{aliased}{headers})" if pins.venv_cuda else ""
+    return " + ".join(part for part in (wheels, f"CUDA libraries fetched ({fetched})" if fetched else "") if part)
 
 
 def _named(wheels: tuple[str, ...]) -> str:
@@ -28,11 +32,12 @@ def library_path(env: EnvDef, variant: str, python: str) -> str:
     """The library folders of the CUDA wheels the virtualenv of ``python`` installed for ``env`` (its
     ``venv_cuda``), its folder of older sonames first, for its cells' LD_LIBRARY_PATH; "" for an environment
     that installs none."""
-    if not env.variants.get(variant) or not env.variant(variant).venv_cuda:
+    pins = env.variant(variant) if env.variants.get(variant) else None
+    if pins is None or not (pins.venv_cuda or pins.venv_libraries):
         return ""
     folder = Path(python).parent.parent
-    aliases = [folder / ALIASES] if (folder / ALIASES).is_dir() else []
-    return ":".join(str(lib) for lib in [*aliases, *sorted(folder.glob("lib/python*/site-packages/nvidia/*/lib"))])
+    own = [folder / name for name in (ALIASES, venv_libs.LIBS) if (folder / name).is_dir()]
+    return ":".join(str(lib) for lib in [*own, *sorted(folder.glob("lib/python*/site-packages/nvidia/*/lib"))])
 
 
 def cuda_path(env: EnvDef, variant: str, python: str) -> str:

@@ -29,7 +29,8 @@ from pathlib import Path
 from typing import Any
 
 from harness.common.errors import BuildError
-from harness.environments import venv_cuda
+from harness.common.fetched_libraries import said
+from harness.environments import venv_cuda, venv_libs
 from harness.environments.config import EnvDef
 from harness.environments.images import BuildOptions, index_reachable
 from harness.environments.install_progress import InstallProgress, torch_build
@@ -153,7 +154,7 @@ def ensure(env: EnvDef, variant: str, root: Path, options: BuildOptions, note: N
         instead = f" (no python{env.python_version} here; its wheels are for {version} too)" \
             if version != env.python_version else ""
         pins = env.variant(variant)
-        cuda = f" + {venv_cuda.described(pins)}" if pins.venv_cuda else ""
+        cuda = f" + {venv_cuda.described(pins)}" if pins.venv_cuda or pins.venv_libraries else ""
         note(f"{env.name}: making a virtualenv with python{version}{instead} ({' '.join(pins.packages)}){cuda}")
         building = root / f".{folder.name}.{wanted}-{os.getpid()}"
         shutil.rmtree(building, ignore_errors=True)
@@ -229,12 +230,12 @@ def _create(python: str, version: str, folder: Path, options: BuildOptions) -> N
 
 def _install(env: EnvDef, variant: str, folder: Path, options: BuildOptions, note: Note) -> None:
     pins = env.variant(variant)
-    argv = [str(venv_python(folder)), "-m", "pip", "install", "--disable-pip-version-check", *pins.pip_options]
-    if options.wheelhouse is not None:
-        argv += ["--find-links", str(options.wheelhouse)]
+    pip = [str(venv_python(folder)), "-m", "pip"]
+    sources = ["--find-links", str(options.wheelhouse)] if options.wheelhouse is not None else []
     if options.offline:
-        argv.append("--no-index")
-    elif pins.index_url:
+        sources.append("--no-index")
+    argv = [*pip, "install", "--disable-pip-version-check", *pins.pip_options, *sources]
+    if not options.offline and pins.index_url:
         if index_reachable(pins.index_url):
             argv += ["--extra-index-url", pins.index_url]
         else:
@@ -251,6 +252,10 @@ def _install(env: EnvDef, variant: str, folder: Path, options: BuildOptions, not
         tail = result.stdout.strip().splitlines()[-1] if result.stdout.strip() else "no output"
         raise EnvSkipped(f"pip could not install {' '.join(pins.packages)} ({tail}); fix the pins or run with Docker")
     problem = venv_cuda.link_aliases(folder, pins) or venv_cuda.missing_headers(folder, pins)
+    if not problem and pins.venv_libraries:
+        note(f"{env.name}: fetching {said(pins.venv_libraries)}")
+        problem = venv_libs.fetch(pins.venv_libraries, folder, [*pip, "download", *sources], options.wheelhouse,
+                                  options.offline)
     if problem:
         raise EnvSkipped(f"{env.name}: {problem}")
     built = torch_build(folder)

@@ -30,6 +30,9 @@ class GpuBuild:
     # compile their kernels with at run time, found through CUDA_PATH (CuPy 8 bundles none; without it,
     # /usr/local/cuda's, of whatever CUDA the host has)
     venv_cuda_path: str = ""
+    # CUDA libraries of their era that no pip wheel ships as such, fetched into the virtualenv and first on its
+    # cells' library path (environments/venv_libs): "deb:POOL-PATH" of Ubuntu's archive, "wheel:PIN:MEMBER"
+    venv_libraries: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True, kw_only=True)

@@ -151,6 +151,7 @@ class Environment(TypedDict, total=False):
     library_path: str | None  # a virtualenv's own library folders, first on LD_LIBRARY_PATH (its CUDA wheels)
     cuda_aliases: list[str]  # older sonames it linked to its CUDA wheels' newer ones ("libcusolver.so.10=...so.11")
     cuda_path: str | None  # its CUDA wheel whose headers the release compiled with, its cells' CUDA_PATH (CuPy 8)
+    cuda_libraries: list[str]  # CUDA libraries fetched for it: "deb:POOL-PATH" of Ubuntu's, "wheel:PIN:MEMBER"
     base: str | None  # what a built environment was built from
     packages: list[str]
     pin: str | None
@@ -254,8 +255,7 @@ def adapter() -> Any:
 
 
 def parse(raw: Any) -> CellRecord:
-    """``raw`` checked against the model (a pydantic ValidationError where it is not a record) and
-    given back as it came: the validated copy (enums for strings) is not what the store keeps."""
+    """``raw`` checked against the model (else pydantic's ValidationError), given back as it came (not the copy)."""
     adapter().validate_python(raw)
     return raw  # type: ignore[no-any-return]
 

@@ -12,6 +12,7 @@ import shlex
 from pathlib import Path
 
 from harness import __version__
+from harness.common.fetched_libraries import said as fetched_said
 from harness.common.units import host_memory, human_bytes
 from harness.judgement import answer, attribution, multigpu, rules, sentences, tolerances, verdicts
 from harness.judgement.tolerances import TOLERANCES
@@ -40,8 +41,12 @@ def _where(env: Environment) -> str:
     if env.get("backend") == "venv":
         said = [alias.replace("=", " as ") for alias in env.get("cuda_aliases") or []]
         said += ["CUDA_PATH at their headers"] if env.get("cuda_path") else []
-        cuda = (" with CUDA from NVIDIA's wheels on its library path" + (f" ({'; '.join(said)})" if said else "")
-                if env.get("library_path") else "")
+        fetched = fetched_said(env.get("cuda_libraries") or [])
+        if fetched:  # no NVIDIA wheel of that CUDA: what it fetched, named
+            cuda = f" with {fetched} on its library path" + (f" ({'; '.join(said)})" if said else "")
+        else:
+            cuda = (" with CUDA from NVIDIA's wheels on its library path" + (f" ({'; '.join(said)})" if said else "")
+                    if env.get("library_path") else "")
         return (f"a virtualenv of {packages}" if packages else "a virtualenv") + cuda
     return f"the interpreter {Path(str(env.get('interpreter') or 'python')).name}"
 

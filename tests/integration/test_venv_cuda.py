@@ -19,23 +19,30 @@ from harness.environments import venv_cuda, venvs
 from harness.environments.config import EnvDef, VariantDef
 from harness.environments.images import BuildOptions
 from harness.measurement.backends.process import ProcessBackend
+from tests.helpers import debian_package
 
 VERSION = f"{sys.version_info[0]}.{sys.version_info[1]}"
 LOAD = "import ctypes; ctypes.CDLL('libfakecuda.so.11'); print('loaded')"
 
 
+LIBRARY = Path(sysconfig.get_config_var("DESTSHARED")) / f"math{sysconfig.get_config_var('EXT_SUFFIX')}"  # a real .so
+
+
+def _wheel(folder: Path, name: str, files: dict[str, bytes]) -> None:
+    """A wheel of ``name`` 1.0 holding ``files``, as pip installs one (metadata and RECORD)."""
+    info = f"{name.replace('-', '_')}-1.0.dist-info"
+    files = {**files, f"{info}/METADATA": f"Metadata-Version: 2.1\nName: {name}\nVersion: 1.0\n".encode(),
+             f"{info}/WHEEL": b"Wheel-Version: 1.0\nGenerator: test\nRoot-Is-Purelib: false\nTag: py3-none-any\n"}
+    record = "".join(f"{member},,\n" for member in [*files, f"{info}/RECORD"]).encode()
+    with zipfile.ZipFile(folder / f"{name.replace('-', '_')}-1.0-py3-none-any.whl", "w") as wheel:
+        for member, data in {**files, f"{info}/RECORD": record}.items():
+            wheel.writestr(member, data)
+
+
 def _nvidia_style_wheel(folder: Path) -> None:
     """nvidia-fakecuda-cu11 1.0: a shared library under nvidia/fakecuda/lib, as NVIDIA's cu11 wheels lay theirs."""
-    library = Path(sysconfig.get_config_var("DESTSHARED")) / f"math{sysconfig.get_config_var('EXT_SUFFIX')}"
-    info = "nvidia_fakecuda_cu11-1.0.dist-info"
-    files = {"nvidia/fakecuda/lib/libfakecuda.so.11": library.read_bytes(),
-             "nvidia/fakecuda/include/cuda_fp16.h": b"/* CUDA 11's half type */\n",
-             f"{info}/METADATA": b"Metadata-Version: 2.1\nName: nvidia-fakecuda-cu11\nVersion: 1.0\n",
-             f"{info}/WHEEL": b"Wheel-Version: 1.0\nGenerator: test\nRoot-Is-Purelib: false\nTag: py3-none-any\n"}
-    record = "".join(f"{name},,\n" for name in [*files, f"{info}/RECORD"]).encode()
-    with zipfile.ZipFile(folder / "nvidia_fakecuda_cu11-1.0-py3-none-any.whl", "w") as wheel:
-        for name, data in {**files, f"{info}/RECORD": record}.items():
-            wheel.writestr(name, data)
+    _wheel(folder, "nvidia-fakecuda-cu11", {"nvidia/fakecuda/lib/libfakecuda.so.11": LIBRARY.read_bytes(),
+                                            "nvidia/fakecuda/include/cuda_fp16.h": b"/* CUDA 11's half type */\n"})
 
 
 @pytest.fixture()
@@ -133,3 +140,50 @@ def test_a_release_that_compiles_with_cudas_headers_finds_its_wheels_not_the_hos
     with pytest.raises(venvs.EnvSkipped, match=r"cupy-bad: none of its CUDA wheels \(fakecuda 1.0\) holds "
                                                r"nvidia/other/include, the CUDA headers it compiles its kernels with"):
         venvs.ensure(env("cupy-bad", "nvidia/other"), "gpu", tmp_path / "venvs", options, notes.append)
+
+
+LOAD_FETCHED = "import ctypes; ctypes.CDLL('libfakecudart.so.10.1'); ctypes.CDLL('libfakednn.so.7'); print('loaded')"
+
+
+def _bundling_wheel(folder: Path) -> None:
+    """fakednn 1.0: another project's wheel that bundles a library under its own folder, as cupy-cuda101 7.8.0
+    bundles libcudnn.so.7 (cupy/.data/lib)."""
+    _wheel(folder, "fakednn", {"fakednn/__init__.py": b"", "fakednn/.data/lib/libfakednn.so.7": LIBRARY.read_bytes()})
+
+
+def test_a_release_whose_cuda_no_wheel_ships_fetches_its_libraries_and_its_cells_load_them(
+        tmp_path: Path, wheelhouse: Path) -> None:
+    """TensorFlow 2.1-2.3 load CUDA 10.1 and cuDNN 7, which no NVIDIA wheel ships: their virtualenv takes the
+    libraries from Ubuntu's package of them and from a wheel that bundles one (each from the wheelhouse here),
+    into one folder first on its cells' library path, and says so; the virtualenv holds no package of that
+    wheel. Offline, a package missing from the wheelhouse refuses it in one line naming where it is."""
+    debian_package(wheelhouse / "libfakecudart10.1_1.0-1_amd64.deb",
+                   {"usr/lib/x86_64-linux-gnu/libfakecudart.so.10.1.243": LIBRARY.read_bytes()},
+                   {"usr/lib/x86_64-linux-gnu/libfakecudart.so.10.1": "libfakecudart.so.10.1.243"})
+    _bundling_wheel(wheelhouse)
+    fetched = ("deb:pool/multiverse/f/fake/libfakecudart10.1_1.0-1_amd64.deb",
+               "wheel:fakednn==1.0:fakednn/.data/lib/libfakednn.so.7")
+
+    def env(name: str, libraries: tuple[str, ...]) -> EnvDef:
+        return EnvDef(name=name, family=("tf2",), dockerfile="images/adhoc", python_version=VERSION, default=False,
+                      variants={"gpu": VariantDef(base="", packages=("nvidia-fakecuda-cu11==1.0",),
+                                                  venv_libraries=libraries)})
+
+    notes: list[str] = []
+    options = BuildOptions(wheelhouse=wheelhouse, offline=True)
+    tf23 = env("tf-2.3", fetched)
+    python, _ = venvs.ensure(tf23, "gpu", tmp_path / "venvs", options, notes.append)
+    assert any("fetching libfakecudart10.1 1.0-1 from Ubuntu's packages; libfakednn.so.7 from fakednn==1.0's wheel"
+               in note for note in notes), notes
+    library_path = venv_cuda.library_path(tf23, "gpu", python)
+    assert library_path.split(":")[0].endswith("/cuda-libs")
+    backend = ProcessBackend(python=python, name="venv", library_path=library_path, cuda_libraries=fetched)
+    done = subprocess.run([python, "-c", LOAD_FETCHED], env=backend.environment({}), capture_output=True, text=True,
+                          timeout=60)
+    assert done.returncode == 0 and done.stdout.strip() == "loaded", done.stderr
+    assert backend.describe()["cuda_libraries"] == list(fetched)
+    assert subprocess.run([python, "-c", "import fakednn"], capture_output=True).returncode != 0  # not installed
+    missing = ("deb:pool/multiverse/n/nvidia-cuda-toolkit/libcufft10_10.1.243-3_amd64.deb",)
+    with pytest.raises(venvs.EnvSkipped, match=r"tf-bad: libcufft10_10.1.243-3_amd64.deb is not in the wheelhouse "
+                                               r"\(offline\); put http://archive.ubuntu.com/ubuntu/pool/"):
+        venvs.ensure(env("tf-bad", missing), "gpu", tmp_path / "venvs", options, notes.append)

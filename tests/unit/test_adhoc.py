@@ -24,6 +24,7 @@ PROJECTS = {
                    "tensorflow-2.16.1-cp311-cp311-manylinux_2_17_x86_64.manylinux2014_x86_64.whl",
                    "tensorflow-1.8.0-cp27-cp27mu-manylinux1_x86_64.whl",
                    "tensorflow-2.4.4-cp38-cp38-manylinux2010_x86_64.whl",
+                   "tensorflow-2.3.4-cp38-cp38-manylinux2010_x86_64.whl",
                    "tensorflow-0.12.0.tar.gz"],
     "jax": ["jax-0.10.2-py3-none-any.whl", "jax-0.11.2-py3-none-any.whl", "jax-0.4.1.tar.gz", "jax-0.4.2.tar.gz"],
     "jaxlib": ["jaxlib-0.10.2-cp311-cp311-manylinux_2_27_x86_64.whl", "jaxlib-0.10.2-cp312-cp312-manylinux_2_27_x86_64.whl",
@@ -210,6 +211,12 @@ def test_tensorflow_2_4_loads_cusolver_by_cuda_11_0s_name_and_cupy_gets_nvrtc(in
         assert {"nvidia-cuda-nvrtc-cu11==11.8.89", "nvidia-cuda-runtime-cu11==11.8.89"} <= set(cupy.venv_cuda), pin
         assert not any("cudnn" in wheel for wheel in cupy.venv_cuda)
     assert adhoc.environment("cupy-cuda111==8.6.0", "gpu", index_url=index).variants["gpu"].venv_cuda == ()
+    # TF 2.1-2.3: CUDA 10.1 and cuDNN 7, which no NVIDIA wheel ships, fetched (environments/venv_libs)
+    tf23 = adhoc.environment("tensorflow==2.3.4", "gpu", index_url=index).variants["gpu"]
+    assert tf23.venv_cuda == () and len(tf23.venv_libraries) == 8
+    assert tf23.venv_libraries[-1] == "wheel:cupy-cuda101==7.8.0:cupy/.data/lib/libcudnn.so.7"
+    assert adhoc.environment("tensorflow==2.4.4", "gpu", index_url=index).variants["gpu"].venv_libraries == ()
+    assert adhoc.environment("tensorflow==2.3.4", "cpu", index_url=index).variants["cpu"].venv_libraries == ()
     # CuPy 8 compiles with CUDA_PATH's headers (9 bundles its own): the runtime wheel's, of NVRTC's CUDA
     assert adhoc.environment("cupy-cuda112==8.6.0", "gpu", index_url=index).variants["gpu"].venv_cuda_path \
         == "nvidia/cuda_runtime"

@@ -106,6 +106,7 @@ class ProcessBackend:
     library_path: str = ""
     cuda_aliases: tuple[str, ...] = ()  # older sonames it links to those wheels' newer ones (venv_cuda.ALIASES)
     cuda_path: str = ""  # its CUDA wheel whose headers the release compiles with: CUDA_PATH, unless the user sets one
+    cuda_libraries: tuple[str, ...] = ()  # CUDA libraries fetched from Ubuntu's packages or a wheel (venv_libs)
 
     def __post_init__(self) -> None:
         self.python = resolve_python(self.python)
@@ -121,7 +122,8 @@ class ProcessBackend:
         """What the record says of where the cell ran: a virtualenv is made from no base image."""
         venv = {"base": None, "library_path": self.library_path or None,
                 **({"cuda_aliases": list(self.cuda_aliases)} if self.cuda_aliases else {}),
-                **({"cuda_path": self.cuda_path} if self.cuda_path else {})} if self.name == "venv" else {}
+                **({"cuda_path": self.cuda_path} if self.cuda_path else {}),
+                **({"cuda_libraries": list(self.cuda_libraries)} if self.cuda_libraries else {})} if self.name == "venv" else {}
         return {"backend": self.name, "interpreter": self.python, **venv}
 
     def environment(self, asked: dict[str, str]) -> dict[str, str]:

@@ -1,0 +1,15 @@
+"""How the CUDA libraries a virtualenv fetched for itself (environments/venv_libs: Ubuntu's packages, a wheel's
+member) are said, the same wherever they are named: the note that the virtualenv is being made and repro.md."""
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import PurePosixPath
+
+
+def said(entries: Sequence[str]) -> str:
+    """"libcudart10.1 10.1.243-3, ... from Ubuntu's packages; libcudnn.so.7 from cupy-cuda101==7.8.0's wheel"."""
+    debs = [PurePosixPath(e.removeprefix("deb:")).name.removesuffix("_amd64.deb").replace("_", " ")
+            for e in entries if e.startswith("deb:")]
+    wheels = [f"{PurePosixPath(member).name} from {pin}'s wheel"
+              for pin, _, member in (e.removeprefix("wheel:").partition(":") for e in entries if e.startswith("wheel:"))]
+    return "; ".join(([f"{', '.join(debs)} from Ubuntu's packages"] if debs else []) + wheels)

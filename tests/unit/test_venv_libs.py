@@ -1,0 +1,45 @@
+"""The CUDA libraries a virtualenv fetches where no NVIDIA wheel ships them (TensorFlow 2.1-2.3: CUDA 10.1 from
+Ubuntu's packages, cuDNN 7 from a wheel that bundles it): what is unpacked, what is refused, how it is said."""
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from harness.common.fetched_libraries import said
+from harness.environments import venv_libs
+from harness.frameworks import tensorflow
+from tests.helpers import debian_package
+
+LIBDIR = "usr/lib/x86_64-linux-gnu"
+
+
+def test_a_debian_package_gives_its_shared_libraries_and_their_soname_links_only(tmp_path: Path) -> None:
+    deb = debian_package(tmp_path / "libcudart10.1_10.1.243-3_amd64.deb",
+                         {f"{LIBDIR}/libcudart.so.10.1.243": b"\x7fELF runtime",
+                          f"{LIBDIR}/stubs/libcuda.so": b"a stub: never the driver",
+                          "usr/share/doc/libcudart10.1/copyright": b"license"},
+                         {f"{LIBDIR}/libcudart.so.10.1": "libcudart.so.10.1.243"})
+    out = tmp_path / "cuda-libs"
+    out.mkdir()
+    assert sorted(venv_libs.unpack_deb_libraries(deb.read_bytes(), out)) == ["libcudart.so.10.1", "libcudart.so.10.1.243"]
+    assert (out / "libcudart.so.10.1").is_symlink() and (out / "libcudart.so.10.1").read_bytes() == b"\x7fELF runtime"
+    assert sorted(p.name for p in out.iterdir()) == ["libcudart.so.10.1", "libcudart.so.10.1.243"]
+    with pytest.raises(ValueError, match="not an ar archive"):
+        venv_libs.unpack_deb_libraries(b"PK\x03\x04 a zip", out)
+
+
+def test_offline_a_package_missing_from_the_wheelhouse_is_one_line_naming_where_it_is(tmp_path: Path) -> None:
+    problem = venv_libs.fetch(["deb:pool/multiverse/n/nvidia-cuda-toolkit/libcufft10_10.1.243-3_amd64.deb"],
+                              tmp_path, ["pip", "download"], tmp_path / "wheelhouse", offline=True)
+    assert problem == ("libcufft10_10.1.243-3_amd64.deb is not in the wheelhouse (offline); put "
+                       "http://archive.ubuntu.com/ubuntu/pool/multiverse/n/nvidia-cuda-toolkit/"
+                       "libcufft10_10.1.243-3_amd64.deb there")
+    assert "neither deb:POOL-PATH nor wheel:PIN:MEMBER" in str(venv_libs.fetch(["tar:x"], tmp_path, [], None, True))
+
+
+def test_tensorflow_2_1_to_2_3_fetch_cuda_10_1_and_cudnn_7_and_say_so() -> None:
+    assert said(tensorflow.CUDA101_LIBRARIES) == ("libcudart10.1 10.1.243-3, libcublas10 10.1.243-3, libcublaslt10 10.1.243-3, "
+                               "libcufft10 10.1.243-3, libcurand10 10.1.243-3, libcusolver10 10.1.243-3, "
+                               "libcusparse10 10.1.243-3 from Ubuntu's packages; libcudnn.so.7 from "
+                               "cupy-cuda101==7.8.0's wheel")
