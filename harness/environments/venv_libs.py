@@ -17,8 +17,10 @@ import subprocess
 import tarfile
 import tempfile
 import zipfile
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path, PurePosixPath
+
+from harness.common.fetched_libraries import said
 
 LIBS = "cuda-libs"  # the virtualenv's folder of the fetched libraries
 UBUNTU = "http://archive.ubuntu.com/ubuntu"
@@ -26,14 +28,16 @@ LIBDIR = "usr/lib/x86_64-linux-gnu/"
 FETCH_TIMEOUT_S = 600
 
 
-def fetch(entries: Sequence[str], venv: Path, download: Sequence[str], wheelhouse: Path | None,
-          offline: bool) -> str | None:
-    """Each entry's libraries into ``venv``/cuda-libs; the problem, said in one clause, where one cannot be had.
-    ``download`` is the virtualenv's ``pip download`` with the build's index options (for a wheel's member)."""
+def fetch(entries: Sequence[str], venv: Path, download: Sequence[str], wheelhouse: Path | None, offline: bool,
+          note: Callable[[str], None] = lambda text: None) -> str | None:
+    """Each entry's libraries into ``venv``/cuda-libs, each said as it starts (hundreds of MB: minutes on a slow
+    link); the problem, said in one clause, where one cannot be had. ``download`` is the virtualenv's ``pip
+    download`` with the build's index options (for a wheel's member)."""
     out = venv / LIBS
     out.mkdir(exist_ok=True)
     with tempfile.TemporaryDirectory(prefix="harness-libs-") as scratch:
-        for entry in entries:
+        for number, entry in enumerate(entries, 1):
+            note(f"fetching {said([entry])} ({number} of {len(entries)})")
             kind, _, rest = entry.partition(":")
             if kind == "deb":
                 problem = _deb(rest, out, wheelhouse, offline)

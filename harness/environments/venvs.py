@@ -29,7 +29,6 @@ from pathlib import Path
 from typing import Any
 
 from harness.common.errors import BuildError
-from harness.common.fetched_libraries import said
 from harness.environments import venv_cuda, venv_libs
 from harness.environments.config import EnvDef
 from harness.environments.images import BuildOptions, index_reachable
@@ -228,12 +227,34 @@ def _create(python: str, version: str, folder: Path, options: BuildOptions) -> N
                          "run with Docker")
 
 
+# manylinux2014 wheels (and 2010's: TensorFlow 2.1-2.3, NVIDIA's) need pip 19.3; Python 3.6's venv brings 18.1,
+# which does not read an index's Requires-Python: the last pip each old Python runs is named
+PIP_FOR_MANYLINUX2014 = (19, 3)
+LAST_PIP = {"3.5": "<21", "3.6": "<22", "3.7": "<24.1"}
+
+
+def _recent_pip(pip: list[str], sources: list[str], name: str, note: Note) -> None:
+    """A virtualenv whose pip is too old for manylinux2014 wheels gets the newest pip its Python runs first (from
+    the index, or the wheelhouse offline); where that fails, the note names what to put in the wheelhouse."""
+    found = re.match(r"pip (\d+)\.(\d+).*\(python (\d+\.\d+)\)", subproc.run([*pip, "--version"], timeout=60).stdout)
+    if found is None or (int(found[1]), int(found[2])) >= PIP_FOR_MANYLINUX2014:
+        return
+    note(f"{name}: its pip {found[1]}.{found[2]} cannot install manylinux2014 wheels; upgrading pip first")
+    wanted = "pip>=19.3" + ("," + LAST_PIP[found[3]] if found[3] in LAST_PIP else "")
+    done = subproc.run([*pip, "install", "--disable-pip-version-check", "-q", *sources, "--upgrade", wanted],
+                       timeout=CREATE_TIMEOUT_S)
+    if done.returncode != 0:
+        note(f"{name}: could not upgrade pip ({(done.stdout.strip().splitlines() or ['no output'])[-1]}); put a pip "
+             "wheel its Python runs (21.3.1 for Python 3.6) in the wheelhouse")
+
+
 def _install(env: EnvDef, variant: str, folder: Path, options: BuildOptions, note: Note) -> None:
     pins = env.variant(variant)
     pip = [str(venv_python(folder)), "-m", "pip"]
     sources = ["--find-links", str(options.wheelhouse)] if options.wheelhouse is not None else []
     if options.offline:
         sources.append("--no-index")
+    _recent_pip(pip, sources, env.name, note)
     argv = [*pip, "install", "--disable-pip-version-check", *pins.pip_options, *sources]
     if not options.offline and pins.index_url:
         if index_reachable(pins.index_url):
@@ -253,9 +274,8 @@ def _install(env: EnvDef, variant: str, folder: Path, options: BuildOptions, not
         raise EnvSkipped(f"pip could not install {' '.join(pins.packages)} ({tail}); fix the pins or run with Docker")
     problem = venv_cuda.link_aliases(folder, pins) or venv_cuda.missing_headers(folder, pins)
     if not problem and pins.venv_libraries:
-        note(f"{env.name}: fetching {said(pins.venv_libraries)}")
         problem = venv_libs.fetch(pins.venv_libraries, folder, [*pip, "download", *sources], options.wheelhouse,
-                                  options.offline)
+                                  options.offline, lambda text: note(f"{env.name}: {text}"))
     if problem:
         raise EnvSkipped(f"{env.name}: {problem}")
     built = torch_build(folder)

@@ -17,9 +17,9 @@ import pytest
 
 from harness.environments import venv_cuda, venvs
 from harness.environments.config import EnvDef, VariantDef
-from harness.environments.images import BuildOptions
+from harness.environments.images import BuildOptions, index_reachable
 from harness.measurement.backends.process import ProcessBackend
-from tests.helpers import debian_package
+from tests.helpers import debian_package, old_pythons
 
 VERSION = f"{sys.version_info[0]}.{sys.version_info[1]}"
 LOAD = "import ctypes; ctypes.CDLL('libfakecuda.so.11'); print('loaded')"
@@ -173,8 +173,9 @@ def test_a_release_whose_cuda_no_wheel_ships_fetches_its_libraries_and_its_cells
     options = BuildOptions(wheelhouse=wheelhouse, offline=True)
     tf23 = env("tf-2.3", fetched)
     python, _ = venvs.ensure(tf23, "gpu", tmp_path / "venvs", options, notes.append)
-    assert any("fetching libfakecudart10.1 1.0-1 from Ubuntu's packages; libfakednn.so.7 from fakednn==1.0's wheel"
-               in note for note in notes), notes
+    assert any("CUDA libraries fetched (libfakecudart10.1 1.0-1 from Ubuntu's packages; libfakednn.so.7 from "
+               "fakednn==1.0's wheel)" in note for note in notes), notes
+    assert "tf-2.3: fetching libfakednn.so.7 from fakednn==1.0's wheel (2 of 2)" in notes
     library_path = venv_cuda.library_path(tf23, "gpu", python)
     assert library_path.split(":")[0].endswith("/cuda-libs")
     backend = ProcessBackend(python=python, name="venv", library_path=library_path, cuda_libraries=fetched)
@@ -187,3 +188,19 @@ def test_a_release_whose_cuda_no_wheel_ships_fetches_its_libraries_and_its_cells
     with pytest.raises(venvs.EnvSkipped, match=r"tf-bad: libcufft10_10.1.243-3_amd64.deb is not in the wheelhouse "
                                                r"\(offline\); put http://archive.ubuntu.com/ubuntu/pool/"):
         venvs.ensure(env("tf-bad", missing), "gpu", tmp_path / "venvs", options, notes.append)
+
+
+def test_a_virtualenv_whose_pip_predates_manylinux2014_gets_the_last_pip_its_python_runs(tmp_path: Path) -> None:
+    """Python 3.6's venv brings pip 18.1, which finds no manylinux2010/2014 wheel (TensorFlow 2.1-2.3's: "No
+    matching distribution") and does not read an index's Requires-Python: the virtualenv is given pip 21.3.1,
+    the last for 3.6, before its pins. Runs where a Python 3.6 is installed and PyPI answers."""
+    python36 = next((path for path in old_pythons() if path.endswith("3.6")), None)
+    if python36 is None or not index_reachable("https://pypi.org/simple"):
+        pytest.skip("needs a Python 3.6 here and PyPI")
+    env = EnvDef(name="old-pip", family=("tf2",), dockerfile="images/adhoc", python_version="3.6", default=False,
+                 variants={"cpu": VariantDef(base="", packages=("six==1.16.0",))})
+    notes: list[str] = []
+    python, _ = venvs.ensure(env, "cpu", tmp_path / "venvs", BuildOptions(), notes.append)
+    assert "old-pip: its pip 18.1 cannot install manylinux2014 wheels; upgrading pip first" in notes, notes
+    version = subprocess.run([python, "-m", "pip", "--version"], capture_output=True, text=True, timeout=60).stdout
+    assert version.startswith("pip 21.3.1 "), version
