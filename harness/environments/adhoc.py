@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, replace
+from typing import Any
 
 from packaging.requirements import Requirement
 from packaging.specifiers import SpecifierSet
@@ -22,7 +23,7 @@ from packaging.version import Version
 from harness import frameworks
 from harness.common.errors import EnvironmentNotFound, UsageError
 from harness.environments import pins, pkgindex
-from harness.environments.config import EnvDef, VariantDef, modules_of
+from harness.environments.config import VENV_ONLY, EnvDef, VariantDef, modules_of
 from harness.frameworks.framework import GpuBuild
 
 DOCKERFILE = "images/adhoc"
@@ -53,6 +54,12 @@ class Plan:
     venv_aliases: tuple[str, ...] = ()  # sonames it loads that those wheels ship under a newer one
     venv_cuda_path: str = ""  # the folder of those wheels its cells' CUDA_PATH names (their CUDA headers)
     venv_libraries: tuple[str, ...] = ()  # CUDA libraries no wheel ships as such, fetched (environments/venv_libs)
+
+
+def _venv_only(source: Any) -> dict[str, Any]:
+    """What a virtualenv alone is given (config.VENV_ONLY), as the registry's GPU build or a plan names it: one
+    list, so a field added there reaches the plan and the variant without being spelt again."""
+    return {name: getattr(source, name) for name in VENV_ONLY}
 
 
 def pinned(req: Requirement) -> Version:
@@ -203,8 +210,7 @@ def plan(reqs: list[Requirement], variant: str, index_url: str = pkgindex.DEFAUL
             python = choose_python(pythons)
             chosen = Plan(python, "", tuple(packages), index, no_image=str(exc))
         return replace(chosen, index_url=index or chosen.index_url, others=nearest(pythons, chosen.python),
-                       venv_cuda=build.venv_cuda, venv_aliases=build.venv_aliases, venv_cuda_path=build.venv_cuda_path,
-                       venv_libraries=build.venv_libraries)
+                       **_venv_only(build))
     python = choose_python(pythons)
     return Plan(python, cpu_base(python), tuple(packages), index, others=nearest(pythons, python))
 
@@ -258,6 +264,4 @@ def environment(text: str, variant: str, fallback_families: tuple[str, ...] = ()
                   other_pythons=chosen.others, default=False, imports=imports, pin=name,
                   variants={variant: VariantDef(base=chosen.base, packages=chosen.packages, index_url=chosen.index_url,
                                                 pip_options=chosen.pip_options, no_image=chosen.no_image,
-                                                venv_cuda=chosen.venv_cuda, venv_aliases=chosen.venv_aliases,
-                                                venv_cuda_path=chosen.venv_cuda_path,
-                                                venv_libraries=chosen.venv_libraries)})
+                                                **_venv_only(chosen))})

@@ -41,12 +41,10 @@ def _where(env: Environment) -> str:
     if env.get("backend") == "venv":
         said = [alias.replace("=", " as ") for alias in env.get("cuda_aliases") or []]
         said += ["CUDA_PATH at their headers"] if env.get("cuda_path") else []
-        fetched = fetched_said(env.get("cuda_libraries") or [])
-        if fetched:  # no NVIDIA wheel of that CUDA: what it fetched, named
-            cuda = f" with {fetched} on its library path" + (f" ({'; '.join(said)})" if said else "")
-        else:
-            cuda = (" with CUDA from NVIDIA's wheels on its library path" + (f" ({'; '.join(said)})" if said else "")
-                    if env.get("library_path") else "")
+        # no NVIDIA wheel of that CUDA: what it fetched, named
+        source = fetched_said(env.get("cuda_libraries") or []) or \
+            ("CUDA from NVIDIA's wheels" if env.get("library_path") else "")
+        cuda = f" with {source} on its library path" + (f" ({'; '.join(said)})" if said else "") if source else ""
         return (f"a virtualenv of {packages}" if packages else "a virtualenv") + cuda
     return f"the interpreter {Path(str(env.get('interpreter') or 'python')).name}"
 
