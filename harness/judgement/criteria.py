@@ -15,7 +15,7 @@ from harness.model.record import TIMELINE_COLUMNS, CellRecord, meter_value
 CRITERIA = {
     "left": "memory left after the last cleanup checkpoint",
     "growth": "growth per loop iteration (the steepest looped checkpoint)",
-    "peak": "the most held at any moment (checkpoints and the 100 Hz timeline)",
+    "peak": "the most held at any moment (checkpoints, the 100 Hz timeline, the host's high-water mark)",
     "label": "the reading at the checkpoint whose label contains --label",
 }
 DEFAULT_THRESHOLD_MIB = {"left": 64.0, "growth": 8.0, "peak": 64.0, "label": 64.0}
@@ -97,6 +97,7 @@ def measure(record: CellRecord, criterion: Criterion) -> Measure:
         column = TIMELINE_COLUMNS.index(meter)
         samples = [int(v) for s in ((record.get("timeline") or {}).get("samples") or []) if (v := s[column]) is not None]
         values = samples + [v for cp in cps if (v := meter_value(cp.get("readings"), meter)) is not None]
+        values += verdicts.high_water_marks(cps) if meter == "rss" else []
         return Measure(max(values) - floor if values else None, meter, "peak")
     if criterion.name == "label":
         hits = [cp for cp in cps if criterion.label in cp["label"]]

@@ -39,6 +39,8 @@ fails where its neighbour runs is a turn (turns.py)
     (failures.aliased_crash), and a cell that ran so says it beside its answer (failures.aliased_libraries); a
     step "held" without the framework's own count turns from none on its verdict, only on what came back (turns.py);
     a build that cannot load CUDA's libraries on a host without them (CuPy 8) needs them and a GPU (gpu_use.py)
+23: a script's host peak is at least the kernel's high-water mark of its process (VmHWM, read at each checkpoint)
+    where it rose after the start: memory taken and given back between two timeline samples is still its peak
 """
 
-RULES_VERSION = 22
+RULES_VERSION = 23

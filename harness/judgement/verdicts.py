@@ -207,8 +207,16 @@ def timeline_peak(record: CellRecord, checkpoints: list[Checkpoint]) -> Checkpoi
             continue
         values = [int(v) for s in inside if (v := s[col]) is not None]
         values += [v for cp in checkpoints if (v := meter_value(cp.get("readings"), meter)) is not None]
+        values += high_water_marks(checkpoints) if meter == "rss" else []
         readings[meter] = max(values) if values else None
     return {"label": TIMELINE_PEAK, "readings": cast(Readings, readings), "view": {}}
+
+
+def high_water_marks(checkpoints: list[Checkpoint]) -> list[int]:
+    """The kernel's high-water marks of the script's process (VmHWM) that rose after the first checkpoint:
+    host peaks it reached since, however brief (between two timeline samples), never above the true one."""
+    marks = [meter_value(cp.get("readings"), "rss_peak") for cp in checkpoints]
+    return [v for v in marks[1:] if v is not None and marks[0] is not None and v > marks[0]]
 
 
 def judge(record: CellRecord) -> Judged:

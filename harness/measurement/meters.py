@@ -105,7 +105,13 @@ class Meters:
                 for i in self.gpus}
 
     def read_settled(self, tracker: PidTracker) -> tuple[Readings, Settle]:
-        """A reading that has stopped moving, and how it was obtained."""
+        """A reading that has stopped moving, and how it was obtained, with the script's resident peak so far."""
+        readings, settle = self._settled(tracker)
+        if (peak := procs.peak_rss(tracker.current())) is not None:
+            readings["rss_peak"] = peak
+        return readings, settle
+
+    def _settled(self, tracker: PidTracker) -> tuple[Readings, Settle]:
         start = time.monotonic()
         window: list[Readings] = []
         while len(window) < FAST_READS:

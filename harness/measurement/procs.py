@@ -67,6 +67,24 @@ def _uss(pid: int) -> int | None:
     return sum(private) if private else _rss(pid)
 
 
+def peak_rss(pids: Iterable[int]) -> int | None:
+    """The highest resident set any of the script's own processes (those whose parent is not among
+    ``pids``) has had since it started (the kernel's VmHWM): a peak too brief for any sampler to see,
+    and never above the peak of their sum. None when none could be read."""
+    found = set(pids)
+    peaks = [v for pid in found if parent(pid) not in found and (v := _status_kib(pid, b"VmHWM:")) is not None]
+    return max(peaks) * 1024 if peaks else None
+
+
+def _status_kib(pid: int, field: bytes) -> int | None:
+    try:
+        with open(f"/proc/{pid}/status", "rb") as handle:
+            lines = handle.read().splitlines()
+    except OSError:
+        return None
+    return next((int(line.split()[1]) for line in lines if line.startswith(field)), None)
+
+
 def parent(pid: int) -> int | None:
     """``pid``'s parent, or None once it has ended."""
     try:

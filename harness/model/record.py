@@ -15,7 +15,7 @@ from __future__ import annotations
 import functools
 from collections.abc import Mapping
 from enum import Enum
-from typing import Any, Literal
+from typing import Any, Literal, cast
 
 from typing_extensions import Required, TypedDict
 
@@ -74,6 +74,7 @@ class Readings(TypedDict, total=False):
     """Bytes per meter at one instant; ``None`` where the meter could not read (never 0)."""
     rss: int | None
     rss_children: int | None  # of rss: the script's child processes, their own pages (USS); absent without any
+    rss_peak: int | None  # at a checkpoint: the highest RSS of the script's own process since it started (VmHWM)
     nvml_device: int | None
     nvml_process: int | None
     nvml_reserved: int | None  # the device's own reserved memory (NVML v2), not anyone's allocation
@@ -285,8 +286,7 @@ def harness_failed(record: CellRecord) -> bool:
 
 def meter_value(readings: Readings | None, meter: str) -> int | None:
     """One meter's bytes by its name (the judged meter is chosen at run time), or None."""
-    values: Mapping[str, Any] = readings or {}
-    value = values.get(meter)
+    value = cast(Mapping[str, Any], readings or {}).get(meter)
     return int(value) if value is not None else None
 
 

@@ -276,6 +276,7 @@ def test_an_amount_that_changes_threefold_is_an_answer_once_repeats_confirm_it(t
         return {"summary": json.loads((run_dir / "sweep.json").read_text()), "md": (run_dir / "sweep.md").read_text()}
 
     once = sweep(tmp_path / "once", "--repeat", "1")
+    assert len(once["summary"]["amounts"]) == 1, once["md"]
     (candidate,) = once["summary"]["amounts"]
     assert candidate["words"].startswith("partly held") and candidate["confirmed"] is None
     assert 2.8 < candidate["after"] / candidate["before"] < 3.8  # 320 MiB against 96 MiB

@@ -25,7 +25,8 @@ def test_run_json_is_the_record_on_stdout(tmp_path: Path) -> None:
     assert record["scenario"]["params"] == {"mib": 256}
     assert [cp["label"] for cp in record["checkpoints"]] == ["ready", "peak", "after_del"]
     for cp in record["checkpoints"]:
-        assert set(cp["readings"]) == {"rss", "nvml_device", "nvml_process", "nvml_reserved"}
+        assert set(cp["readings"]) == {"rss", "nvml_device", "nvml_process", "nvml_reserved", "rss_peak"}
+        assert cp["readings"]["rss_peak"] >= cp["readings"]["rss"]  # the process's high-water mark so far
 
 
 def _one_line_error(result, *words: str) -> None:
