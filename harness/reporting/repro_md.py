@@ -134,8 +134,10 @@ def _peak_row(peak: Peak, others: bool, gpu: bool, launched: bool = False) -> li
     r = peak["readings"]
     together = " (the job's processes)" if launched else " (with its other processes)" if others else ""
     own = [f"{human_bytes(r.get('nvml_process'))}{together}"]
-    return _row([f"*peak {where.replace('|', chr(92) + '|')}, at {peak['t_s']:.2f} s*", *own, *([""] if others else []),
-                 human_bytes(r.get("nvml_device")), host_memory(r), "(timeline)", ""], gpu, others)
+    when, source = (f"at {peak['t_s']:.2f} s", "(timeline)") if peak["t_s"] is not None else (
+        "too brief for the timeline", "(the host's high-water mark)")
+    return _row([f"*peak {where.replace('|', chr(92) + '|')}, {when}*", *own, *([""] if others else []),
+                 human_bytes(r.get("nvml_device")), host_memory(r), source, ""], gpu, others)
 
 
 def _row(cells: list[str], gpu: bool, others: bool) -> list[str]:

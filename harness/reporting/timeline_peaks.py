@@ -1,5 +1,6 @@
 """Peaks the 100 Hz timeline saw between a record's checkpoints: memory a script used and gave back between
-two of its lines, which no checkpoint reading shows (repro.md puts each in its table, where it happened)."""
+two of its lines, which no checkpoint reading shows (repro.md puts each in its table, where it happened). On the
+host a peak too brief for the timeline still shows: the kernel's high-water mark rose between the two lines."""
 from __future__ import annotations
 
 from typing import Any
@@ -7,7 +8,7 @@ from typing import Any
 from typing_extensions import TypedDict
 
 from harness.judgement import tolerances, verdicts
-from harness.model.record import TIMELINE_COLUMNS, CellRecord, meter_value
+from harness.model.record import TIMELINE_COLUMNS, CellRecord, Checkpoint, meter_value
 
 
 class Peak(TypedDict):
@@ -15,7 +16,7 @@ class Peak(TypedDict):
 
     after: str
     before: str | None
-    t_s: float
+    t_s: float | None  # None: seen by the host's high-water mark only, not by a sample
     readings: dict[str, Any]  # each timeline column's value at the peak
 
 
@@ -25,7 +26,7 @@ def peaks_between(record: CellRecord) -> dict[int, Peak]:
     (index len(checkpoints): after the last one). Each: {"after", "before", "t_s", "readings"}."""
     cps = record.get("checkpoints") or []
     samples: list[list[Any]] = (record.get("timeline") or {}).get("samples") or []  # [t, meter...]: numbers, None unread
-    if not cps or not samples:
+    if not cps:
         return {}
     meter = verdicts.measured_meter(record)
     column = TIMELINE_COLUMNS.index(meter)
@@ -43,4 +44,20 @@ def peaks_between(record: CellRecord) -> dict[int, Peak]:
             found[i] = {"after": cps[i - 1]["label"], "before": cps[i]["label"] if i < len(cps) else None,
                         "t_s": round(float(top[0]) - origin, 2),
                         "readings": dict(zip(TIMELINE_COLUMNS[1:], top[1:], strict=True))}
+    return _high_water(cps, found) if meter == "rss" else found
+
+
+def _high_water(cps: list[Checkpoint], found: dict[int, Peak]) -> dict[int, Peak]:
+    """Where the script's high-water mark (VmHWM) rose between two checkpoints above both ends, and above
+    what the timeline sampled there, by more than RSS's smallest judged change: that peak, without a time."""
+    marks = [meter_value(cp.get("readings"), "rss_peak") for cp in cps]
+    least = tolerances.METER_RULES["rss"].min_signal
+    for i in range(1, len(cps)):
+        mark, before = marks[i], marks[i - 1]
+        if mark is None or before is None or mark <= before:
+            continue
+        ends = [v for cp in cps[i - 1:i + 1] if (v := meter_value(cp.get("readings"), "rss")) is not None]
+        sampled = found[i]["readings"].get("rss") or 0 if i in found else 0
+        if mark - max(ends, default=0) > least and mark - sampled > least:
+            found[i] = {"after": cps[i - 1]["label"], "before": cps[i]["label"], "t_s": None, "readings": {"rss": mark}}
     return found

@@ -15,6 +15,7 @@ from harness.measurement.meters import TimelineSampler
 from harness.measurement.nvml import Nvml
 from harness.measurement.runner import CellOptions, run_cell
 from harness.measurement.scenario import Scenario
+from harness.reporting import repro_md
 
 MiB = 1 << 20
 SCRIPT = """import gc
@@ -38,3 +39,6 @@ def test_a_peak_between_two_samples_is_the_kernels_high_water_mark(tmp_path: Pat
     step = {s["label"]: s for s in record["verdicts"]["steps"]}["brief.py:3: gc.collect()"]
     assert step["grown"] >= 500 * MiB and 90 * MiB <= step["left"] <= 110 * MiB, step
     assert step["verdict"] == "partial"  # 96 of 512 MiB left; without the mark the peak would be what is left: held
+    (row,) = [line for line in repro_md.markdown([record], script).splitlines() if "too brief for the timeline" in line]
+    assert row.startswith("| *peak between `start` and `brief.py:3: gc.collect()`") and "high-water mark" in row, row
+    assert "MiB" in row and 500 <= float(row.split(" | ")[1].split()[0]) <= 560, row  # the host RSS column: ~525 MiB
