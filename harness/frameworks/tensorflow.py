@@ -14,11 +14,15 @@ CUDA11_WHEELS = ("nvidia-cuda-runtime-cu11==11.8.89", "nvidia-cublas-cu11==11.11
 # 2.1-2.3 load CUDA 10.1 and cuDNN 7 by name, which no NVIDIA wheel ships (11.8's under 10.1's names registers the GPU
 # on an H100, but graph-mode cells of 2.3.4 abort with "stack smashing detected": CUDA 11's cudaDeviceProp is larger
 # than 10.1's; matrix/reference/sweeps/gpu-tensorflow-2.3-2.4-h100). A virtualenv of them fetches CUDA 10.1.243 from
-# Ubuntu's own packages of it (focal's multiverse) and cuDNN 7.6.5 from the one wheel that bundles it.
+# Ubuntu's own packages of it (focal's multiverse) and cuDNN 7.6.5 from the one wheel that bundles it. Not its cuBLAS:
+# CUDA 10.1's (10.2.1.243) has no kernels for Ampere or Hopper and fails there (CUBLAS_STATUS_EXECUTION_FAILED, torch
+# 1.4-1.5 on an H200: matrix/reference/h200-580.159.04-old-torch). cuBLAS 11.11 has them, needs no CUDA runtime of its
+# own and exports every cublas* function 2.1-2.3 look up by name (dlsym): it takes libcublas.so.10's place, as it takes
+# libcublas.so.9.0's in TF 1.8's image (images/tf1.8/hopper_cublas.sh).
 CUDA101_LIBRARIES = (*(f"deb:pool/multiverse/n/nvidia-cuda-toolkit/{package}_10.1.243-3_amd64.deb"
-                       for package in ("libcudart10.1", "libcublas10", "libcublaslt10", "libcufft10", "libcurand10",
-                                       "libcusolver10", "libcusparse10")),
+                       for package in ("libcudart10.1", "libcufft10", "libcurand10", "libcusolver10", "libcusparse10")),
                      "wheel:cupy-cuda101==7.8.0:cupy/.data/lib/libcudnn.so.7")
+HOPPER_CUBLAS = ("nvidia-cublas-cu11==11.11.3.6",)
 
 
 def _families(version: str) -> tuple[str, ...]:
@@ -53,7 +57,8 @@ FRAMEWORK = Framework(
         GpuBuild(">=2.5,<2.12", "nvidia/cuda:11.2.2-cudnn8-runtime-ubuntu20.04", venv_cuda=CUDA11_WHEELS),
         GpuBuild(">=2.4,<2.5", "nvidia/cuda:11.0.3-cudnn8-runtime-ubuntu18.04", venv_cuda=CUDA11_WHEELS,
                  venv_aliases=("libcusolver.so.10=libcusolver.so.11",)),
-        GpuBuild(">=2.1,<2.4", "nvidia/cuda:10.1-cudnn7-runtime-ubuntu18.04", venv_libraries=CUDA101_LIBRARIES),
+        GpuBuild(">=2.1,<2.4", "nvidia/cuda:10.1-cudnn7-runtime-ubuntu18.04", venv_libraries=CUDA101_LIBRARIES,
+                 venv_cuda=HOPPER_CUBLAS, venv_aliases=("libcublas.so.10=libcublas.so.11",)),
         GpuBuild(">=1.13,<2.1", "nvidia/cuda:10.0-cudnn7-runtime-ubuntu18.04"),
         GpuBuild("<1.13", "tensorflow/tensorflow:{version}-gpu", python="2.7"),  # the CUDA 9 tags are gone; TF's has it
     ),

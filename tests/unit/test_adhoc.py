@@ -211,9 +211,9 @@ def test_tensorflow_2_4_loads_cusolver_by_cuda_11_0s_name_and_cupy_gets_nvrtc(in
         assert {"nvidia-cuda-nvrtc-cu11==11.8.89", "nvidia-cuda-runtime-cu11==11.8.89"} <= set(cupy.venv_cuda), pin
         assert not any("cudnn" in wheel for wheel in cupy.venv_cuda)
     assert adhoc.environment("cupy-cuda111==8.6.0", "gpu", index_url=index).variants["gpu"].venv_cuda == ()
-    # TF 2.1-2.3: CUDA 10.1 and cuDNN 7, which no NVIDIA wheel ships, fetched (environments/venv_libs)
+    # TF 2.1-2.3: CUDA 10.1 and cuDNN 7, which no NVIDIA wheel ships, fetched (environments/venv_libs); cuBLAS 11
     tf23 = adhoc.environment("tensorflow==2.3.4", "gpu", index_url=index).variants["gpu"]
-    assert tf23.venv_cuda == () and len(tf23.venv_libraries) == 8
+    assert tf23.venv_cuda == ("nvidia-cublas-cu11==11.11.3.6",) and len(tf23.venv_libraries) == 6
     assert tf23.venv_libraries[-1] == "wheel:cupy-cuda101==7.8.0:cupy/.data/lib/libcudnn.so.7"
     assert adhoc.environment("tensorflow==2.4.4", "gpu", index_url=index).variants["gpu"].venv_libraries == ()
     assert adhoc.environment("tensorflow==2.3.4", "cpu", index_url=index).variants["cpu"].venv_libraries == ()

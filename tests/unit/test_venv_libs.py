@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from harness.common.fetched_libraries import said
-from harness.environments import venv_libs
+from harness.environments import adhoc, venv_libs
 from harness.frameworks import tensorflow
 from tests.helpers import debian_package
 
@@ -39,7 +39,14 @@ def test_offline_a_package_missing_from_the_wheelhouse_is_one_line_naming_where_
 
 
 def test_tensorflow_2_1_to_2_3_fetch_cuda_10_1_and_cudnn_7_and_say_so() -> None:
-    assert said(tensorflow.CUDA101_LIBRARIES) == ("libcudart10.1 10.1.243-3, libcublas10 10.1.243-3, libcublaslt10 10.1.243-3, "
-                               "libcufft10 10.1.243-3, libcurand10 10.1.243-3, libcusolver10 10.1.243-3, "
-                               "libcusparse10 10.1.243-3 from Ubuntu's packages; libcudnn.so.7 from "
-                               "cupy-cuda101==7.8.0's wheel")
+    assert said(tensorflow.CUDA101_LIBRARIES) == ("libcudart10.1 10.1.243-3, libcufft10 10.1.243-3, libcurand10 10.1.243-3, "
+                                                  "libcusolver10 10.1.243-3, libcusparse10 10.1.243-3 from Ubuntu's packages; "
+                                                  "libcudnn.so.7 from cupy-cuda101==7.8.0's wheel")
+
+
+def test_tensorflow_2_1_to_2_3_load_a_cublas_with_kernels_for_todays_gpus_under_10s_name() -> None:
+    """CUDA 10.1's cuBLAS fails on Ampere and Hopper: cuBLAS 11.11 (its wheel) answers to libcublas.so.10."""
+    for release in ("2.1.4", "2.2.3", "2.3.4"):
+        pins = adhoc.environment(f"tensorflow=={release}", "gpu").variant("gpu")
+        assert pins.venv_cuda == ("nvidia-cublas-cu11==11.11.3.6",) and pins.venv_aliases == ("libcublas.so.10=libcublas.so.11",)
+        assert not [entry for entry in pins.venv_libraries if "cublas" in entry]
