@@ -1,5 +1,6 @@
 """How the CUDA libraries a virtualenv fetched for itself (environments/venv_libs: Ubuntu's packages, a wheel's
-member) are said, the same wherever they are named: the note that the virtualenv is being made and repro.md."""
+member), and the older sonames it links to newer libraries, are said, the same wherever they are named: the note
+that the virtualenv is being made, repro.md and the answer's caveat."""
 from __future__ import annotations
 
 from collections.abc import Sequence
@@ -13,3 +14,9 @@ def said(entries: Sequence[str]) -> str:
     wheels = [f"{PurePosixPath(member).name} from {pin}'s wheel"
               for pin, _, member in (e.removeprefix("wheel:").partition(":") for e in entries if e.startswith("wheel:"))]
     return "; ".join(([f"{', '.join(debs)} from Ubuntu's packages"] if debs else []) + wheels)
+
+
+def aliases_said(aliases: Sequence[str]) -> list[str]:
+    """"libcusolver.so.10=libcusolver.so.11" (the name loaded = the library behind it) as "libcusolver.so.10 as
+    libcusolver.so.11"."""
+    return [alias.replace("=", " as ") for alias in aliases]

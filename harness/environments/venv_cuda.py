@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from harness.common.fetched_libraries import said
+from harness.common.fetched_libraries import aliases_said, said
 from harness.environments import venv_libs
 from harness.environments.config import EnvDef, VariantDef
 
@@ -15,7 +15,7 @@ ALIASES = "cuda-aliases"  # a virtualenv's folder of old sonames linked to its C
 def described(pins: VariantDef) -> str:
     """"CUDA from NVIDIA's wheels (cusolver 11.4.1.48; libcusolver.so.10 as libcusolver.so.11)", for the note
     that the virtualenv is being made."""
-    aliased = "".join(f"; {alias.replace('=', ' as ')}" for alias in pins.venv_aliases)
+    aliased = "".join(f"; {alias}" for alias in aliases_said(pins.venv_aliases))
     headers = f"; CUDA_PATH {pins.venv_cuda_path}" if pins.venv_cuda_path else ""
     fetched = said(pins.venv_libraries)
     wheels = f"CUDA from NVIDIA's wheels ({_named(pins.venv_cuda)}{aliased}{headers})" if pins.venv_cuda else ""
@@ -32,7 +32,7 @@ def library_path(env: EnvDef, variant: str, python: str) -> str:
     """The library folders of the CUDA wheels the virtualenv of ``python`` installed for ``env`` (its
     ``venv_cuda``), its folder of older sonames first, for its cells' LD_LIBRARY_PATH; "" for an environment
     that installs none."""
-    pins = env.variant(variant) if env.variants.get(variant) else None
+    pins = env.variants.get(variant)
     if pins is None or not (pins.venv_cuda or pins.venv_libraries):
         return ""
     folder = Path(python).parent.parent
@@ -43,7 +43,7 @@ def library_path(env: EnvDef, variant: str, python: str) -> str:
 def cuda_path(env: EnvDef, variant: str, python: str) -> str:
     """The folder of the virtualenv of ``python`` its cells' CUDA_PATH names (``venv_cuda_path``: the CUDA wheel
     whose include/ holds the headers the release compiles with); "" where the environment names none."""
-    wanted = env.variant(variant).venv_cuda_path if env.variants.get(variant) else ""
+    wanted = pins.venv_cuda_path if (pins := env.variants.get(variant)) else ""
     found = sorted(Path(python).parent.parent.glob(f"lib/python*/site-packages/{wanted}")) if wanted else []
     return str(found[0]) if found else ""
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import re
 
+from harness.common.fetched_libraries import aliases_said
 from harness.model.record import CellRecord, ErrorInfo, Status
 
 # CUDA's words for a kernel with no machine code for the GPU and no PTX the driver could compile for it (the
@@ -94,7 +95,7 @@ def aliased_libraries(record: CellRecord) -> str | None:
     env = record.get("env") or {}
     if not ALIASES_FOLDER.search(str(env.get("library_path") or "")):
         return None
-    named = ", ".join(alias.replace("=", " as ") for alias in env.get("cuda_aliases") or [])
+    named = ", ".join(aliases_said(env.get("cuda_aliases") or []))
     return ("ran with newer CUDA libraries linked under the older names it loads"
             + (f" ({named})" if named else " (its virtualenv's cuda-aliases folder)"))
 

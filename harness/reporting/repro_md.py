@@ -12,6 +12,7 @@ import shlex
 from pathlib import Path
 
 from harness import __version__
+from harness.common.fetched_libraries import aliases_said
 from harness.common.fetched_libraries import said as fetched_said
 from harness.common.units import host_memory, human_bytes
 from harness.judgement import answer, attribution, multigpu, rules, sentences, tolerances, verdicts
@@ -39,11 +40,10 @@ def _where(env: Environment) -> str:
     if env.get("backend") == "docker":
         return f"image {env.get('image')}" + (f" ({packages} on {env.get('base')})" if packages else "")
     if env.get("backend") == "venv":
-        said = [alias.replace("=", " as ") for alias in env.get("cuda_aliases") or []]
-        said += ["CUDA_PATH at their headers"] if env.get("cuda_path") else []
-        # no NVIDIA wheel of that CUDA: what it fetched, named
-        source = fetched_said(env.get("cuda_libraries") or []) or \
-            ("CUDA from NVIDIA's wheels" if env.get("library_path") else "")
+        said = aliases_said(env.get("cuda_aliases") or []) + (["CUDA_PATH at their headers"] if env.get("cuda_path") else [])
+        # NVIDIA's wheels where it installed some; what it fetched where no NVIDIA wheel has that CUDA, named
+        wheels = "CUDA from NVIDIA's wheels" if "/nvidia/" in str(env.get("library_path") or "") else ""
+        source = " and ".join(part for part in (wheels, fetched_said(env.get("cuda_libraries") or [])) if part)
         cuda = f" with {source} on its library path" + (f" ({'; '.join(said)})" if said else "") if source else ""
         return (f"a virtualenv of {packages}" if packages else "a virtualenv") + cuda
     return f"the interpreter {Path(str(env.get('interpreter') or 'python')).name}"

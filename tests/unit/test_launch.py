@@ -177,11 +177,17 @@ def test_the_paste_block_names_no_folder_of_this_machine() -> None:
     assert repro_md._where({"backend": "venv", "packages": ["cupy-cuda112==8.6.0"], "library_path": "/v/nvidia/cuda_nvrtc/lib",
                             "cuda_path": "/v/lib/python3.8/site-packages/nvidia/cuda_runtime"}) == \
         "a virtualenv of cupy-cuda112==8.6.0 with CUDA from NVIDIA's wheels on its library path (CUDA_PATH at their headers)"
+    fetched = ["deb:pool/multiverse/n/nvidia-cuda-toolkit/libcudart10.1_10.1.243-3_amd64.deb",
+               "wheel:cupy-cuda101==7.8.0:cupy/.data/lib/libcudnn.so.7"]
     assert repro_md._where({"backend": "venv", "packages": ["tensorflow==2.3.4"], "library_path": "/v/cuda-libs",
-                            "cuda_libraries": ["deb:pool/multiverse/n/nvidia-cuda-toolkit/libcudart10.1_10.1.243-3_amd64.deb",
-                                               "wheel:cupy-cuda101==7.8.0:cupy/.data/lib/libcudnn.so.7"]}) == \
+                            "cuda_libraries": fetched}) == \
         ("a virtualenv of tensorflow==2.3.4 with libcudart10.1 10.1.243-3 from Ubuntu's packages; libcudnn.so.7 from "
          "cupy-cuda101==7.8.0's wheel on its library path")
+    assert repro_md._where({"backend": "venv", "packages": ["tensorflow==2.3.4"], "cuda_libraries": fetched,
+                            "library_path": "/v/cuda-aliases:/v/cuda-libs:/v/lib/python3.7/site-packages/nvidia/cublas/lib",
+                            "cuda_aliases": ["libcublas.so.10=libcublas.so.11"]}) == \
+        ("a virtualenv of tensorflow==2.3.4 with CUDA from NVIDIA's wheels and libcudart10.1 10.1.243-3 from Ubuntu's "
+         "packages; libcudnn.so.7 from cupy-cuda101==7.8.0's wheel on its library path (libcublas.so.10 as libcublas.so.11)")
     assert repro_md._where({"backend": "process", "interpreter": "/opt/torch/.venv/bin/python3"}) == "the interpreter python3"
     assert repro_md._where({"backend": "docker", "image": "gpu-cleanup-matrix/torch:gpu-1a2b", "packages": ["torch==2.15.0"],
                             "base": "nvidia/cuda:13.0.0-base-ubuntu24.04"}) == \
