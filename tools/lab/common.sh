@@ -6,6 +6,9 @@
 #                                       sits together inside zstd's 2 GiB window (two torch releases' 1 GB
 #                                       libtorch_cuda.so: 474 MB, against 387 MB for one)
 #   lab_rezip ARCHIVE WHEELHOUSE        there: those wheels zipped again (stored, the same files and RECORD)
+#   lab_queue_copy SRC RESULTS          there: the checkout copied to SRC for a queue that outlives the call, the GPU
+#                                       named in RESULTS/gpu.txt, RESULTS/queue.done removed
+#   lab_queue_wait RESULTS SECONDS      there: up to SECONDS for RESULTS/queue.done, then where the queue is
 # The machine has no zstd: a script carries this one's binary and names it in LAB_ZSTD.
 lab_here=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 lab_zstd() { if command -v zstd >/dev/null; then zstd "$@"; else "${LAB_ZSTD:?no zstd here: carry one}" "$@"; fi; }
@@ -39,4 +42,16 @@ for wheel in sorted(os.listdir(root)):  # each folder a wheel's files: zipped ag
     print(wheel)
 PY
   rm -rf "$unpacked" "$archive"
+}
+lab_queue_copy() {
+  local src=$1 results=$2
+  rm -rf "$src" && mkdir -p "$src" "$results" && rm -f "$results/queue.done"
+  (cd "$lab_here" && tar --exclude=./.lab -cf - .) | tar -C "$src" -x
+  nvidia-smi --query-gpu=name,driver_version,memory.total,compute_cap --format=csv >"$results/gpu.txt"
+}
+lab_queue_wait() {
+  local results=$1 seconds=$2
+  for _ in $(seq 1 "$seconds"); do [ ! -e "$results/queue.done" ] || break; sleep 1; done
+  if [ -e "$results/queue.done" ]; then echo "done"; else echo "still running"; fi
+  tail -n 30 "$results/queue.log"
 }

@@ -87,9 +87,7 @@ PY
     ;;
   queue)
     results=${2:?results}; shift 2
-    src=/root/src-t10 && rm -rf "$src" && mkdir -p "$src" "$results" && rm -f "$results/queue.done"
-    (cd "$lab_here" && tar --exclude=./.lab -cf - .) | tar -C "$src" -x
-    nvidia-smi --query-gpu=name,driver_version,memory.total,compute_cap --format=csv >"$results/gpu.txt"
+    src=/root/src-t10 && lab_queue_copy "$src" "$results"
     cd "$src" && LAB_SRC=$src setsid nohup bash -c "$(declare -f lab_harness); \
 for release in $*; do \
   echo \"\$(date +%T) \$release: waiting for its wheel\"; \
@@ -104,11 +102,6 @@ for release in $*; do \
   echo \"\$(date +%T) \$release: done (\$?)\"; \
 done; touch '$results/queue.done'" >"$results/queue.log" 2>&1 </dev/null &
     ;;
-  wait)
-    results=${2:?results} seconds=${3:?seconds}
-    for _ in $(seq 1 "$seconds"); do [ ! -e "$results/queue.done" ] || break; sleep 1; done
-    [ -e "$results/queue.done" ] && echo "done" || echo "still running"
-    tail -n 30 "$results/queue.log"
-    ;;
+  wait) lab_queue_wait "${2:?results}" "${3:?seconds}" ;;
   *) echo "unknown step $1" >&2; exit 2 ;;
 esac

@@ -33,19 +33,12 @@ case ${1:?usage: torch_cu12_history_gpu.sh pack DIR OUT | join | queue RESULTS P
     ;;
   queue)
     results=${2:?results}; shift 2
-    src=/root/src-t12 && rm -rf "$src" && mkdir -p "$src" "$results" && rm -f "$results/queue.done"
-    (cd "$lab_here" && tar --exclude=./.lab -cf - .) | tar -C "$src" -x
-    nvidia-smi --query-gpu=name,driver_version,memory.total,compute_cap --format=csv >"$results/gpu.txt"
+    src=/root/src-t12 && lab_queue_copy "$src" "$results"
     cd "$src" && LAB_SRC=$src setsid nohup bash -c "$(declare -f lab_harness); \
 for pin in $*; do lab_harness sweep --results '$results' --package \${pin%%==*} --from \${pin##*==} --to \${pin##*==} \
   --backend venv --variant gpu --venv-dir /root/venvs --index-url $t12/wh --wheelhouse $t12/wh --offline --repeat 1; \
 done; touch '$results/queue.done'" >"$results/queue.log" 2>&1 </dev/null &
     ;;
-  wait)
-    results=${2:?results} seconds=${3:?seconds}
-    for _ in $(seq 1 "$seconds"); do [ ! -e "$results/queue.done" ] || break; sleep 1; done
-    [ -e "$results/queue.done" ] && echo "done" || echo "still running"
-    tail -n 30 "$results/queue.log"
-    ;;
+  wait) lab_queue_wait "${2:?results}" "${3:?seconds}" ;;
   *) echo "unknown step $1" >&2; exit 2 ;;
 esac
