@@ -49,18 +49,23 @@ def cuda_path(env: EnvDef, variant: str, python: str) -> str:
 
 
 def link_aliases(folder: Path, pins: VariantDef) -> str | None:
-    """Each soname the release loads linked to the newer one its CUDA wheels ship ("libcusolver.so.10=
-    libcusolver.so.11": TensorFlow 2.4 was built against CUDA 11.0, whose cuSOLVER kept 10's name), in one
-    folder of the virtualenv; a name no wheel ships is the problem, said."""
+    """Each soname the release loads linked to the newer one its CUDA wheels ship or it fetched ("libcusolver.so.10=
+    libcusolver.so.11": TensorFlow 2.4 was built against CUDA 11.0, whose cuSOLVER kept 10's name; "libcudart.so.10.0=
+    libcudart.so.10.1": 1.14-2.0's CUDA 10.0, which no package holds), in one folder of the virtualenv; a name
+    neither has is the problem, said."""
     if not pins.venv_aliases:
         return None
-    shipped = {lib.name: lib for lib in folder.glob("lib/python*/site-packages/nvidia/*/lib/*.so*")}
+    shipped = {lib.name: lib for lib in [*folder.glob("lib/python*/site-packages/nvidia/*/lib/*.so*"),
+                                         *(folder / venv_libs.LIBS).glob("*.so*")]}
     out = folder / ALIASES
     out.mkdir(exist_ok=True)
     for alias in pins.venv_aliases:
         loaded, _, newer = alias.partition("=")
         if newer not in shipped:
-            return f"none of its CUDA wheels ({_named(pins.venv_cuda)}) ships {newer}, which it loads as {loaded}"
+            holders = ([f"its CUDA wheels ({_named(pins.venv_cuda)})"] if pins.venv_cuda else []) + \
+                ([f"the libraries it fetched ({said(pins.venv_libraries)})"] if pins.venv_libraries else [])
+            which = f"neither {' nor '.join(holders)}" if len(holders) > 1 else f"none of {holders[0] if holders else 'its CUDA'}"
+            return f"{which} holds {newer}, which it loads as {loaded}"
         (out / loaded).symlink_to(os.path.relpath(shipped[newer], out))
     return None
 

@@ -272,10 +272,9 @@ def _install(env: EnvDef, variant: str, folder: Path, options: BuildOptions, not
     if result.returncode != 0:
         tail = result.stdout.strip().splitlines()[-1] if result.stdout.strip() else "no output"
         raise EnvSkipped(f"pip could not install {' '.join(pins.packages)} ({tail}); fix the pins or run with Docker")
-    problem = venv_cuda.link_aliases(folder, pins) or venv_cuda.missing_headers(folder, pins)
-    if not problem and pins.venv_libraries:
-        problem = venv_libs.fetch(pins.venv_libraries, folder, [*pip, "download", *sources], options.wheelhouse,
-                                  options.offline, lambda text: note(f"{env.name}: {text}"))
+    problem = venv_libs.fetch(pins.venv_libraries, folder, [*pip, "download", *sources], options.wheelhouse,
+                              options.offline, lambda text: note(f"{env.name}: {text}")) if pins.venv_libraries else None
+    problem = problem or venv_cuda.link_aliases(folder, pins) or venv_cuda.missing_headers(folder, pins)  # fetched: linkable
     if problem:
         raise EnvSkipped(f"{env.name}: {problem}")
     built = torch_build(folder)

@@ -23,6 +23,12 @@ CUDA101_LIBRARIES = (*(f"deb:pool/multiverse/n/nvidia-cuda-toolkit/{package}_10.
                        for package in ("libcudart10.1", "libcufft10", "libcurand10", "libcusolver10", "libcusparse10")),
                      "wheel:cupy-cuda101==7.8.0:cupy/.data/lib/libcudnn.so.7")
 HOPPER_CUBLAS = ("nvidia-cublas-cu11==11.11.3.6",)
+# 1.14-2.0 were built for CUDA 10.0, which no package or wheel reachable from PyPI and Ubuntu holds whole. They load it
+# by name too (dlopen, then dlsym of unversioned names; 1.13 links it and is left out), and 10.1 keeps every function
+# they call (it dropped cudaConfigureCall, cudaSetupArgument and cudaLaunch, which nvcc 10.0's launches no longer use)
+# and 10.0's cudaDeviceProp: the same libraries as 2.1-2.3, answering to 10.0's names.
+CUDA100_AS_101 = ("libcudart.so.10.0=libcudart.so.10.1", "libcublas.so.10.0=libcublas.so.11",
+                  *(f"lib{name}.so.10.0=lib{name}.so.10" for name in ("cufft", "curand", "cusolver", "cusparse")))
 
 
 def _families(version: str) -> tuple[str, ...]:
@@ -59,7 +65,9 @@ FRAMEWORK = Framework(
                  venv_aliases=("libcusolver.so.10=libcusolver.so.11",)),
         GpuBuild(">=2.1,<2.4", "nvidia/cuda:10.1-cudnn7-runtime-ubuntu18.04", venv_libraries=CUDA101_LIBRARIES,
                  venv_cuda=HOPPER_CUBLAS, venv_aliases=("libcublas.so.10=libcublas.so.11",)),
-        GpuBuild(">=1.13,<2.1", "nvidia/cuda:10.0-cudnn7-runtime-ubuntu18.04"),
+        GpuBuild(">=1.14,<2.1", "nvidia/cuda:10.0-cudnn7-runtime-ubuntu18.04", venv_libraries=CUDA101_LIBRARIES,
+                 venv_cuda=HOPPER_CUBLAS, venv_aliases=CUDA100_AS_101),
+        GpuBuild(">=1.13,<1.14", "nvidia/cuda:10.0-cudnn7-runtime-ubuntu18.04"),
         GpuBuild("<1.13", "tensorflow/tensorflow:{version}-gpu", python="2.7"),  # the CUDA 9 tags are gone; TF's has it
     ),
 )

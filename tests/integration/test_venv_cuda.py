@@ -101,7 +101,7 @@ def test_a_release_that_loads_an_older_soname_finds_the_newer_one_under_it(tmp_p
     done = subprocess.run([python, "-c", load_old], env=backend.environment({}), capture_output=True, text=True,
                           timeout=60)
     assert done.returncode == 0 and done.stdout.strip() == "loaded", done.stderr
-    with pytest.raises(venvs.EnvSkipped, match=r"tf-bad: none of its CUDA wheels \(fakecuda 1.0\) ships "
+    with pytest.raises(venvs.EnvSkipped, match=r"tf-bad: none of its CUDA wheels \(fakecuda 1.0\) holds "
                                                r"libfakecuda.so.12, which it loads as libfakecuda.so.9"):
         venvs.ensure(env("tf-bad", "libfakecuda.so.9=libfakecuda.so.12"), "gpu", tmp_path / "venvs", options,
                      notes.append)
@@ -156,7 +156,8 @@ def test_a_release_whose_cuda_no_wheel_ships_fetches_its_libraries_and_its_cells
     """TensorFlow 2.1-2.3 load CUDA 10.1 and cuDNN 7, which no NVIDIA wheel ships: their virtualenv takes the
     libraries from Ubuntu's package of them and from a wheel that bundles one (each from the wheelhouse here),
     into one folder first on its cells' library path, and says so; the virtualenv holds no package of that
-    wheel. Offline, a package missing from the wheelhouse refuses it in one line naming where it is."""
+    wheel. TensorFlow 1.14-2.0 load CUDA 10.0's names, which no package holds: the fetched 10.1 libraries answer to
+    them. Offline, a package missing from the wheelhouse refuses it in one line naming where it is."""
     debian_package(wheelhouse / "libfakecudart10.1_1.0-1_amd64.deb",
                    {"usr/lib/x86_64-linux-gnu/libfakecudart.so.10.1.243": LIBRARY.read_bytes()},
                    {"usr/lib/x86_64-linux-gnu/libfakecudart.so.10.1": "libfakecudart.so.10.1.243"})
@@ -164,10 +165,10 @@ def test_a_release_whose_cuda_no_wheel_ships_fetches_its_libraries_and_its_cells
     fetched = ("deb:pool/multiverse/f/fake/libfakecudart10.1_1.0-1_amd64.deb",
                "wheel:fakednn==1.0:fakednn/.data/lib/libfakednn.so.7")
 
-    def env(name: str, libraries: tuple[str, ...]) -> EnvDef:
+    def env(name: str, libraries: tuple[str, ...], aliases: tuple[str, ...] = ()) -> EnvDef:
         return EnvDef(name=name, family=("tf2",), dockerfile="images/adhoc", python_version=VERSION, default=False,
                       variants={"gpu": VariantDef(base="", packages=("nvidia-fakecuda-cu11==1.0",),
-                                                  venv_libraries=libraries)})
+                                                  venv_libraries=libraries, venv_aliases=aliases)})
 
     notes: list[str] = []
     options = BuildOptions(wheelhouse=wheelhouse, offline=True)
@@ -184,6 +185,18 @@ def test_a_release_whose_cuda_no_wheel_ships_fetches_its_libraries_and_its_cells
     assert done.returncode == 0 and done.stdout.strip() == "loaded", done.stderr
     assert backend.describe()["cuda_libraries"] == list(fetched)
     assert subprocess.run([python, "-c", "import fakednn"], capture_output=True).returncode != 0  # not installed
+    tf20 = env("tf-2.0", fetched, ("libfakecudart.so.10.0=libfakecudart.so.10.1",))
+    python, _ = venvs.ensure(tf20, "gpu", tmp_path / "venvs", options, notes.append)
+    backend = ProcessBackend(python=python, name="venv", library_path=venv_cuda.library_path(tf20, "gpu", python))
+    done = subprocess.run([python, "-c", LOAD_FETCHED.replace("libfakecudart.so.10.1", "libfakecudart.so.10.0")],
+                          env=backend.environment({}), capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0 and done.stdout.strip() == "loaded", done.stderr
+    with pytest.raises(venvs.EnvSkipped, match=r"tf-none: none of the libraries it fetched "
+                                               r"\(libfakecudart10.1 1.0-1 from Ubuntu's packages; libfakednn.so.7 from "
+                                               r"fakednn==1.0's wheel\) holds libfakecudart.so.10.2, which it loads as "
+                                               r"libfakecudart.so.10.0"):
+        venvs.ensure(env("tf-none", fetched, ("libfakecudart.so.10.0=libfakecudart.so.10.2",)), "gpu",
+                     tmp_path / "venvs", options, notes.append)
     missing = ("deb:pool/multiverse/n/nvidia-cuda-toolkit/libcufft10_10.1.243-3_amd64.deb",)
     with pytest.raises(venvs.EnvSkipped, match=r"tf-bad: libcufft10_10.1.243-3_amd64.deb is not in the wheelhouse "
                                                r"\(offline\); put http://archive.ubuntu.com/ubuntu/pool/"):

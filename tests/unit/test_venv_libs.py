@@ -50,3 +50,17 @@ def test_tensorflow_2_1_to_2_3_load_a_cublas_with_kernels_for_todays_gpus_under_
         pins = adhoc.environment(f"tensorflow=={release}", "gpu").variant("gpu")
         assert pins.venv_cuda == ("nvidia-cublas-cu11==11.11.3.6",) and pins.venv_aliases == ("libcublas.so.10=libcublas.so.11",)
         assert not [entry for entry in pins.venv_libraries if "cublas" in entry]
+
+
+def test_tensorflow_1_14_to_2_0_load_the_same_libraries_under_cuda_10_0s_names() -> None:
+    """No package holds CUDA 10.0 whole: 1.14-2.0 (which look it up by name) get 2.1-2.3's libraries answering to
+    10.0's names; 1.13, which links it, gets none of them."""
+    for pin in ("tensorflow-gpu==1.14.0", "tensorflow-gpu==1.15.5", "tensorflow-gpu==2.0.4"):
+        pins = adhoc.environment(pin, "gpu").variant("gpu")
+        assert pins.venv_libraries == tensorflow.CUDA101_LIBRARIES and pins.venv_cuda == tensorflow.HOPPER_CUBLAS
+        assert dict(alias.split("=") for alias in pins.venv_aliases) == {
+            "libcudart.so.10.0": "libcudart.so.10.1", "libcublas.so.10.0": "libcublas.so.11",
+            "libcufft.so.10.0": "libcufft.so.10", "libcurand.so.10.0": "libcurand.so.10",
+            "libcusolver.so.10.0": "libcusolver.so.10", "libcusparse.so.10.0": "libcusparse.so.10"}
+    old = adhoc.environment("tensorflow-gpu==1.13.2", "gpu").variant("gpu")
+    assert not (old.venv_libraries or old.venv_cuda or old.venv_aliases)
