@@ -1,42 +1,43 @@
 #!/usr/bin/env bash
-# TensorFlow 2.1-2.3 (built for CUDA 10.1 and cuDNN 7, with compute_70 PTX the driver JIT-compiles for sm_90)
-# swept on a lent GPU machine (no network, no Docker, Python 3.12 only), each release in a virtualenv of a carried
-# Python 3.7 (the one Python all three have wheels for) that the venv backend makes offline from a carried
-# wheelhouse: its pins; CUDA 10.1 from Ubuntu's packages and cuDNN 7 from cupy-cuda101's wheel (the registry's
-# `venv_libraries`, looked for in the wheelhouse by file name); cuBLAS 11.11 as libcublas.so.10 (`venv_cuda`,
-# `venv_aliases`). The wheels travel unpacked and zstd-compressed (common.sh), each release in its own group, so
-# that the first can run while the next travel.
+# TensorFlow 1.15 and 2.0-2.3 (built for CUDA 10.0 and 10.1 and cuDNN 7, with compute_70 PTX the driver
+# JIT-compiles for sm_90) swept on a lent GPU machine (no network, no Docker, Python 3.12 only), each release in a
+# virtualenv of a carried Python 3.7 (the one Python all five have wheels for) that the venv backend makes offline
+# from a carried wheelhouse: its pins; CUDA 10.1 from Ubuntu's packages and cuDNN 7 from cupy-cuda101's wheel (the
+# registry's `venv_libraries`, looked for in the wheelhouse by file name); cuBLAS 11.11 as libcublas.so.10 (and
+# 1.15-2.0 every library under CUDA 10.0's name: `venv_cuda`, `venv_aliases`). The wheels travel unpacked and
+# zstd-compressed (common.sh), each release in its own group, so that the first can run while the next travel.
 #
 # Here (PyPI and Ubuntu's archive reachable):
-#   fetch DIR                  DIR/wh: each release's pins for Python 3.7 (gast 0.2.2, which TF 2.1 pins, built
+#   fetch DIR                  DIR/wh: each release's pins for Python 3.7 (gast 0.2.2, which 1.15-2.1 pin, built
 #                              as a wheel: PyPI has its source only), nvidia-cublas-cu11 11.11.3.6, cupy-cuda101
 #                              7.8.0 cut to its libcudnn.so.7 and metadata (what the virtualenv takes of it);
 #                              DIR/debs: the CUDA 10.1 packages; DIR/hostwheels: the harness's dependencies for
 #                              the GPU host's Python 3.12; DIR/py37.tar.xz: this machine's pyenv Python 3.7
 #   pack DIR OUT               OUT/base (every wheel but TensorFlow's, the packages, Python 3.7, the host wheels,
 #                              a zstd binary) and OUT/tf-RELEASE (TensorFlow's wheel), each cut into pieces
+#                              (2.1-2.3 measured: a base of 29 pieces, 714 MB; 6-8 pieces a release)
 # There, one piece per call (pieces.sh collect into /root/pc/GROUP), then:
 #   join GROUP                 checked and unpacked; the wheels zipped again into /root/t10/wh and the packages
 #                              beside them; base: Python 3.7 where pyenv keeps it, the host wheels in /root/hs
-#   queue RESULTS RELEASE...   in the background (its own session): each release once its wheel is there, its
+#   queue RESULTS PIN...       in the background (its own session): each PKG==VERSION once its wheel is there, its
 #                              PTX compiled on every core first (ptx_prewarm.py), then swept alone
 #   wait RESULTS SECONDS       wait up to SECONDS for the queue, then say where it is
 set -euo pipefail
 source "$(dirname "$0")/common.sh"
 t10=/root/t10
 PY37=3.7.16
-RELEASES=(2.1.4 2.2.3 2.3.4)
+PINS=(tensorflow-gpu==1.15.5 tensorflow-gpu==2.0.4 tensorflow==2.1.4 tensorflow==2.2.3 tensorflow==2.3.4)
+wheels_of() { local pin=$1; echo "${pin%%==*}" | tr - _; }  # a pin's wheel files: NAME-VERSION-*.whl
 CUDA101=(libcudart10.1 libcufft10 libcurand10 libcusolver10 libcusparse10)
 export NCCL_NVLS_ENABLE=0 PYTHONUNBUFFERED=1 LAB_ZSTD=$t10/base/send/zstd CUDA_CACHE_MAXSIZE=4294967296
-case ${1:?usage: tf_cuda10_gpu.sh fetch DIR | pack DIR OUT | join GROUP | queue RESULTS RELEASE... | wait RESULTS SECONDS} in
+case ${1:?usage: tf_cuda10_gpu.sh fetch DIR | pack DIR OUT | join GROUP | queue RESULTS PIN... | wait RESULTS SECONDS} in
   fetch)
     dir=$(mkdir -p "${2:?dir}" && cd "$2" && pwd)
     py=/root/.pyenv/versions/$PY37/bin/python
     mkdir -p "$dir/wh" "$dir/debs" "$dir/hostwheels" "$dir/raw"
     python3 -m pip wheel -q --no-deps -w "$dir/wh" gast==0.2.2
-    for release in "${RELEASES[@]}"; do
-      "$py" -m pip download -q --only-binary=:all: --find-links "$dir/wh" -d "$dir/wh" "tensorflow==$release" \
-        "protobuf<3.20" "numpy<1.24"
+    for pin in "${PINS[@]}"; do
+      "$py" -m pip download -q --only-binary=:all: --find-links "$dir/wh" -d "$dir/wh" "$pin" "protobuf<3.20" "numpy<1.24"
     done
     "$py" -m pip download -q --only-binary=:all: --no-deps -d "$dir/wh" nvidia-cublas-cu11==11.11.3.6
     "$py" -m pip download -q --only-binary=:all: --no-deps -d "$dir/raw" cupy-cuda101==7.8.0
@@ -64,12 +65,12 @@ PY
   pack)
     dir=$(cd "${2:?dir}" && pwd) out=$(mkdir -p "${3:?out}" && cd "$3" && pwd)
     stage=$out/stage/base && rm -rf "$stage" && mkdir -p "$stage/send"
-    lab_pack_unpacked "$stage/wheels.tar.zst" $(find "$dir/wh" -name '*.whl' ! -name 'tensorflow-*' | sort)
+    lab_pack_unpacked "$stage/wheels.tar.zst" $(find "$dir/wh" -name '*.whl' ! -name 'tensorflow-*' ! -name 'tensorflow_gpu-*' | sort)
     cp -r "$dir/debs" "$dir/hostwheels" "$dir/py37.tar.xz" "$(command -v zstd)" "$stage/send/"
     (cd "$stage" && bash "$lab_here/tools/lab/pieces.sh" cut "$out/base" base wheels.tar.zst send)
-    for release in "${RELEASES[@]}"; do
-      stage=$out/stage/tf-$release && rm -rf "$stage" && mkdir -p "$stage"
-      lab_pack_unpacked "$stage/wheels.tar.zst" "$dir"/wh/tensorflow-"$release"-*.whl
+    for pin in "${PINS[@]}"; do
+      release=${pin##*==} && stage=$out/stage/tf-$release && rm -rf "$stage" && mkdir -p "$stage"
+      lab_pack_unpacked "$stage/wheels.tar.zst" "$dir/wh/$(wheels_of "$pin")-$release"-*.whl
       (cd "$stage" && bash "$lab_here/tools/lab/pieces.sh" cut "$out/tf-$release" "tf-$release" wheels.tar.zst)
     done
     ;;
@@ -89,17 +90,18 @@ PY
     results=${2:?results}; shift 2
     src=/root/src-t10 && lab_queue_copy "$src" "$results"
     cd "$src" && LAB_SRC=$src setsid nohup bash -c "$(declare -f lab_harness); \
-for release in $*; do \
-  echo \"\$(date +%T) \$release: waiting for its wheel\"; \
-  for _ in \$(seq 1 1800); do compgen -G \"$t10/wh/tensorflow-\$release-*.whl\" >/dev/null && break; sleep 1; done; \
-  rm -rf /root/warm && mkdir -p /root/warm && unzip -q -o $t10/wh/tensorflow-\$release-*.whl '*.so*' -d /root/warm; \
-  echo \"\$(date +%T) \$release: its PTX compiled on every core\"; \
+for pin in $*; do \
+  package=\${pin%%==*}; release=\${pin##*==}; wheel=$t10/wh/\$(echo \$package | tr - _)-\$release-*.whl; \
+  echo \"\$(date +%T) \$pin: waiting for its wheel\"; \
+  for _ in \$(seq 1 1800); do compgen -G \"\$wheel\" >/dev/null && break; sleep 1; done; \
+  rm -rf /root/warm && mkdir -p /root/warm && unzip -q -o \$wheel '*.so*' -d /root/warm; \
+  echo \"\$(date +%T) \$pin: its PTX compiled on every core\"; \
   python3 $src/tools/lab/ptx_prewarm.py \$(find /root/warm -name '*.so*') >'$results/prewarm-'\$release.txt 2>&1; \
-  echo \"\$(date +%T) \$release: sweep\"; \
-  lab_harness sweep --results '$results' --package tensorflow --from \$release --to \$release --backend venv \
+  echo \"\$(date +%T) \$pin: sweep\"; \
+  lab_harness sweep --results '$results' --package \$package --from \$release --to \$release --backend venv \
     --variant gpu --venv-dir /root/venvs --index-url $t10/wh --wheelhouse $t10/wh --offline --repeat 1 \
     --setenv CUDA_CACHE_MAXSIZE=$CUDA_CACHE_MAXSIZE; \
-  echo \"\$(date +%T) \$release: done (\$?)\"; \
+  echo \"\$(date +%T) \$pin: done (\$?)\"; \
 done; touch '$results/queue.done'" >"$results/queue.log" 2>&1 </dev/null &
     ;;
   wait) lab_queue_wait "${2:?results}" "${3:?seconds}" ;;
