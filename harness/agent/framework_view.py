@@ -168,7 +168,12 @@ def _tf_facts(facts):
         facts["cuda"] = build.get("cuda_version")
         facts["cudnn"] = build.get("cudnn_version")
     except Exception:
-        pass
+        try:  # 1.14-2.2 name the major alone ("10")
+            from tensorflow.python.platform import build_info
+            facts["cuda"] = getattr(build_info, "cuda_version_number", None)
+            facts["cudnn"] = getattr(build_info, "cudnn_version_number", None)
+        except Exception:
+            pass
     try:
         facts["built_with_cuda"] = bool(tf.test.is_built_with_cuda())
     except Exception:

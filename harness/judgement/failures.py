@@ -40,18 +40,22 @@ def _message(record: CellRecord) -> str:
 
 
 def _older_than_gpu(record: CellRecord) -> str | None:
-    """'CUDA 9.0 predates the H100 (its code came with CUDA 11.8)' where the cell's CUDA is older than its GPU."""
+    """'CUDA 9.0 predates the H100 (its code came with CUDA 11.8)' where the cell's CUDA is older than its GPU (a
+    build that names its major alone, TensorFlow 1.14-2.2's "10", where that major is)."""
     cuda = str((record.get("facts") or {}).get("cuda") or "")
     facts = (record.get("host") or {}).get("gpu") or {}
     gpu = str(facts.get("name") or "")
-    found = re.match(r"(\d+)\.(\d+)", cuda)
+    found = re.match(r"(\d+)(?:\.(\d+))?", cuda)
     capability = re.fullmatch(r"(\d+)\.(\d+)", str(facts.get("compute_capability")))
     first = (FIRST_CUDA_OF_CAPABILITY.get((int(capability.group(1)), int(capability.group(2)))) if capability
              else next((version for name, version in FIRST_CUDA if re.search(rf"\b{name}\b", gpu)), None))
-    if not found or first is None or (int(found.group(1)), int(found.group(2))) >= first:
+    if not found or first is None:
+        return None
+    major, minor = int(found.group(1)), found.group(2)
+    if (major, int(minor)) >= first if minor is not None else major >= first[0]:
         return None
     named = gpu.replace("NVIDIA ", "")
-    return f"CUDA {found.group(1)}.{found.group(2)} predates the {named} (its code came with CUDA {first[0]}.{first[1]})"
+    return f"CUDA {found.group(0)} predates the {named} (its code came with CUDA {first[0]}.{first[1]})"
 
 
 def no_code_for_gpu(record: CellRecord) -> str | None:
@@ -62,7 +66,9 @@ def no_code_for_gpu(record: CellRecord) -> str | None:
     if found := NO_GPU_CODE.search(message):
         return (f"a kernel of this build has no code this GPU runs (\"{found.group(0)}\"): the build's limit on "
                 "this GPU, not an answer of the release")
-    if (failed := LIBRARY_FAILED.search(message)) and (older := _older_than_gpu(record)):
+    # TensorFlow says "Blas GEMM launch failed" and logs cuBLAS's status to stderr
+    if (failed := LIBRARY_FAILED.search(f"{message} {record.get('stderr_tail') or ''}")) and (
+            older := _older_than_gpu(record)):
         return (f"a CUDA library's kernel failed to execute (\"{failed.group(0)}\"): {older}, the build's limit "
                 "on this GPU, not an answer of the release")
     return None

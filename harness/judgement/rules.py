@@ -40,7 +40,9 @@ fails where its neighbour runs is a turn (turns.py)
     step "held" without the framework's own count turns from none on its verdict, only on what came back (turns.py);
     a build that cannot load CUDA's libraries on a host without them (CuPy 8) needs them and a GPU (gpu_use.py)
 23: a script's host peak is at least the kernel's high-water mark of its process (VmHWM, read at each checkpoint)
-    where it rose after the start: memory taken and given back between two timeline samples is still its peak
+    where it rose after the start: memory taken and given back between two timeline samples is still its peak;
+    TensorFlow's "Blas GEMM launch failed" with cuBLAS's EXECUTION_FAILED in its stderr, on a GPU newer than its CUDA
+    (1.14-2.2 name the major alone: "10"), is the build's limit (failures.no_code_for_gpu)
 """
 
 RULES_VERSION = 23

@@ -34,6 +34,25 @@ def test_a_library_that_fails_to_execute_is_the_builds_limit_only_where_its_cuda
     assert failures.no_code_for_gpu(named) is None  # CUDA 9.0 has Volta code: the release's own failure
 
 
+def test_tensorflows_blas_launch_failure_is_the_builds_limit_where_cublas_failed_to_execute() -> None:
+    """TensorFlow says "Blas GEMM launch failed" and logs cuBLAS's status to stderr; 1.14-2.2 name their CUDA's
+    major alone. An execution failure on a GPU newer than that CUDA is the build's limit; a handle that could not be
+    made (no memory left for cuBLAS's workspace) is not."""
+    record = _record("Blas GEMM launch failed : a.shape=(4096, 4096), b.shape=(4096, 4096), m=4096, n=4096, k=4096",
+                     cuda="10", gpu="NVIDIA H200")
+    record["error"]["type"] = "InternalError"
+    record["stderr_tail"] = ("E tensorflow/stream_executor/cuda/cuda_blas.cc:428] failed to run cuBLAS routine: "
+                             "CUBLAS_STATUS_EXECUTION_FAILED\n")
+    judged = verdicts.judge(record)
+    assert judged["status"] == "unsupported", judged
+    assert "CUDA 10 predates the H200 (its code came with CUDA 11.8)" in judged["unsupported_reason"]
+    record["stderr_tail"] = "E tensorflow/stream_executor/cuda/cuda_blas.cc:238] failed to create cublas handle: " \
+                            "CUBLAS_STATUS_NOT_INITIALIZED\n"
+    assert verdicts.judge(record)["status"] == "error"
+    record["stderr_tail"] = "failed to run cuBLAS routine: CUBLAS_STATUS_EXECUTION_FAILED\n"
+    assert failures.no_code_for_gpu({**record, "facts": {"cuda": "11"}}) is None  # CUDA 11 on an H200: not by major
+
+
 def test_an_old_agent_giving_up_on_a_live_child_is_the_harness_not_the_release() -> None:
     judged = verdicts.judge(_record("the child never reported its allocation (exit code None)"))
     assert judged["status"] == "harness-error" and "still running" in judged["harness_reason"]
