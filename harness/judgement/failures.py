@@ -49,13 +49,11 @@ def _older_than_gpu(record: CellRecord) -> str | None:
     capability = re.fullmatch(r"(\d+)\.(\d+)", str(facts.get("compute_capability")))
     first = (FIRST_CUDA_OF_CAPABILITY.get((int(capability.group(1)), int(capability.group(2)))) if capability
              else next((version for name, version in FIRST_CUDA if re.search(rf"\b{name}\b", gpu)), None))
-    if not found or first is None:
+    known = tuple(int(part) for part in found.groups() if part is not None) if found else ()
+    if not known or first is None or known >= first[:len(known)]:  # a major alone is compared with the major
         return None
-    major, minor = int(found.group(1)), found.group(2)
-    if (major, int(minor)) >= first if minor is not None else major >= first[0]:
-        return None
-    named = gpu.replace("NVIDIA ", "")
-    return f"CUDA {found.group(0)} predates the {named} (its code came with CUDA {first[0]}.{first[1]})"
+    named, cuda_said = gpu.replace("NVIDIA ", ""), ".".join(map(str, known))
+    return f"CUDA {cuda_said} predates the {named} (its code came with CUDA {first[0]}.{first[1]})"
 
 
 def no_code_for_gpu(record: CellRecord) -> str | None:
