@@ -83,6 +83,9 @@ OPTIONS: list[Option] = [
     Option(("run_dir",), "a run folder (results/<run-id>)", ("report",), {"type": Path}),
     Option(("--block",), "a pasted report's code block to run, by number among its code blocks (default: the longest "
            "Python block that imports a framework)", ("repro",), {"type": int, "default": None}),
+    Option(("--as",), "how a pasted report's code is replayed: as a script, or in an IPython shell as a notebook "
+           "runs it (default: as the report says it ran: its prompts, or words such as IPython, Jupyter, Colab)",
+           ("repro",), {"dest": "replay_as", "choices": ["script", "ipython"], "default": None}),
     Option(("--cells",), "a notebook's cells to run, by number among its code cells (`--cells 2-5`, `3`, `2-`; "
            "default: all)", ("repro",), {"default": None}),
     # what runs where
@@ -109,6 +112,9 @@ OPTIONS: list[Option] = [
     Option(("--with",), "an environment made from a pin, PKG==VER (repeatable: one environment each; join pins with "
            "commas for one environment): Python, companion pins and base are chosen from the package index",
            ("matrix", "repro"), {"dest": "with_pins", "action": "append", "default": [], "metavar": "PKG==VER"}),
+    Option(("--pip",), "a package every environment gets beside its pins, PKG or PKG==VER (repeatable): what the "
+           "script imports besides its framework (psutil, matplotlib); an environment that pins it keeps its own pin",
+           ("matrix", "repro"), {"dest": "pip", "action": "append", "default": [], "metavar": "PKG[==VER]"}),
     Option(("--with",), "a pin every release is made with (repeatable), held fixed while the package's releases vary: "
            "the framework a library runs on (--package accelerate --with torch==2.5.1)",
            ("sweep", "bisect", "history"), {"dest": "with_pins", "action": "append", "default": [], "metavar": "PKG==VER"}),

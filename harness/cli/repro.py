@@ -10,6 +10,7 @@ from rich.console import Console
 from harness.cli.shared import asked_for, command_line_envs, matrix_options, nothing_ran, plain_events
 from harness.common.errors import UsageError
 from harness.environments import config
+from harness.judgement import failures
 from harness.measurement.nvml import Nvml
 from harness.reporting import render, repro_md
 from harness.running import catalogue, launch, repro
@@ -31,12 +32,14 @@ def main(args: argparse.Namespace, err: Console, out: Console) -> int:
     if issue.is_report(args.script):  # a pasted bug report: its code, on the releases it states and on today's
         from harness.cli import repro_issue
 
-        report = issue.plan(args.script, args.results / "reports", args.block, args.index_url)
+        report = issue.plan(args.script, args.results / "reports", args.block, args.index_url, args.replay_as)
         for line in repro_issue.stated_lines(report):
             err.print(line, markup=False, soft_wrap=True)
         args.script, args.with_pins = report.script, args.with_pins or report.pins
-    elif args.block is not None:
-        raise UsageError(f"--block {args.block}: {args.script} is a script, not a report (.md, .txt, or - for stdin)")
+        args.pip = [*args.pip, *(p for p in report.unpinned if p not in args.pip)]
+    elif args.block is not None or args.replay_as:
+        flag = f"--block {args.block}" if args.block is not None else f"--as {args.replay_as}"
+        raise UsageError(f"{flag}: {args.script} is a script, not a report (.md, .txt, or - for stdin)")
     named = bool(args.interpreter or args.image or args.env or (args.with_pins and report is None))
     started = launch.parse(args.script, getattr(args, "rest", []))
     args.script = started.script
@@ -52,7 +55,8 @@ def main(args: argparse.Namespace, err: Console, out: Console) -> int:
             names = issue.todays([envs[name] for name in names], report.imported)
     if not item.notebook and not python2_possible(args, envs, names or []):
         repro.refuse_syntax_errors(args.script)
-    options = matrix_options(args, envs=names, extra_envs=extra, items=[item])
+    python = report.python.version if report is not None and report.python and report.pins == args.with_pins else ""
+    options = matrix_options(args, envs=names, extra_envs=extra, items=[item], with_python=python)
     nvml = Nvml.open()
     try:
         run = run_matrix(options, nvml, plain_events(err))
@@ -78,4 +82,8 @@ def main(args: argparse.Namespace, err: Console, out: Console) -> int:
     for line in answers:
         err.print(line, markup=False, soft_wrap=True)
     err.print(f"written: {run.run_dir / 'repro.md'}, and report.html (a timeline per environment)")
-    return nothing_ran(records, err, asked_for(args))
+    status = nothing_ran(records, err, asked_for(args))
+    lacking = sorted({why for r in records if (why := failures.missing_module(r))})
+    for why in lacking:  # the environment's want, not the release's answer: said, and the run is not a success
+        err.print(f"[red]not every environment ran the script[/]: {why}", soft_wrap=True)
+    return max(status, 4) if lacking and status == 0 else status

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from harness.judgement import answer, issue_answer
+from harness.judgement import answer, failures, issue_answer
 from harness.model.record import CellRecord, Status
 from harness.reporting import aggregate
 from harness.running.issue import IssuePlan
@@ -15,14 +15,24 @@ def stated_lines(plan: IssuePlan) -> list[str]:
     """The block chosen and every release the report states, each with its line, and what will run."""
     lines = [f"Code: block {plan.block.number} of {plan.blocks} (line {plan.block.first_line}), as "
              f"{plan.script.name}; --block N runs another."]
+    if plan.replay.way == "ipython":
+        cells = "each top-level statement a cell" if plan.replay.per_statement else "the block as one cell"
+        lines.append(f"Replayed in an IPython shell, {cells}: {plan.replay.why}; --as script replays it as a script.")
     if plan.stated:
         lines.append("Versions the report states:")
         for item in plan.stated:
             role = {"good": " (said to work)", "bad": " (said to have the bug)"}.get(item.role, "")
+            role = " (the interpreter)" if item.package == "python" else role
             lines.append(f"  {item.package} {item.version}{role}: line {item.line}, {item.how}: {item.text[:100]}")
     else:
         lines.append("The report states no release of the frameworks its code imports: today's only "
                      "(--with PKG==VER adds the reporter's).")
+    if plan.python:
+        lines.append(f"Python {plan.python.version} (line {plan.python.line}, {plan.python.how}): the reporter's interpreter.")
+    if plan.packages:
+        lines.append(f"The code imports {', '.join(p.split('==')[0] for p in plan.packages)} besides its framework: "
+                     f"installed in every environment ({', '.join(plan.packages)} in the reporter's; --pip PKG==VER pins "
+                     "one everywhere).")
     for framework, releases in plan.releases.items():
         lines.append(f"Runs {framework} {', '.join(releases)} (the reporter's) beside today's environment.")
     lines += plan.notes
@@ -41,14 +51,15 @@ def replays(plan: IssuePlan, records: list[CellRecord]) -> list[issue_answer.Rep
     found = []
     for record in records:
         env, versions = record.get("env") or {}, (record.get("facts") or {}).get("frameworks") or {}
-        for framework in plan.releases or {f: [] for f in versions}:
+        for framework in plan.releases or {f: [] for f in plan.imported if f in versions}:
             pin = next((p for p in str(env.get("pin") or "").split(",") if p.startswith(f"{framework}==")), None)
             if not pin and (env.get("pin") or framework not in versions):
                 continue
             release = pin.split("==")[1] if pin else str(versions[framework]).split("+")[0]
             made = record.get("status") not in (Status.HARNESS_ERROR, Status.SKIPPED)
             ran = record.get("status") == Status.OK
-            why = "" if ran else answer.error_line(record.get("error")) or str(record.get("status"))
+            why = "" if ran else (failures.missing_module(record) or answer.error_line(record.get("error"))
+                                  or str(record.get("status")))
             judged = answer.of_cell(aggregate.cell_summary(record)) if made else None
             found.append(issue_answer.Replay(framework, release, today=pin is None, answer=judged, why=why[:200],
                                              said=_said(plan, framework, release), ran=ran))

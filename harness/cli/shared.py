@@ -147,8 +147,10 @@ def plain_events(err: Console) -> Any:
 # MatrixOptions' fields that come from a command's arguments, by the argument's name (cli/options.OPTIONS)
 FROM_ARGS = {"variant": "variant", "results_root": "results", "timeout": "timeout", "params": "param", "jobs": "jobs",
              "gpu_mode": "gpu_mode", "gpu_indices": "gpus", "backend": "backend", "venv_root": "venv_dir",
-             "setenv": "setenv", "with_pins": "with_pins", "index_url": "index_url", "cluster": "cluster"}
-AS_GIVEN: dict[str, Callable[[Any], Any]] = {"params": dict, "setenv": dict, "with_pins": list}  # repeated KEY=VALUE pairs
+             "setenv": "setenv", "with_pins": "with_pins", "pip": "pip", "index_url": "index_url",
+             "cluster": "cluster"}
+# repeated KEY=VALUE pairs, and repeated values
+AS_GIVEN: dict[str, Callable[[Any], Any]] = {"params": dict, "setenv": dict, "with_pins": list, "pip": list}
 
 
 def matrix_options(args: argparse.Namespace, **decided: Any) -> Any:
@@ -157,6 +159,10 @@ def matrix_options(args: argparse.Namespace, **decided: Any) -> Any:
     from harness.running.request import MatrixOptions
 
     found = {field: AS_GIVEN.get(field, _same)(getattr(args, name)) for field, name in FROM_ARGS.items() if hasattr(args, name)}
+    if found.get("pip"):
+        from harness.environments import pins  # here: packaging costs every command's start ~70 ms
+
+        pins.packages(found["pip"])
     if hasattr(args, "wheelhouse"):
         found["build"] = build_options(args)
     return MatrixOptions(**{**found, **decided})

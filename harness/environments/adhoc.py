@@ -95,9 +95,10 @@ def _distance_from(python: str) -> Callable[[str], tuple[int, int]]:
     return distance
 
 
-def choose_python(pythons: tuple[str, ...]) -> str:
-    """The preferred Python when the release has wheels for it, else the nearest (newer on a tie)."""
-    return min(pythons, key=_distance_from(PREFERRED_PYTHON))
+def choose_python(pythons: tuple[str, ...], preferred: str = "") -> str:
+    """The preferred Python (``preferred``: a bug report's, else the pinned environments') when the release has
+    wheels for it, else the nearest (newer on a tie)."""
+    return min(pythons, key=_distance_from(".".join(preferred.split(".")[:2]) or PREFERRED_PYTHON))
 
 
 def nearest(pythons: tuple[str, ...], chosen: str) -> tuple[str, ...]:
@@ -160,7 +161,7 @@ def _framework_pin(reqs: list[Requirement]) -> Requirement:
     return next((r for r in reqs if kind_of(r.name)), reqs[0])
 
 
-def plan(reqs: list[Requirement], variant: str, index_url: str = pkgindex.DEFAULT_INDEX) -> Plan:
+def plan(reqs: list[Requirement], variant: str, index_url: str = pkgindex.DEFAULT_INDEX, python: str = "") -> Plan:
     """What the pins of one ``--with`` build for ``variant``; Unavailable when it cannot be built here."""
     main = _framework_pin(reqs)
     reqs = [main, *(r for r in reqs if r is not main)]
@@ -207,11 +208,10 @@ def plan(reqs: list[Requirement], variant: str, index_url: str = pkgindex.DEFAUL
         try:
             chosen = gpu_plan(main, version, pythons, packages)
         except NoCudaBase as exc:  # no image, but the release's own CUDA build runs in a virtualenv of its Python
-            python = choose_python(pythons)
-            chosen = Plan(python, "", tuple(packages), index, no_image=str(exc))
+            chosen = Plan(choose_python(pythons, python), "", tuple(packages), index, no_image=str(exc))
         return replace(chosen, index_url=index or chosen.index_url, others=nearest(pythons, chosen.python),
                        **_venv_only(build))
-    python = choose_python(pythons)
+    python = choose_python(pythons, python)
     return Plan(python, cpu_base(python), tuple(packages), index, others=nearest(pythons, python))
 
 
@@ -230,8 +230,9 @@ def _refuse_near_misses(text: str, reqs: list[Requirement]) -> None:
 
 
 def environment(text: str, variant: str, fallback_families: tuple[str, ...] = (),
-                index_url: str = pkgindex.DEFAULT_INDEX) -> EnvDef:
-    """The environment ``--with text`` names, or one marked unavailable with the reason."""
+                index_url: str = pkgindex.DEFAULT_INDEX, python: str = "") -> EnvDef:
+    """The environment ``--with text`` names, or one marked unavailable with the reason; ``python``: the
+    Python to make it with where the release has wheels for it (a bug report's), else the nearest."""
     reqs = pins.parse(text)
     families: tuple[str, ...] = ()
     for req in reqs:
@@ -252,7 +253,7 @@ def environment(text: str, variant: str, fallback_families: tuple[str, ...] = ()
                          "pin a framework too (--with 'torch==2.5.1,numpy==1.26.4')")
     name = ",".join(str(r) for r in reqs)
     try:
-        chosen = plan(reqs, variant, index_url)
+        chosen = plan(reqs, variant, index_url, python)
     except Unavailable as exc:
         return EnvDef(name=name, family=families, dockerfile=DOCKERFILE, default=False, unavailable=str(exc), pin=name)
     # a release that cannot import without CUDA's libraries (the registry's imports_without_cuda): its cpu image does

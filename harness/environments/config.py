@@ -219,6 +219,25 @@ def load_environments(path: Path | None = None) -> dict[str, EnvDef]:
     }
 
 
+def with_packages(env: EnvDef, packages: list[str]) -> EnvDef:
+    """``env`` with ``packages`` (``--pip``: ``psutil``, ``psutil==5.9.4``) installed beside its pins in every
+    variant, one the variant already pins keeping its pin (its image is another, by the definition's hash).
+    An image or interpreter is used as it is: nothing is installed into it."""
+    from packaging.requirements import Requirement
+    from packaging.utils import canonicalize_name
+
+    def name(text: str) -> str:
+        return str(canonicalize_name(Requirement(text).name))
+    if env.kind != "build" or not packages:
+        return env
+    variants = {}
+    for key, variant in env.variants.items():
+        have = {name(p) for p in variant.packages}
+        more = tuple(p for p in packages if name(p) not in have)
+        variants[key] = replace(variant, packages=variant.packages + more) if more else variant
+    return replace(env, variants=variants)
+
+
 def adhoc_image(image: str, family: list[str]) -> EnvDef:
     """A bring-your-own-image environment from the command line (--image REF [--family F]).
 

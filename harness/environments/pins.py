@@ -20,3 +20,19 @@ def parse(text: str) -> list[Requirement]:
             raise UsageError(f"--with {text!r}: pin {req.name} to one release, like {req.name}==1.2.3")
         reqs.append(req)
     return reqs
+
+
+def packages(texts: list[str]) -> list[Requirement]:
+    """``--pip PKG[==VER]``: a package by name, or pinned to one release."""
+    reqs = []
+    for text in texts:
+        try:
+            req = Requirement(text)
+        except InvalidRequirement as exc:
+            reason = str(exc).splitlines()[0]
+            raise UsageError(f"--pip {text!r} is not a requirement ({reason}); write PKG or PKG==VERSION") from exc
+        specs = list(req.specifier)
+        if specs and (len(specs) != 1 or specs[0].operator != "=="):
+            raise UsageError(f"--pip {text!r}: give {req.name} alone (pip's choice) or one release, like {req.name}==1.2.3")
+        reqs.append(req)
+    return reqs

@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import re
 
+from harness import frameworks
+from harness.common.distributions import distribution
 from harness.common.fetched_libraries import aliases_said
 from harness.model.record import CellRecord, ErrorInfo, Status
 
@@ -137,6 +139,25 @@ def import_failed(record: CellRecord) -> str | None:
     first = str(error.get("message") or error.get("type")).splitlines()[0][:160]
     return (f"`{own[-1].strip()}` failed in this environment ({error.get('type')}: {first}): the technique never "
             "ran, not an answer of the release")
+
+
+NO_MODULE = re.compile(r"No module named '?([\w.]+)'?")
+
+
+def missing_module(record: CellRecord) -> str | None:
+    """The package a failed cell's script imports and its environment lacks, in words with the fix ("the script
+    imports psutil, which this environment lacks: --pip psutil"); None where the failure is another. A
+    framework's own module missing (tensorflow.contrib on 2.x) is the release's answer, not this."""
+    error: ErrorInfo = record.get("error") or {"type": ""}
+    # the agent calls a module it cannot import unsupported (an API the release lacks)
+    failed = record.get("status") in (Status.ERROR.value, Status.UNSUPPORTED.value)
+    if not failed or error.get("type") not in ("ModuleNotFoundError", "ImportError"):
+        return None
+    found = NO_MODULE.search(str(error.get("message") or ""))
+    top = found.group(1).split(".")[0] if found else ""
+    if not top or any(top == f.name or top in f.reported_with for f in frameworks.all_frameworks()):
+        return None
+    return f"the script imports {top}, which this environment lacks: --pip {distribution(top)} adds it to every environment"
 
 
 CHILD_EXITED = re.compile(r"the child exited with -?\d+ before it reported its allocation")

@@ -39,6 +39,8 @@ class Request(TypedDict, total=False):
     backend: str
     setenv: dict[str, str]
     with_pins: list[str]
+    pip: list[str]
+    with_python: str
     index_url: str
     cluster: str | None
     extra_envs: list[ExtraEnv]

@@ -13,9 +13,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from packaging.utils import canonicalize_name
+
 from harness import frameworks
 from harness.common.errors import HarnessError, UsageError
-from harness.running import issue_text, issue_versions, script_imports
+from harness.running import issue_replay, issue_text, issue_versions, report_packages, script_imports
 
 if TYPE_CHECKING:
     from packaging.version import Version
@@ -35,10 +37,23 @@ class IssuePlan:
     releases: dict[str, list[str]] = field(default_factory=dict)  # framework -> the reporter's releases to run
     imported: list[str] = field(default_factory=list)  # the frameworks the code imports
     notes: list[str] = field(default_factory=list)  # stated but not run, and why
+    python: issue_versions.Stated | None = None  # the Python the report ran on, where it says
+    packages: list[str] = field(default_factory=list)  # the code's other imports, as pip installs them (psutil==5.9.4)
+    # a release's companions stated beside it, on its line ("jax==0.2.9, jaxlib==0.1.59"): pinned with it
+    beside: dict[str, list[str]] = field(default_factory=dict)
+    replay: issue_replay.Replay = field(default_factory=lambda: issue_replay.Replay("script", ""))
 
     @property
     def pins(self) -> list[str]:
-        return [f"{package}=={version}" for package, versions in self.releases.items() for version in versions]
+        """A ``--with`` per reporter's release, with the releases the report states of its other imports."""
+        stated = [p for p in self.packages if "==" in p]
+        return [",".join([f"{package}=={version}", *self.beside.get(f"{package}=={version}", []), *stated])
+                for package, versions in self.releases.items() for version in versions]
+
+    @property
+    def unpinned(self) -> list[str]:
+        """The other imports by name, for today's environments (``--pip``): pip's release for their Python."""
+        return [p.split("==")[0] for p in self.packages]
 
 
 def is_report(path: Path | None) -> bool:
@@ -54,8 +69,9 @@ def read(path: Path) -> tuple[str, str]:
     return path.read_text(encoding="utf-8", errors="replace"), path.stem
 
 
-def _release(item: issue_versions.Stated, known: dict[Version, object] | None, report: str) -> str:
-    """The exact release to pin: the local part (+cu121) dropped, a minor made its last patch."""
+def _release(item: issue_versions.Stated, known: dict[Version, object] | None, report: str) -> tuple[str, str]:
+    """(the exact release to pin, a note when it is not the one stated): the local part (+cu121) dropped, a
+    minor made its last patch, a release the index lacks (a nightly, a yanked one) its nearest of the series."""
     from packaging.version import InvalidVersion, Version
     try:
         version = Version(item.version.split("+")[0].replace("-rc", "rc"))
@@ -65,16 +81,31 @@ def _release(item: issue_versions.Stated, known: dict[Version, object] | None, r
         if len(version.release) < 3:
             raise UsageError(f"{report}:{item.line}: {item.package} {item.version} names no exact release and no "
                              f"package index answers here to find its last patch: give --with {item.package}==VERSION")
-        return str(version)
+        return str(version), ""
     if len(version.release) < 3:
         patches = sorted(v for v in known if v.release[:2] == version.release[:2] and not v.is_prerelease)
         if patches:
-            return str(patches[-1])
-    if version not in known:
-        near = sorted(known)[-1] if known else None
+            return str(patches[-1]), ""
+    if version in known:
+        return str(version), ""
+    near = nearest(version, list(known))
+    if near is None:
         raise UsageError(f"{report}:{item.line}: {item.package} {item.version} is not a release of {item.package} "
-                         f"(stated as {item.text!r}; the newest is {near}): correct it with --with {item.package}==VERSION")
-    return str(version)
+                         f"(stated as {item.text!r}; the newest is {max(known) if known else None}): correct it with "
+                         f"--with {item.package}==VERSION")
+    return str(near), (f"{item.package} {item.version} (line {item.line}) is not on the package index: its nearest "
+                       f"release {near} runs instead (--with {item.package}==VERSION runs another)")
+
+
+def nearest(version: Version, known: list[Version]) -> Version | None:
+    """The release nearest ``version`` of its major: its minor's last patch at or below it, else the newest
+    release below it, else the oldest above; None where the major has none (a typo, not a missing release)."""
+    final = sorted(v for v in known if v.major == version.major and not v.is_prerelease and not v.is_devrelease)
+    if not final:
+        return None
+    below = [v for v in final if v < version]
+    same = [v for v in below if v.release[:2] == version.release[:2]]
+    return (same or below or final)[-1 if same or below else 0]
 
 
 def _index_releases(package: str, index_url: str) -> dict[Version, object] | None:
@@ -86,8 +117,10 @@ def _index_releases(package: str, index_url: str) -> dict[Version, object] | Non
         return None
 
 
-def plan(path: Path, folder: Path, block: int | None = None, index_url: str | None = None) -> IssuePlan:
-    """Read the report at ``path`` and write its code to ``folder``: what to run, and on which releases."""
+def plan(path: Path, folder: Path, block: int | None = None, index_url: str | None = None,
+         replay_as: str | None = None) -> IssuePlan:
+    """Read the report at ``path`` and write its code to ``folder``: what to run, how (``replay_as``: --as
+    script|ipython, else as the report says it ran), and on which releases."""
     from harness.environments import config
 
     text, name = read(path)
@@ -98,16 +131,25 @@ def plan(path: Path, folder: Path, block: int | None = None, index_url: str | No
     missing = issue_text.missing_data(chosen, report_dir, path.name)
     if missing:
         raise UsageError(missing)
-    needs = [f for m in script_imports.imported_modules(source) for f in script_imports.frameworks_of(m.split(".")[0], None)]
+    modules = script_imports.imported_modules(source)
+    needs = [f for m in modules for f in script_imports.frameworks_of(m.split(".")[0], None)]
     imported = [f for f in frameworks.names() if f in needs]
     spans = {b.number: {b.first_line - 1 + i for i in range(-1, len(b.source.splitlines()) + 1)} for b in found}
     code_lines = set().union(*(spans[b.number] for b in found if b.python))
-    stated = issue_versions.stated(text.splitlines(), code_lines, set().union(*spans.values()),
-                                   imported[0] if len(imported) == 1 else None)
+    said = issue_versions.stated(issue_versions.reporters_words(text), code_lines, set().union(*spans.values()),
+                                 imported[0] if len(imported) == 1 else None)
+    others = report_packages.others(modules)
+    wanted = {*imported, *(n for f in imported for n in _companions(f)), issue_versions.PYTHON,
+              *(canonicalize_name(o) for o in others)}
+    stated = [s for s in said if canonicalize_name(s.package) in wanted]
+    words = issue_versions.reporters_words(text)
+    replay = issue_replay.way([line if i not in code_lines else "" for i, line in enumerate(words)], chosen, replay_as)
     folder.mkdir(parents=True, exist_ok=True)
     script = folder / f"{name}_block{chosen.number}.py"
-    script.write_text(source, encoding="utf-8")
-    result = IssuePlan(script, chosen, len(found), stated, imported=imported)
+    script.write_text(issue_replay.as_cells(_ipython_source(chosen), replay.per_statement) if replay.way == "ipython"
+                      else source, encoding="utf-8")
+    result = IssuePlan(script, chosen, len(found), stated, imported=imported, python=_python(stated), replay=replay)
+    result.packages = [_pinned(other, stated) for other in others]
     index = index_url or config.DEFAULT_INDEX
     for framework in imported:
         mine = [s for s in stated if s.package == framework]
@@ -117,7 +159,11 @@ def plan(path: Path, folder: Path, block: int | None = None, index_url: str | No
         known = _index_releases(framework, index)
         releases: list[str] = []
         for item in mine:
-            release = _release(item, known, path.name)
+            release, note = _release(item, known, path.name)
+            result.notes += [note] if note else []
+            beside = [f"{s.package}=={s.version}" for s in stated if s.line == item.line
+                      and s.package in _companions(framework) and s.version.count(".") >= 2]
+            result.beside.setdefault(f"{framework}=={release}", beside)
             if release not in releases:
                 releases.append(release)
         result.releases[framework] = releases[:MAX_RELEASES]
@@ -125,6 +171,34 @@ def plan(path: Path, folder: Path, block: int | None = None, index_url: str | No
             result.notes.append(f"{framework}: {', '.join(releases[MAX_RELEASES:])} stated too, not run (give them "
                                 "with --with to run them)")
     return result
+
+
+def _ipython_source(block: issue_text.Block) -> str:
+    """The block's code for IPython: its notebook lines (``!pip install``) as they were, for the runner to list."""
+    python = block.python or ""
+    return "\n".join(line[2:] if line.startswith("# ") and issue_text.MAGIC.match(line[2:]) else line
+                     for line in python.splitlines()) + "\n"
+
+
+def _companions(framework: str) -> tuple[str, ...]:
+    found = frameworks.named(framework)
+    return found.reported_with if found else ()
+
+
+def _python(stated: list[issue_versions.Stated]) -> issue_versions.Stated | None:
+    """The Python the report ran on: a field or dump says it before prose does; the first of each."""
+    pythons = [s for s in stated if s.package == issue_versions.PYTHON]
+    return min(pythons, key=lambda s: (s.how == "prose", s.line)) if pythons else None
+
+
+def _pinned(distribution: str, stated: list[issue_versions.Stated]) -> str:
+    """``psutil==5.9.4`` where the report states that release of it, else ``psutil`` (pip's choice for the
+    environment's Python and framework)."""
+    from packaging.utils import canonicalize_name
+
+    version = next((s.version for s in stated if canonicalize_name(s.package) == canonicalize_name(distribution)
+                    and s.version.count(".") >= 1), None)
+    return f"{distribution}=={version}" if version else distribution
 
 
 def todays(envs: list[EnvDef], imported: list[str]) -> list[str]:

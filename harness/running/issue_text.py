@@ -19,7 +19,8 @@ from harness.common.errors import UsageError
 from harness.running import script_imports
 
 FENCE = re.compile(r"^\s{0,3}(`{3,}|~{3,})\s*([\w+-]*)")
-PROMPT = re.compile(r"^(>>>|\.\.\.)( |$)")
+PROMPT = re.compile(r"^(>>>|\.\.\.)( |$)|^In \[\d*\]: ?|^\s+\.\.\.: ?")  # python's and IPython's prompts
+MAGIC = re.compile(r"^\s*[!%]")  # a notebook's shell line or magic (!pip install ..., %time): IPython's, not Python's
 DATA = re.compile(r"\.(csv|tsv|npy|npz|pt|pth|ckpt|h5|hdf5|pkl|pickle|parquet|jpe?g|png|bmp|tiff?|wav|mp3|"
                   r"json|jsonl|txt|bin|safetensors|onnx|tfrecords?|zip|tar|gz)$", re.I)
 READERS = re.compile(r"(load|read|open|imread|from_pretrained|fromfile|loadtxt|genfromtxt)", re.I)
@@ -37,12 +38,15 @@ class Block:
 
     @property
     def python(self) -> str | None:
-        """Its code as Python (an interpreter session's prompts taken off, its output left out), or None."""
+        """Its code as Python (an interpreter session's prompts taken off, its output left out: ``>>>``/``...``,
+        IPython's ``In [3]:``/``...:``), or None."""
         if self.info.lower() in NOT_PYTHON:
             return None
         lines = self.source.splitlines()
         if any(PROMPT.match(line) for line in lines):
-            lines = [PROMPT.sub("", line, count=1) if PROMPT.match(line) else "# " + line for line in lines]
+            lines = [PROMPT.sub("", line, count=1) if PROMPT.match(line) else "# " + line if line.strip() else ""
+                     for line in lines]
+        lines = ["# " + line if MAGIC.match(line) else line for line in lines]
         text = "\n".join(lines) + "\n"
         try:
             ast.parse(text)

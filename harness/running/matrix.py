@@ -67,12 +67,12 @@ def _environments(options: MatrixOptions, variant: str, items: list[Scenario]) -
     if options.with_pins:
         from harness.environments import adhoc  # here: packaging (~70 ms) only where --with pins are made
 
-        pinned = [adhoc.environment(text, variant, fallback, options.index_url) for text in options.with_pins]
+        pinned = [adhoc.environment(text, variant, fallback, options.index_url, options.with_python)
+                  for text in options.with_pins]
     extra = list(options.extra_envs) + pinned
     named = options.envs or []
-    if extra and not named:
-        return extra
-    return config.select(config.load_environments(), named or None) + extra
+    envs = extra if extra and not named else config.select(config.load_environments(), named or None) + extra
+    return [config.with_packages(env, options.pip) for env in envs] if options.pip else envs
 
 
 def run_matrix(options: MatrixOptions, nvml: Nvml, emit: Event) -> MatrixRun:

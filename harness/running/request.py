@@ -35,6 +35,8 @@ class MatrixOptions:
     items: list[Scenario] | None = None  # these instead of the catalogue (a repro script)
     setenv: dict[str, str] = field(default_factory=dict, metadata=KEPT)  # --setenv: for every cell
     with_pins: list[str] = field(default_factory=list, metadata=KEPT)  # --with PKG==VER: environments made on demand
+    with_python: str = field(default="", metadata=KEPT)  # the Python --with environments prefer (a report's)
+    pip: list[str] = field(default_factory=list, metadata=KEPT)  # --pip PKG[==VER]: into every environment made here
     index_url: str = field(default=config.DEFAULT_INDEX, metadata=KEPT)  # where --with pins are looked up
     run_id: str | None = None  # write into this run (bisect: one run folder for every version; --resume)
     resume: bool = False  # run only the planned cells of run_id that have no record yet

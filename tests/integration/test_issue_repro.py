@@ -1,6 +1,7 @@
 """A bug report pasted on standard input, end to end: its code found, the release it states said with
-its line before anything runs, that release made (a virtualenv from the package index) and run beside
-today's environment, and one sentence per framework at the end of repro.md."""
+its line before anything runs, that release made (a virtualenv from the package index, on the reporter's
+Python) and run beside today's environment, each with the package the code imports besides its framework
+(psutil, as memory reports do), and one sentence per framework at the end of repro.md."""
 from __future__ import annotations
 
 import os
@@ -17,7 +18,9 @@ REPORT = '''### Description
 ```python
 import jax
 import jax.numpy as jnp
+import psutil
 
+print(psutil.Process().memory_info().rss)
 x = jnp.ones((4096, 4096))
 y = jax.jit(lambda a: a * 2)(x)
 del x, y
@@ -43,15 +46,57 @@ def test_a_pasted_jax_report_runs_on_the_reporters_release_and_todays(tmp_path: 
                           env=dict(os.environ, PYTHONPATH=str(ROOT), NO_COLOR="1", COLUMNS="200"))
     assert done.returncode == 0, done.stderr[-3000:]
     said = done.stderr.splitlines()
-    assert said[:5] == ["Code: block 1 of 2 (line 6), as pasted_block1.py; --block N runs another.",
+    assert said[:8] == ["Code: block 1 of 2 (line 6), as pasted_block1.py; --block N runs another.",
                         "Versions the report states:",
-                        "  jax 0.4.30: line 18, jax.print_environment_info(): jax:    0.4.30",
-                        "  jaxlib 0.4.30: line 19, jax.print_environment_info(): jaxlib: 0.4.30",
-                        "Runs jax 0.4.30 (the reporter's) beside today's environment."], said[:8]
+                        "  jax 0.4.30: line 20, jax.print_environment_info(): jax:    0.4.30",
+                        "  jaxlib 0.4.30: line 21, jax.print_environment_info(): jaxlib: 0.4.30",
+                        "  python 3.11.7 (the interpreter): line 23, jax.print_environment_info(): python: 3.11.7 (main, "
+                        "Dec 15 2023, 18:12:31) [GCC 11.2.0]",
+                        "Python 3.11.7 (line 23, jax.print_environment_info()): the reporter's interpreter.",
+                        "The code imports psutil besides its framework: installed in every environment (psutil in the "
+                        "reporter's; --pip PKG==VER pins one everywhere).",
+                        "Runs jax 0.4.30 (the reporter's) beside today's environment."], said[:10]
     (run_dir,) = [p for p in results.iterdir() if p.is_dir() and p.name != "reports"]
     text = (run_dir / "repro.md").read_text()
+    assert "did not run" not in text and "No module named" not in done.stdout + done.stderr
     assert "**jax==0.4.30**: jax 0.4.30, jaxlib 0.4.30;" in text and "a virtualenv of jax==0.4.30" in text, text
     answer = next(line for line in text.splitlines() if line.startswith("- jax: "))
     assert answer.startswith("- jax: on the reporter's 0.4.30: ") and "; on today's 0.10.2: " in answer, answer
     assert answer in {f"- {line}" for line in said}  # the terminal says the same
     assert str(tmp_path) not in text and str(ROOT) not in text
+
+
+LINE_BY_LINE = '''I run this in IPython, one line at a time, and the memory of the sum is never given back after `del`:
+
+```python
+import gc
+import jax.numpy as jnp
+x = jnp.ones((8192, 8192))
+x + 1
+del x
+gc.collect()
+```
+'''
+
+
+def _repro(tmp_path: Path, report: str, *extra: str) -> tuple[subprocess.CompletedProcess[str], str]:
+    results = tmp_path / "results"
+    tmp_path.mkdir(parents=True, exist_ok=True)
+    done = subprocess.run([sys.executable, "-m", "harness", "repro", "-", "--backend", "venv", "--variant", "cpu",
+                           "--venv-dir", str(tmp_path.parent / "venvs"), "--results", str(results), *extra], input=report,
+                          cwd=tmp_path, capture_output=True, text=True, timeout=1500,
+                          env=dict(os.environ, PYTHONPATH=str(ROOT), NO_COLOR="1", COLUMNS="200",
+                                   XDG_CACHE_HOME=str(tmp_path / "cache")))
+    assert done.returncode == 0, done.stderr[-3000:]
+    (run_dir,) = [p for p in results.iterdir() if p.is_dir() and p.name != "reports"]
+    return done, (run_dir / "repro.md").read_text()
+
+
+def test_a_report_run_line_by_line_in_ipython_is_replayed_so(tmp_path: Path) -> None:
+    """In IPython the bare `x + 1` keeps its 256 MiB in Out[4] after `del x`; as a script it is gone."""
+    done, text = _repro(tmp_path / "ipython", LINE_BY_LINE)
+    assert ("Replayed in an IPython shell, each top-level statement a cell: the report says it ran in IPython one line "
+            "at a time (line 1); --as script replays it as a script.") in done.stderr.splitlines()
+    assert "Out[4]" in text, text
+    done, text = _repro(tmp_path / "script", LINE_BY_LINE, "--as", "script")
+    assert "Replayed in an IPython shell" not in done.stderr and "Out[4]" not in text, text
