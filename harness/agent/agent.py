@@ -130,18 +130,16 @@ PRE_GPU = "pre_gpu"
 def make_checkpoint(channel, look=None):
     owner = os.getpid()
 
-    def checkpoint(label, skipped=None, baseline=False, frame=None, note=None):
+    def checkpoint(label, skipped=None, baseline=False, frame=None, note=None, search=False, sizes=None):
         """Announce ``label``, report the framework's view, wait for the host to measure.
 
-        ``skipped="reason"`` marks a step that cannot mean anything here (a GPU-only cleanup on
-        a machine without a GPU): it is still measured, but never judged. ``baseline=True`` is
-        the agent's own reading before any scenario code runs (no framework, no CUDA context).
-        ``note``: how the step was reached that its answer depends on (a scenario kit's warm-up whose
-        library failed on this GPU: {"without": "cuBLAS", "cause": "..."}), for the judge to say.
-        ``frame``: the script's frame at a cleanup line, where what still holds memory is named.
-        A process the script forked runs the same instrumented code: its checkpoints are its own,
-        labelled by worker, sent as a spawned worker's are (spawned.forked), never on its parent's
-        channel (it would wait for a measurement meant for its parent).
+        ``skipped="reason"``: a step that cannot mean anything here (a GPU-only cleanup without a GPU), measured,
+        never judged. ``baseline=True``: the agent's own reading before any scenario code runs. ``note``: how the
+        step was reached that its answer depends on (a kit's warm-up whose library failed on this GPU).
+        ``frame``: the script's frame at a cleanup line, where what still holds memory is named (``search``: from
+        its globals alone, at its ``end``). ``sizes``: its containers' lengths at a loop's sampled iteration.
+        A process the script forked runs the same instrumented code: its checkpoints are its own, labelled by
+        worker, sent as a spawned worker's are (spawned.forked), never on its parent's channel.
         """
         if os.getpid() != owner:
             forked = getattr(channel, "forked", None)
@@ -154,13 +152,15 @@ def make_checkpoint(channel, look=None):
                   "frameworks": framework_view.imported_versions()}  # a script that hangs later still says
         counting = [name for name, v in fields["view"].items() if v is not None]
         live = [name for name in counting if (fields["view"][name] or {}).get("in_use")]
-        if look is not None and frame is not None and (live or not counting):
+        if look is not None and (frame is not None or search) and (live or not counting):
             try:  # what holds the framework's live memory here (holders.py); no GPU count: its host memory
                 found = look(frame, live)
             except Exception as exc:  # never the script's failure: said in the record instead
                 found = {"error": "%s: %s" % (type(exc).__name__, exc)}
             if found:
                 fields["holders"] = found
+        if sizes:
+            fields["sizes"] = sizes
         if skipped:
             fields["skipped"] = str(skipped)
         if note:
@@ -251,9 +251,9 @@ def run_script(path, argv, channel, bare_modules, source=None):
     try:
         exec(code, module.__dict__)
     except SystemExit:  # sys.exit() ends a script normally too: its end is still measured
-        checkpoint("end")
+        checkpoint("end", search=True)
         raise
-    checkpoint("end")
+    checkpoint("end", search=True)  # what still holds memory when the script is done: a loop's leak is named here
 
 
 def main(argv):

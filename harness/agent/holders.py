@@ -21,7 +21,8 @@ import sys
 import time
 import types
 
-import live_arrays  # beside this file
+import graphs as autograd  # beside this file
+import live_arrays
 import made_at
 
 BUDGET_S = 0.5  # per checkpoint: the walk stops there and says so
@@ -107,10 +108,13 @@ def local_items(frame):
     return items
 
 
-def _walk(roots, arrays, torch, budget_end, main=None):
-    """Each array's first path from a root (breadth first, so the shortest): id -> (root, path)."""
+def _walk(roots, arrays, torch, budget_end, main=None, host=None):
+    """Each array's first path from a root (breadth first, so the shortest): id -> (root, path). ``host``:
+    what holds host memory beyond the frameworks' arrays (live_arrays.host_array), added to ``arrays`` as
+    it is met: numpy arrays are not tracked by the collector, so only a name finds them."""
     owner = {}
     seen = set()
+    keys = set(value[2] for value in arrays.values())
     frontier = [(root, root, value) for root, value in roots]
     for _ in range(MAX_DEPTH + 1):
         following = []
@@ -121,6 +125,15 @@ def _walk(roots, arrays, torch, budget_end, main=None):
             if key in seen or type(obj) in live_arrays.PROXIES:
                 continue
             seen.add(key)
+            if host is not None and key not in arrays:
+                try:
+                    hit = host(obj)
+                except Exception:  # an object whose size cannot be read (a proxy, a broken buffer): skipped
+                    hit = None
+                if hit is not None:  # a view met after its base adds nothing to the total
+                    known = hit[0] in keys
+                    keys.add(hit[0])
+                    arrays[key] = (obj, 0 if known else hit[1], hit[0], hit[2])
             if key in arrays:
                 owner.setdefault(key, (root, path))
                 grad = _grad(obj)
@@ -160,63 +173,6 @@ def _roots(frame, main):
     return roots
 
 
-def _graph_bytes(tensors, owned, unowned, budget_end):
-    """Memory the autograd graphs of ``tensors`` keep alive beyond what the script's names hold: the
-    activations their nodes saved for backward (``_saved_*``; freed by backward() unless the graph
-    is retained), whether or not a Python tensor no name reaches still wraps them. Each storage
-    once: none in ``owned``; one in ``unowned`` moves from there (updated) to the graph. Returns
-    (bytes the graphs keep, of them the bytes no Python tensor wraps, whether any node showed what it saved:
-    torch 1.0 shows none, so what its graphs keep cannot be read)."""
-    total = fresh = 0
-    readable = False
-    seen = set()
-    visited = []
-    nodes = [t.grad_fn for t in tensors if getattr(t, "grad_fn", None) is not None]
-    while nodes:
-        if time.time() > budget_end:
-            raise live_arrays.Budget()
-        node = nodes.pop()
-        if node is None or id(node) in seen:
-            continue
-        seen.add(id(node))
-        visited.append(node)  # torch makes a node's Python object on each access: kept, its id stays its own
-        for name in dir(node):
-            if not name.startswith("_saved_"):
-                continue
-            readable = True
-            try:
-                saved = getattr(node, name)
-            except Exception:  # freed by backward(): nothing kept
-                continue
-            for value in saved if _is(saved, (tuple, list)) else (saved,):
-                try:
-                    key, size = live_arrays.storage_of(value)
-                except Exception:
-                    continue
-                if key in owned:
-                    continue
-                owned.add(key)
-                fresh += 0 if key in unowned else size  # wrapped by no Python tensor: not in the total yet
-                total += unowned.pop(key, size)
-        nodes.extend(fn for fn, _ in getattr(node, "next_functions", ()) or ())
-    return total, fresh, readable
-
-
-def _describe(tensors):
-    """'float32 [1024, 1024] x3' for a holder's arrays (the most common dtype and shape)."""
-    shapes = {}
-    for tensor in tensors:
-        try:  # torch.float32 / TF's dtype (its name); TF's shape as a list of ints
-            dtype = getattr(tensor.dtype, "name", None) or str(tensor.dtype).replace("torch.", "")
-            shape = tensor.shape.as_list() if hasattr(tensor.shape, "as_list") else list(tensor.shape)
-            key = "%s %s" % (dtype, shape)
-        except Exception:
-            continue
-        shapes[key] = shapes.get(key, 0) + 1
-    common = sorted(shapes.items(), key=lambda item: -item[1])[:2]
-    return ", ".join("%s x%d" % item if item[1] > 1 else item[0] for item in common)
-
-
 def find(frame, main, on_gpu=None, adjust=None):
     """The holders of the framework's live memory at this point of the script, or None where there
     is nothing to find: {"holders": [...], "unaccounted": bytes, ...}. ``on_gpu``: the frameworks
@@ -232,10 +188,15 @@ def find(frame, main, on_gpu=None, adjust=None):
         arrays = live_arrays.live_arrays(end, () if on_gpu is None else on_gpu)
         if any(key[0] == "tfsession" and key[-1] == "GPU" for _, _, key, _ in arrays.values()):
             result["device"] = "gpu"  # a TF1 session counts no memory TF reports, yet holds GPU memory
-        if sum(size for _, size, _, _ in arrays.values()) < (MIN_BYTES if result["device"] == "cpu" else 1):
+        host = None
+        if result["device"] == "cpu":  # host memory: numpy, pandas and plain buffers hold it too
+            host = live_arrays.host_array(sys.modules.get("numpy"), sys.modules.get("pandas"))
+        elif sum(size for _, size, _, _ in arrays.values()) < 1:
             return None
         roots = _roots(frame, main)
-        owner = _walk(adjust(roots) if adjust else roots, arrays, torch, end, main)
+        owner = _walk(adjust(roots) if adjust else roots, arrays, torch, end, main, host)
+        if result["device"] == "cpu" and _held(arrays) < MIN_BYTES:
+            return None
     except live_arrays.Budget:
         result["budget_hit"] = True
         owner = {}
@@ -246,13 +207,14 @@ def find(frame, main, on_gpu=None, adjust=None):
     for _, size, storage, _ in arrays.values():
         sizes[storage] = max(sizes.get(storage, 0), size)
     credited = set()
-    for key, (tensor, _, storage, _) in arrays.items():
+    for key, (tensor, _, storage, kind) in arrays.items():
         if key not in owner:
             continue
         size = 0 if storage in credited else sizes[storage]
         credited.add(storage)
         root, path = owner[key]
-        group = groups.setdefault(root, {"owner": root, "bytes": 0, "arrays": 0, "graph": 0, "paths": [], "kind": ""})
+        group = groups.setdefault(root, {"owner": root, "bytes": 0, "arrays": 0, "graph": 0, "paths": [], "kind": "",
+                                         "framework": kind})
         group["bytes"] += size
         group["arrays"] += 1
         group["graph"] += 1 if getattr(tensor, "grad_fn", None) is not None else 0
@@ -266,7 +228,7 @@ def find(frame, main, on_gpu=None, adjust=None):
         kept, fresh, readable = 0, 0, True
         try:
             if group["graph"]:
-                kept, fresh, readable = _graph_bytes(group["_tensors"], owned, unowned, end)
+                kept, fresh, readable = autograd.saved_bytes(group["_tensors"], owned, unowned, end)
         except live_arrays.Budget:
             result["budget_hit"] = True
         group["graph_bytes"] = kept
@@ -277,16 +239,27 @@ def find(frame, main, on_gpu=None, adjust=None):
     unaccounted = sum(unowned.values())
     held = sorted(groups.values(), key=lambda g: -g["bytes"])
     for group in held:
-        group["shapes"] = _describe(group.pop("_tensors"))
+        group["shapes"] = autograd.describe(group.pop("_tensors"))
         group["kind"] = _kind(main, group["owner"])
         site = made_at.made_at(main, group["owner"])
         if site:
             group["made_at"] = site
+        grows = made_at.grows_at(main, group["owner"])
+        if grows:
+            group["grows_at"] = grows
     result.update(holders=[g for g in held if g["bytes"] >= MIN_BYTES or g.get("graph_unread")][:TOP],
                   total=sum(size for _, size, _, _ in arrays.values()) + graphs, unaccounted=unaccounted,
                   seconds=round(time.time() - began, 3),
                   framework=", ".join(sorted(set(name for _, _, _, name in arrays.values()))))
     return result  # its names, counts and bytes: no array of the script's is referenced from here on
+
+
+def _held(arrays):
+    """What the arrays hold together: each allocation once, the largest array over it."""
+    sizes = {}
+    for _, size, key, _ in arrays.values():
+        sizes[key] = max(sizes.get(key, 0), size)
+    return sum(sizes.values())
 
 
 def _kind(main, root):

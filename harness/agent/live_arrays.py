@@ -170,3 +170,29 @@ def live_arrays(budget_end, on_gpu=()):
     if jax is not None and getattr(jax, "live_arrays", None) is not None:
         _jax_arrays(jax, found)
     return found
+
+
+def host_array(numpy, pandas):
+    """A test for what holds host memory outside the frameworks' own arrays, met on the way from a name:
+    a numpy array (its allocation: a view counts once, with its base, under the key a CPU torch tensor
+    over the same memory has), a pandas DataFrame or Series, bytes, a bytearray, a memoryview. None
+    where the object is none of these: (key, bytes, kind) otherwise."""
+    ndarray = getattr(numpy, "ndarray", None) if numpy is not None else None
+    frames = tuple(getattr(pandas, n) for n in ("DataFrame", "Series") if pandas is not None and hasattr(pandas, n))
+
+    def one(obj):
+        kind = type(obj)
+        if ndarray is not None and issubclass(kind, ndarray):
+            root = obj
+            while isinstance(getattr(root, "base", None), ndarray):
+                root = root.base
+            return ("cpu", None, int(root.__array_interface__["data"][0])), int(root.nbytes), "numpy"
+        if frames and issubclass(kind, frames):
+            used = obj.memory_usage(index=True, deep=False)
+            return ("pandas", id(obj)), int(used.sum() if hasattr(used, "sum") else used), "pandas"
+        if kind in (bytes, bytearray):
+            return ("bytes", id(obj)), len(obj), kind.__name__
+        if kind is memoryview:
+            return ("bytes", id(obj.obj)), int(obj.nbytes), "memoryview"
+        return None
+    return one

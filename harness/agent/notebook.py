@@ -147,5 +147,5 @@ def run(path, spec, channel, hooks):
             found["errors"].append({"cell": number, "type": type(error).__name__, "message": str(error)[:500]})
         sys.stdout.flush()
         checkpoint("end of cell %d" % number)
-    checkpoint("end")
+    checkpoint("end", search=True)
     return found

@@ -11,6 +11,33 @@ SAMPLES = sorted(set(list(range(1, LOOP_EVERY_UNTIL + 1))
                      + [k * 10 ** d for d in range(1, 16) for k in range(1, 10)]))  # to 9e15: any loop
 
 
+MAX_NAMES = 200  # containers measured per sampled iteration: a script's own names, never a module's namespace
+
+
+def container_sizes(frame):
+    """{name: len} of the lists, dicts, sets, tuples and deques the loop's frame and the script's globals
+    name (a loop that keeps every output grows one of them): read by ``len`` alone, nothing walked, no
+    copy kept. A function's locals are named ``f() local x``, as the holder search names them."""
+    found = {}
+    scopes = [("", frame.f_globals)]
+    if frame.f_code.co_name != "<module>" and frame.f_locals is not frame.f_globals:
+        scopes.insert(0, ("%s() local " % frame.f_code.co_name, frame.f_locals))
+    for prefix, names in scopes:
+        for name, value in list(names.items()):
+            if len(found) >= MAX_NAMES:
+                return found
+            kind = type(value).__name__
+            if name.startswith("_") or kind not in ("list", "dict", "set", "tuple", "deque", "OrderedDict", "defaultdict"):
+                continue
+            try:
+                found[prefix + name] = len(value)
+            except Exception:
+                continue
+    if sys.version_info < (3, 13) and scopes[0][1] is not frame.f_globals:
+        scopes[0][1].clear()  # reading f_locals copied the locals into a dict the frame keeps: let them go
+    return found
+
+
 def numbered(checkpoint, sites=()):
     """The instrumented script's checkpoint. A repeated site (a loop's iteration, a cleanup line in
     a loop or a function) counts itself in the script's own line, in C (``next`` of an
@@ -36,7 +63,7 @@ def numbered(checkpoint, sites=()):
             return
         n = SAMPLES[hits[site]]  # sampled iterations arrive in order: the k-th call is the k-th sample
         hits[site] += 1
-        checkpoint("%s#%d" % (label, n))
+        checkpoint("%s#%d" % (label, n), sizes=container_sizes(sys._getframe(1)))
 
     def counts():
         """Iterations each repeated site ran (read once, at the end: it advances the counts)."""

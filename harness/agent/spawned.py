@@ -155,7 +155,7 @@ def _instrumented_main(spec, channel):
 
     rerun = []  # set while the script's module level runs again (its imports): no worker's checkpoint yet
 
-    def checkpoint(label, skipped=None, baseline=False, frame=None, process=None):
+    def checkpoint(label, skipped=None, baseline=False, frame=None, process=None, **_):  # search, sizes: the script's own
         if not rerun and not channel.gone:
             report(channel, agent.framework_view, label, process)
 

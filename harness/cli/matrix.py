@@ -11,6 +11,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from rich.text import Text
 
 from harness.cli.fallbacks import FallbackLines
+from harness.cli.report import repro_run, write_repro_md
 from harness.cli.shared import (
     asked_for,
     command_line_envs,
@@ -94,6 +95,9 @@ def main(args: argparse.Namespace, err: Console, out: Console) -> int:
         progress.stop()
         nvml.close()
         say_fallbacks(fallbacks.lines())  # a run that stopped before its plan still says them
+    if args.resume is not None and repro_run(run.run_dir):  # a repro run finished: its repro.md, as repro writes it
+        write_repro_md(run.run_dir, run.records)
+        err.print(f"written: {run.run_dir / 'repro.md'}")
     show_matrix(run.matrix, args.json, out, words_at=f"{run.run_dir / 'matrix.md'} (report.html: each cell's timeline)")
     warn_unreadable(run.matrix, err)
     err.print(render.matrix_summary(run.matrix), soft_wrap=True)  # one line a script or a test can find whole

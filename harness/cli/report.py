@@ -8,7 +8,8 @@ from rich.console import Console
 
 from harness.cli.shared import show_matrix, warn_unreadable
 from harness.common.errors import UsageError
-from harness.reporting import aggregate, render, repro_md
+from harness.model.record import CellRecord
+from harness.reporting import aggregate, render
 from harness.store import results
 
 
@@ -20,6 +21,14 @@ def repro_run(run_dir: Path) -> bool:
         return False
 
 
+def write_repro_md(run_dir: Path, records: list[CellRecord]) -> None:
+    """A repro run's repro.md written again whole, as repro writes it (a pasted report's section included)."""
+    from harness.cli import repro_issue
+
+    script = Path(records[0]["scenario"].get("path") or run_dir) if records else run_dir
+    repro_issue.write_block(run_dir, records, script)
+
+
 def main(args: argparse.Namespace, err: Console, out: Console) -> int:
     for folder in (args.run_dir, args.compare):
         if folder is not None and not (folder / "manifest.json").is_file() and not results.record_paths(folder):
@@ -27,9 +36,7 @@ def main(args: argparse.Namespace, err: Console, out: Console) -> int:
     judged = aggregate.read_judged(args.run_dir)
     matrix = aggregate.write_reports(args.run_dir, compare_with=args.compare, judged=judged)
     if (args.run_dir / "repro.md").is_file() or repro_run(args.run_dir):  # a repro run: its Markdown block too
-        records = judged[0]
-        script = Path(records[0]["scenario"].get("path") or args.run_dir) if records else args.run_dir
-        results.write_text(args.run_dir / "repro.md", repro_md.markdown(records, script))
+        write_repro_md(args.run_dir, judged[0])
     compared = matrix.get("compare")
     if compared:
         for pair in compared["pairs"]:

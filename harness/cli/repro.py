@@ -56,7 +56,12 @@ def main(args: argparse.Namespace, err: Console, out: Console) -> int:
     if not item.notebook and not python2_possible(args, envs, names or []):
         repro.refuse_syntax_errors(args.script)
     python = report.python.version if report is not None and report.python and report.pins == args.with_pins else ""
-    options = matrix_options(args, envs=names, extra_envs=extra, items=[item], with_python=python)
+    options = matrix_options(args, envs=names, extra_envs=extra, items=[item], with_python=python,
+                             run_id=results.new_run_id())
+    if report is not None:  # kept first: a run stopped by Ctrl-C and resumed later still answers the report
+        from harness.running import issue_saved
+
+        issue_saved.save(report, options.results_root / options.run_id)
     nvml = Nvml.open()
     try:
         run = run_matrix(options, nvml, plain_events(err))
@@ -68,16 +73,9 @@ def main(args: argparse.Namespace, err: Console, out: Console) -> int:
             out.print("\n".join(repro_md.not_run_section(record)), markup=False)
         else:
             out.print(render.checkpoint_table(record))
-    block, answers = repro_md.markdown(records, args.script), []
-    if report is not None:
-        from harness.cli import repro_issue
+    from harness.cli import repro_issue
 
-        answers = repro_issue.answers(report, records)
-        block += repro_issue.markdown(report, answers)
-    try:
-        results.write_text(run.run_dir / "repro.md", block)
-    except OSError as exc:
-        raise results.unwritable(run.run_dir, exc) from exc
+    block, answers = repro_issue.write_block(run.run_dir, records, args.script)
     print(block, end="")
     for line in answers:
         err.print(line, markup=False, soft_wrap=True)

@@ -81,3 +81,22 @@ def markdown(plan: IssuePlan, said: list[str]) -> str:
     stated = "; ".join(f"{s.package} {s.version} (line {s.line}, {s.how})" for s in plan.stated) or "none"
     return "\n".join(["", "### Does the report reproduce?", "",
                       f"Releases the report states: {stated}.", "", *(f"- {line}" for line in said), ""]) + "\n"
+
+
+def write_block(run_dir: Path, records: list[CellRecord], script: Path) -> tuple[str, list[str]]:
+    """repro.md, whole: the environments' tables and, for a pasted report (its plan kept in the run folder), the
+    answer per framework; written to RUN_DIR/repro.md. The one writer for repro, a resumed run and `report`."""
+    from harness.reporting import repro_md
+    from harness.running import issue_saved
+    from harness.store import results
+
+    block, said = repro_md.markdown(records, script), []
+    plan = issue_saved.load(run_dir)
+    if plan is not None:
+        said = answers(plan, records)
+        block += markdown(plan, said)
+    try:
+        results.write_text(run_dir / "repro.md", block)
+    except OSError as exc:
+        raise results.unwritable(run_dir, exc) from exc
+    return block, said

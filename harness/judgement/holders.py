@@ -65,6 +65,9 @@ def _sentence(holder: Holder, noun: str) -> str:
     if local:
         return (f"`{local.group(2)}`, a local of `{local.group(1)}()` that is still running, keeps {_arrays(holder, noun)}"
                 f"{shapes}; it goes when the function returns, or with `del {local.group(2)}` there.")
+    grows = holder.get("grows_at")
+    if grows and len(grows) == 3 and (grows[2] != "[key] =" or "dict" in kind.lower()):
+        return _growing(holder, named, owner, grows, noun, shapes)
     if OPTIMIZERS.match(kind) or any(".state" in p for p in paths):
         return (f"{named} holds its state and the parameters it was given, after the model is gone: "
                 f"{_arrays(holder, noun)}{shapes}; `del {owner}` too.")
@@ -74,6 +77,34 @@ def _sentence(holder: Holder, noun: str) -> str:
     graph = f", {holder['graph']} of them with their autograd graphs" if holder.get("graph") else ""
     them = "them" if holder["arrays"] != 1 else "it"
     return f"{named} keeps {_arrays(holder, noun)}{graph}{shapes}: `del {owner}` (or `{owner} = None`) to free {them}."
+
+
+ADDED = re.compile(r"\+=\s*(.+?)\s*$")  # total_loss += loss -> loss
+
+
+def _growing(holder: Holder, named: str, owner: str, grows: list[object], noun: str, shapes: str) -> str:
+    """A name a loop grows, with the line that grows it and the fix for its pattern: a tensor summed with its
+    graph (``total_loss += loss``: add ``loss.item()``), outputs appended (clear the list, or keep a number),
+    a dict filled per iteration."""
+    line, text, how = grows
+    where = f"at line {line} (`{text}`)"
+    n = holder["arrays"]
+    each = f", {human_bytes(holder['bytes'] // n)} each" if n > 1 and not holder.get("graph_bytes") else ""
+    if how == "+=":
+        added = ADDED.search(str(text))
+        value = added.group(1) if added else "the value"
+        if holder.get("graph"):
+            return (f"{named} adds each iteration's `{value}` with its autograd graph {where}: {_arrays(holder, noun)}"
+                    f"{shapes}, every iteration's graph kept; add `{value}.item()` (a float) or `{value}.detach()` instead.")
+        return f"{named} grows {where}: {_arrays(holder, noun)}{shapes}; `del {owner}` once it is used."
+    if how in ("[key] =", "update", "setdefault"):
+        return (f"{named} gains an entry per iteration {where}: {_arrays(holder, noun)}{each}{shapes}; clear it once "
+                "used, or bound it (drop old keys).")
+    if holder.get("graph"):
+        return (f"{named} gains a {noun} per iteration with its autograd graph {where}: {_arrays(holder, noun)}{shapes}; "
+                "append `x.item()` or `x.detach()`, not the tensor.")
+    return (f"{named} gains one per iteration {where}: {_arrays(holder, noun)}{each}{shapes}; `{owner}.clear()` once "
+            "they are used, or keep a number (`.item()`) where that is what is wanted.")
 
 
 def _notebook_sentence(holder: Holder, owner: str, paths: list[str], frame: str | None, noun: str,
@@ -102,7 +133,7 @@ def sentences(found: Holders, live: int | None = None) -> list[str]:
     if found.get("error"):
         return [f"What holds it could not be found here ({found['error']})."]
     noun = "tensor" if found.get("framework") in (None, "torch", "tensorflow") else "array"
-    said = [sentence(h, noun) for h in found.get("holders") or []]
+    said = [sentence(h, _noun(h, noun)) for h in found.get("holders") or []]
     if (found.get("unaccounted") or 0) >= SAID_FROM:
         said.append(f"{human_bytes(found['unaccounted'])} of {human_bytes(found.get('total'))} no name of the script "
                     "reaches (a framework cache, a closure, or garbage the collector has not taken yet).")
@@ -114,6 +145,12 @@ def sentences(found: Holders, live: int | None = None) -> list[str]:
     if found.get("budget_hit"):
         said.append(f"The search stopped at its {found.get('budget_s')} s budget: not every holder is named.")
     return said
+
+
+def _noun(holder: Holder, found: str) -> str:
+    """What its framework calls a holder's arrays (a list of numpy arrays beside torch's tensors), else the search's."""
+    framework = holder.get("framework")
+    return found if not framework else "tensor" if framework in ("torch", "tensorflow") else "array"
 
 
 def said_at(cp: Checkpoint) -> list[str]:

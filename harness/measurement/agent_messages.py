@@ -30,6 +30,7 @@ class Said(TypedDict, total=False):
     view: dict[str, FrameworkView]
     frameworks: dict[str, str]  # imported so far, with their versions
     holders: Holders
+    sizes: dict[str, int]  # a loop's sampled iteration: the script's containers by name, and their lengths
     skipped: str
     note: dict[str, str]
     baseline: bool  # the agent's reading before any scenario code
@@ -69,6 +70,8 @@ def checkpoint(said: Said, checkpoint: Checkpoint) -> None:
         checkpoint["skipped"] = said["skipped"]
     if said.get("holders"):  # what holds the framework's live memory (agent/holders.py)
         checkpoint["holders"] = said["holders"]
+    if said.get("sizes"):  # which container grows with the loop (judgement/growing.py)
+        checkpoint["sizes"] = said["sizes"]
     if said.get("note"):
         checkpoint["note"] = said["note"]
     if (rank := said.get("rank")) is not None:  # a launcher's rank, a spawned worker: which process took it

@@ -19,7 +19,9 @@ class Holder(TypedDict, total=False):
     graph_unread: bool  # what those graphs save could not be read (torch 1.0 shows no saved tensors)
     paths: list[str]  # up to three paths from the name to an array
     shapes: str
+    framework: str  # whose arrays: torch, tensorflow, jax, cupy, numpy, pandas, bytearray...
     made_at: list[Any]  # [line, the line's text]: where the script first binds the name
+    grows_at: list[Any]  # [line, its text, how]: the line in a loop that grows it ("+=", "append", "[key] =")
 
 
 class Holders(TypedDict, total=False):

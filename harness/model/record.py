@@ -4,11 +4,9 @@ The record is a JSON object, and the code handles it as one: each part is a ``Ty
 writes and the renderers read are checked by ``mypy --strict`` (a misspelt key fails it; ``tools/mypy_record_keys.py``
 extends that to ``.get``) with no copy into another class and no change in what is written: a record read and written
 again is byte-identical. pydantic v2 validates that same definition where a record crosses a trust boundary (the store
-reads files written by older tools, hand-copied or truncated, and refuses a malformed one in one line instead of
-failing deep inside a renderer; those the runner writes are typed already), in Rust, fast enough for the atlas's ~1,000
-records, and generates the JSON Schema the package ships (``record.schema.json``). Keys it does not name are kept
-(``extra="allow"``): nothing is lost by reading. This module holds data only: no judging (judgement/), no files
-(store/); the facts and holders parts are in model/facts.py and model/holders.py.
+reads files by older tools, hand-copied or truncated, refusing a malformed one in one line, not deep inside a renderer),
+in Rust, and makes the shipped JSON Schema (``record.schema.json``). Keys it does not name are kept (``extra="allow"``):
+nothing is lost by reading. Data only: no judging (judgement/), no files (store/); facts and holders: model/facts.py, holders.py.
 """
 from __future__ import annotations
 
@@ -112,6 +110,7 @@ class Checkpoint(TypedDict, total=False):
     pid: int | None  # that process, as it saw itself
     host_pid: int | None  # the same process as the host sees it (a container has its own PID namespace)
     holders: Holders | None  # the objects that hold the framework's memory, largest first (agent/holders.py)
+    sizes: dict[str, int] | None  # a loop's sampled iteration: the lengths of the script's containers, by name
     note: dict[str, str] | None  # how the step was reached, where its answer depends on it: {"without": "cuBLAS", "cause": ...}
 
 

@@ -3,7 +3,7 @@ memory, and how a notebook ran."""
 from __future__ import annotations
 
 from harness.common.units import human_bytes
-from harness.judgement import answer, holders, loops, verdicts
+from harness.judgement import answer, growing, holders, loops, verdicts
 from harness.model.record import CellRecord
 
 
@@ -13,6 +13,7 @@ def loop_lines(record: CellRecord) -> list[str]:
     ran = record.get("loops") or {}
     lines = []
     own = loops.groups(record.get("checkpoints") or [], loops.FRAMEWORK)
+    grows = growing.growing(record.get("checkpoints") or [])
     for site, points in loops.groups(record.get("checkpoints") or [], meter).items():
         total = ran.get(site, points[-1][0])
         sampled = "" if len(points) == total else f", measured at {len(points)} of them (1-10, then every 10th, 100th, ...)"
@@ -24,6 +25,8 @@ def loop_lines(record: CellRecord) -> list[str]:
             lines.append(f"  - the framework's own in-use count {counted.text()}: {human_bytes(own[site][0][1])} at "
                          f"#{own[site][0][0]}, {human_bytes(own[site][-1][1])} at #{own[site][-1][0]} (a pool mapped "
                          f"before the loop hides this from {meter.replace('_', ' ')})")
+        if grows.get(site):
+            lines.append("  - what grows with it: " + "; ".join(g.text() for g in grows[site][:3]))
     return lines
 
 
@@ -57,12 +60,14 @@ LOOP_ROWS = 4  # a looped site with more measured iterations than this is folded
 
 def holder_lines(record: CellRecord) -> list[str]:
     """What holds the framework's memory after the cleanups: at the step that answers (else the last
-    checkpoint where holders were found), each holder with its fix (judgement/holders.py)."""
+    cleanup line where holders were found, else the script's end), each holder with its fix
+    (judgement/holders.py)."""
     found = [cp for cp in record.get("checkpoints") or [] if cp.get("holders")]
     if not found:
         return []
     decisive = answer.decisive_step((record.get("verdicts") or {}).get("steps") or [])
-    at = next((cp for cp in found if decisive and cp["label"] == decisive["label"]), found[-1])
+    lines = [cp for cp in found if cp["label"] != "end"]  # a cleanup line's search, else what the script ended with
+    at = next((cp for cp in found if decisive and cp["label"] == decisive["label"]), (lines or found)[-1])
     said = holders.said_at(at)
     memory = "host memory" if (at.get("holders") or {}).get("device") == "cpu" else "memory"
     return ["", f"What holds the {memory} at `{at['label']}`:", *(f"- {line}" for line in said)] if said else []

@@ -63,6 +63,28 @@ def test_torch_cpu_tensors_behind_an_optimizer_and_a_list_of_losses(cpu_image: A
     assert "done 4 16 MiB of parameters" in log
 
 
+def test_a_loop_leak_is_named_at_the_end_with_its_fix(cpu_image: Any, tmp_path: Path) -> None:
+    """No cleanup line: the search at `end` names the sum that keeps every iteration's graph (fix: `.item()`)
+    and the list of numpy arrays the loop grows, which the loop's readings also show growing; the script's own
+    output is the output of the same script run bare in the image."""
+    tag = cpu_image("torch")
+    script = tmp_path / "loop.py"
+    script.write_text((SNIPPETS / "loop_holders_cpu.py").read_text())
+    (tmp_path / "results").mkdir()
+    text, log = _repro(script, "torch", tmp_path / "results")
+    assert "What holds the host memory at `end`:" in text, text
+    assert re.search(r"- `total_loss` \(Tensor\) adds each iteration's `loss` with its autograd graph at line 12 "
+                     r"\(`total_loss \+= loss`\): 1 tensor \([\d.]+ MiB, [\d.]+ MiB of it saved by their graphs for "
+                     r"backward\) \[float32 \[\]\], every iteration's graph kept; add `loss.item\(\)` \(a float\)", text), text
+    assert ("- `outputs` (list of 30) gains one per iteration at line 13 (`outputs.append(np.ones((1024, 1024)))  # 8 MiB "
+            "each`): 30 "
+            "arrays (240.00 MiB), 8.00 MiB each [float64 [1024, 1024] x30]") in text, text
+    assert "  - what grows with it: `outputs` gains 1 per iteration (29 when #30 began)" in text, text
+    line = "FIDELITY loop done 30 True"
+    code, bare, _ = compare.run_bare(script, None, tag, 600)
+    assert code == 0 and compare.marked(bare) == [line] == compare.marked(log), (bare[-2000:], log[-2000:])
+
+
 STRICT = '''import warnings
 warnings.simplefilter("error")  # a script that turns every warning into an error
 import gc

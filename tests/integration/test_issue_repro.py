@@ -7,6 +7,7 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 from helpers import ROOT
@@ -100,3 +101,54 @@ def test_a_report_run_line_by_line_in_ipython_is_replayed_so(tmp_path: Path) -> 
     assert "Out[4]" in text, text
     done, text = _repro(tmp_path / "script", LINE_BY_LINE, "--as", "script")
     assert "Replayed in an IPython shell" not in done.stderr and "Out[4]" not in text, text
+
+
+SLOW = '''The memory is not given back (jax 0.4.30):
+
+```python
+import time
+import jax.numpy as jnp
+
+x = jnp.ones((4096, 4096))
+print("SLOW started", flush=True)
+time.sleep(15)
+del x
+```
+'''
+
+
+def test_an_interrupted_report_is_finished_by_the_command_it_names_and_report_keeps_its_answer(tmp_path: Path) -> None:
+    """Ctrl-C (a real SIGINT) while the second release runs; the command the cut cell names finishes the run and
+    writes repro.md as repro would, the report's answer included; `report RUN_DIR` writes it again, whole."""
+    import signal
+
+    results = tmp_path / "results"
+    env = dict(os.environ, PYTHONPATH=str(ROOT), NO_COLOR="1", COLUMNS="200")
+    argv = [sys.executable, "-m", "harness", "repro", "-", "--backend", "venv", "--variant", "cpu", "--venv-dir",
+            str(tmp_path / "venvs"), "--results", str(results)]
+    proc = subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            cwd=tmp_path, env=env)
+    assert proc.stdin is not None
+    proc.stdin.write(SLOW)
+    proc.stdin.close()
+    proc.stdin = None  # written and closed: communicate() has nothing more to send
+    began = time.monotonic()
+    while time.monotonic() - began < 600 and proc.poll() is None:  # a cell's script is running: stop the run there
+        if any("SLOW started" in p.read_text(errors="replace") for p in results.glob("*/logs/*/*.log")):
+            proc.send_signal(signal.SIGINT)
+            break
+        time.sleep(0.2)
+    _, stderr = proc.communicate(timeout=120)
+    assert proc.returncode != 0, stderr[-3000:]
+    (run_dir,) = [p for p in results.iterdir() if p.is_dir() and p.name != "reports"]
+    assert not (run_dir / "repro.md").exists()
+    done = subprocess.run([sys.executable, "-m", "harness", "matrix", "--resume", str(run_dir)], cwd=tmp_path, env=env,
+                          capture_output=True, text=True, timeout=900)
+    assert done.returncode == 0, done.stderr[-3000:]
+    text = (run_dir / "repro.md").read_text()
+    assert "### Does the report reproduce?" in text and "- jax: on the reporter's 0.4.30: " in text, text
+    (run_dir / "repro.md").unlink()
+    again = subprocess.run([sys.executable, "-m", "harness", "report", str(run_dir)], cwd=tmp_path, env=env,
+                           capture_output=True, text=True, timeout=300)
+    assert again.returncode == 0, again.stderr[-3000:]
+    assert (run_dir / "repro.md").read_text() == text
