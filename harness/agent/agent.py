@@ -11,12 +11,10 @@ script's first line puts back what a bare run has: the script as ``sys.modules["
 module in ``sys.modules``. Forked children's exits are reported (a failing worker is never hidden).
 
 Wire protocol (the host side is harness/measurement/protocol.py):
-  * agent -> host: one JSON object per line on the ORIGINAL stdout, each carrying the cell's
-    nonce. The scenario's own stdout is redirected to stderr at the file-descriptor level, so
-    nothing it prints (or its children print) can interleave with a protocol line.
-  * host -> agent: an acknowledgement is a file ``ack-<seq>`` that the host creates in the
-    ack folder (read-only for us) once it has measured. File acks work the same for a local
-    process and a container, and need no stdin.
+  * agent -> host: one JSON object per line on the ORIGINAL stdout, each carrying the cell's nonce. The
+    scenario's own stdout goes to stderr at the file-descriptor level: nothing it prints interleaves.
+  * host -> agent: an acknowledgement is a file ``ack-<seq>`` the host creates in the ack folder (read-only
+    for us) once it has measured: the same for a local process and a container, and no stdin needed.
 
 Usage: python agent.py SPEC_JSON   (spec: nonce, scenario, params, ack_dir, ack_timeout; frameworks and
 memory_env: the import names and variables the host's framework registry names)
@@ -40,6 +38,7 @@ import as_bare  # noqa: E402  (lives beside this file)
 import childwork  # noqa: E402
 import sampled  # noqa: E402  (a module kept by name: Python 2 empties a module's globals once it is unreferenced)
 import framework_view  # noqa: E402
+import heap  # noqa: E402
 
 
 class Unsupported(Exception):
@@ -76,11 +75,8 @@ class Channel(object):
 
 
 def detach_stdio():
-    """Keep the real stdout for the protocol; send the scenario's stdout to stderr.
-
-    Done with dup2 so child processes and C extensions inherit the redirection too.
-    stdin becomes /dev/null: the scenario has nothing to read there.
-    """
+    """Keep the real stdout for the protocol; send the scenario's stdout to stderr (dup2: child processes and
+    C extensions inherit it too). stdin becomes /dev/null: the scenario has nothing to read there."""
     sys.stdout.flush()
     proto_fd = os.dup(1)
     os.dup2(2, 1)
@@ -134,8 +130,8 @@ def make_checkpoint(channel, look=None):
         """Announce ``label``, report the framework's view, wait for the host to measure.
 
         ``skipped="reason"``: a step that cannot mean anything here (a GPU-only cleanup without a GPU), measured,
-        never judged. ``baseline=True``: the agent's own reading before any scenario code runs. ``note``: how the
-        step was reached that its answer depends on (a kit's warm-up whose library failed on this GPU).
+        never judged. ``baseline=True``: the agent's reading before any scenario code. ``note``: how the step was
+        reached that its answer depends on (a kit's warm-up whose library failed on this GPU).
         ``frame``: the script's frame at a cleanup line, where what still holds memory is named (``search``: from
         its globals alone, at its ``end``). ``sizes``: its containers' lengths at a loop's sampled iteration.
         A process the script forked runs the same instrumented code: its checkpoints are its own, labelled by
@@ -169,6 +165,8 @@ def make_checkpoint(channel, look=None):
             fields["baseline"] = True
         channel.send("checkpoint", **fields)
         channel.wait_ack(seq)
+        if search and label == "end":  # measured: what of it is glibc's free heap, told once the script is done
+            channel.heap_trim = heap.trim()
     return checkpoint
 
 
@@ -270,6 +268,8 @@ def main(argv):
         launched = run(spec, channel)
         if launched is not None and "notebook" in launched:
             extra["notebook"], launched = launched["notebook"], None
+        if getattr(channel, "heap_trim", None):
+            extra["heap_trim"] = channel.heap_trim
         if launched is not None:  # a launcher's exit: its code, and the first rank that failed
             code, error = launched["code"], launched["error"]
             status = "error" if error else "ok"

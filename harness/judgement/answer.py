@@ -34,7 +34,9 @@ WORDS = {"released": "released", "cached": "cached in the pool", "held": "held b
 RSS_WORDS = {"released": "released to the OS", "cached": "kept by the process's allocator", "held": "held by live objects",
              "partial": "partly held by live objects"}
 # which part of what is left each word already names (Amounts.phrase gives it as a bare amount)
-SAID = {"cached in the pool": "pool", "kept by the process's allocator": "pool", "held by live objects": "live",
+HEAP_WORD = "kept by the C allocator as free heap"  # host memory glibc keeps for reuse: malloc_trim(0) gives it back
+SAID = {"cached in the pool": "pool", "kept by the process's allocator": "pool", HEAP_WORD: "heap",
+        "held by live objects": "live",
         "partly held by live objects": "live", "held by the process": "process", "partly held by the process": "process"}
 LEGEND = {
     "all": "all back: everything the framework allocated was returned (what the runtime itself keeps until exit is stated)",
@@ -53,6 +55,7 @@ class Amounts:
     pool: int | None = None  # its allocator keeps it, free for the framework, not for the driver
     runtime: int | None = None  # the CUDA runtime's growth since the first touch: returned only at exit
     unexplained: int | None = None  # on the meter, in none of the above (or pool and runtime, where they cannot be told apart)
+    heap: int | None = None  # host memory: the C allocator's free heap (glibc's), which malloc_trim(0) gives back
     pool_and_runtime: bool = False  # a pool mapped at the first touch: pool and runtime are one figure (``pool``)
 
     def phrase(self, said: str | None) -> str:
@@ -61,9 +64,13 @@ class Amounts:
         amount when it is the only one."""
         pool = "in the pool with the runtime's own (mapped at the first touch)" if self.pool_and_runtime else "in the pool"
         named = [(n, kind, name) for n, kind, name in ((self.live, "live", "live"), (self.pool, "pool", pool),
-                                                       (self.unexplained, "process", "held by the process")) if n]
+                                                       (self.unexplained, "process", "held by the process"),
+                                                       (self.heap, "heap", "the C allocator's free heap")) if n]
         named.sort(key=lambda part: (part[1] != said, -part[0]))  # what the word names first, then by size
-        if len(named) == 1 and named[0][1] == said:
+        if said == "heap" and named and named[0][1] == "heap":  # the word names it: its amount bare, and how it goes
+            core = ", ".join([f"{human_bytes(named[0][0])} (malloc_trim(0) gives it back)",
+                              *(f"{human_bytes(n)} {name}" for n, _, name in named[1:])])
+        elif len(named) == 1 and named[0][1] == said:
             core = human_bytes(named[0][0]) + (f" {pool[len('in the pool '):]}" if said == "pool" and self.pool_and_runtime
                                                else "")
         else:
@@ -201,6 +208,8 @@ def _of_step(step: Step, floor_basis: str) -> Answer:
     if verdict in ("held", "partial") and step.get("framework_left") is None and not step.get("word"):
         # no framework view (TF 1.x, a script's peak): pool and live objects cannot be told apart
         word = "held by the process" if verdict == "held" else "partly held by the process"
+    if amounts.heap and word in ("held by the process", "partly held by the process") and (amounts.unexplained or 0) <= tol:
+        word = HEAP_WORD  # all of it the allocator's free heap: live objects hold none of it
     if verdict == "released":
         # released with more than the tolerance left: the framework holds nothing (no live bytes, an
         # empty pool), so the rest is the runtime's own (kernels, library handles) until exit
@@ -221,13 +230,17 @@ def split(step: Step, left: int, premapped: bool) -> Amounts:
     touch holds the runtime too) or, without a framework view, unexplained."""
     if step.get("pool") is not None or step.get("runtime_growth") is not None:
         live, pool, runtime = step.get("live") or 0, step.get("pool") or 0, step.get("runtime_growth") or 0
-        return Amounts(live=live or None, pool=pool or None, runtime=runtime or None,
-                       unexplained=max(0, left - live - pool - runtime) or None)
+        rest = max(0, left - live - pool - runtime)
+        heap = min(step.get("heap") or 0, rest)
+        return Amounts(live=live or None, pool=pool or None, runtime=runtime or None, unexplained=(rest - heap) or None,
+                       heap=heap or None)
     live_now = step.get("framework_left")
     if live_now is None:
-        return Amounts(unexplained=left or None)
+        heap = min(step.get("heap") or 0, left)
+        return Amounts(unexplained=(left - heap) or None, heap=heap or None)
     live = max(0, min(int(live_now), left))
     rest = left - live
     if step.get("meter") == "rss":
-        return Amounts(live=live or None, unexplained=rest or None)
+        heap = min(step.get("heap") or 0, rest)
+        return Amounts(live=live or None, unexplained=(rest - heap) or None, heap=heap or None)
     return Amounts(live=live or None, pool=rest or None, pool_and_runtime=premapped and bool(rest))

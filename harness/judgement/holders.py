@@ -39,7 +39,7 @@ def sentence(holder: Holder, noun: str = "tensor") -> str:
     said = _sentence(holder, noun)
     site = holder.get("made_at")
     if site and len(site) == 2 and site[1]:
-        said += f" Made at line {site[0]}: `{site[1]}`."
+        said += f" Made at line {site[0]}: `{code_of(site[1])}`."
     return said
 
 
@@ -82,16 +82,30 @@ def _sentence(holder: Holder, noun: str) -> str:
 ADDED = re.compile(r"\+=\s*(.+?)\s*$")  # total_loss += loss -> loss
 
 
+def code_of(text: object) -> str:
+    """A script's line as code: ``total_loss += loss  # keeps this iteration's graph`` -> ``total_loss += loss``
+    (a ``#`` inside a string is the string's)."""
+    line, quote = str(text), ""
+    for i, char in enumerate(line):
+        if quote:
+            quote = "" if char == quote and line[i - 1] != "\\" else quote
+        elif char in "'\"":
+            quote = char
+        elif char == "#":
+            return line[:i].rstrip()
+    return line.strip()
+
+
 def _growing(holder: Holder, named: str, owner: str, grows: list[object], noun: str, shapes: str) -> str:
     """A name a loop grows, with the line that grows it and the fix for its pattern: a tensor summed with its
     graph (``total_loss += loss``: add ``loss.item()``), outputs appended (clear the list, or keep a number),
     a dict filled per iteration."""
-    line, text, how = grows
+    line, text, how = grows[0], code_of(grows[1]), grows[2]
     where = f"at line {line} (`{text}`)"
     n = holder["arrays"]
     each = f", {human_bytes(holder['bytes'] // n)} each" if n > 1 and not holder.get("graph_bytes") else ""
     if how == "+=":
-        added = ADDED.search(str(text))
+        added = ADDED.search(text)
         value = added.group(1) if added else "the value"
         if holder.get("graph"):
             return (f"{named} adds each iteration's `{value}` with its autograd graph {where}: {_arrays(holder, noun)}"

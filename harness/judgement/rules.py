@@ -43,6 +43,9 @@ fails where its neighbour runs is a turn (turns.py)
     where it rose after the start: memory taken and given back between two timeline samples is still its peak;
     TensorFlow's "Blas GEMM launch failed" with cuBLAS's EXECUTION_FAILED in its stderr, on a GPU newer than its CUDA
     (1.14-2.2 name the major alone: "10"), is the build's limit (failures.no_code_for_gpu)
+24: a notebook's framework import (`cell 1, line 2: import torch`) is the floor, as in a script (verdicts.IMPORT_LABEL);
+    host memory left at a script's `end` says what of it was the C allocator's free heap (malloc_trim(0) gave it
+    back once the script was done: verdicts.heap_at_end, answer.Amounts.heap)
 """
 
-RULES_VERSION = 23
+RULES_VERSION = 24

@@ -189,7 +189,9 @@ def judge_exit(record: CellRecord) -> ExitVerdict:
 
 
 TIMELINE_PEAK = "peak (timeline)"
-IMPORT_LABEL = re.compile(r"^[^:]+:\d+: (?:import|from) ")  # agent/instrument.py: after a framework import
+# agent/instrument.py: after a framework import, in a script (`train.py:3: import torch`) or a notebook's cell
+# (`cell 1, line 2: import torch`): the floor, never a step
+IMPORT_LABEL = re.compile(r"^(?:[^:,]+:\d+|cell \d+, line \d+): (?:import|from) ")
 
 
 def timeline_peak(record: CellRecord, checkpoints: list[Checkpoint]) -> Checkpoint | None:
@@ -210,6 +212,17 @@ def timeline_peak(record: CellRecord, checkpoints: list[Checkpoint]) -> Checkpoi
         values += high_water_marks(checkpoints) if meter == "rss" else []
         readings[meter] = max(values) if values else None
     return {"label": TIMELINE_PEAK, "readings": cast(Readings, readings), "view": {}}
+
+
+def heap_at_end(record: CellRecord, steps: list[Step]) -> list[Step]:
+    """The host memory left at `end` that was the C allocator's free heap (agent/heap.py: the process's RSS
+    around one malloc_trim(0) after `end` was measured), on the step it belongs to."""
+    trim = record.get("heap_trim") or {}
+    if trim.get("before") is None or trim.get("after") is None:
+        return steps
+    freed = max(0, int(trim["before"]) - int(trim["after"]))
+    return [cast(Step, {**step, "heap": min(freed, max(0, step.get("left") or 0))})
+            if step.get("label") == "end" and step.get("meter") == "rss" and freed else step for step in steps]
 
 
 def high_water_marks(checkpoints: list[Checkpoint]) -> list[int]:
@@ -243,6 +256,7 @@ def judge(record: CellRecord) -> Judged:
                   for meter in NVML_METERS if primary_meter([checkpoints[floor], peak_cp], meter) == meter}
         judged = [judge_step(checkpoints[floor], peak_cp, checkpoints[i], prefer, floors, attribution.judged_pid(record))
                   for i in steps]
+    judged = heap_at_end(record, judged)
     meters = [meter for s in judged if (meter := s.get("meter")) is not None and meter in floors]
     judged = [gpu_only.step_not_shown(record, step) for step in _ranks_alone(record, judged)]
     no_gpu = since.predates(record) or failures.cupy_compiled_for_older_gpu(record) or (

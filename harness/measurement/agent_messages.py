@@ -48,6 +48,7 @@ class End(TypedDict, total=False):
     exit_code: int | None
     loops: dict[str, int]
     notebook: NotebookRun
+    heap_trim: dict[str, float]  # agent/heap.py: the process's RSS around malloc_trim(0) after `end`
 
 
 class Exited(TypedDict, total=False):
@@ -92,6 +93,8 @@ def end(record: CellRecord, said: End) -> None:
         record["loops"] = said["loops"]  # looped checkpoint site -> iterations run
     if said.get("notebook"):
         record["notebook"] = said["notebook"]  # cells run, errors, IPython, lines not run
+    if said.get("heap_trim"):
+        record["heap_trim"] = said["heap_trim"]  # what of the end's host memory was the C allocator's free heap
 
 
 def child_exit(record: CellRecord, said: Exited) -> None:

@@ -232,6 +232,7 @@ class CellRecord(TypedDict, total=False):
     script_exit_code: int | None  # what the script itself ended with (the agent's exit code may differ)
     exit_s: float | None  # how long the script's process took to exit after its last line
     loops: dict[str, int]  # looped checkpoint site -> iterations run
+    heap_trim: dict[str, float]  # RSS before and after one malloc_trim(0) once `end` was measured (agent/heap.py)
     notebook: NotebookRun  # a notebook's run: cells [first, last], errors per cell, IPython's version, lines not run
     children_exited: int  # child processes that reported their end (children_failed: those that failed)
     children_failed: list[ChildFailed]

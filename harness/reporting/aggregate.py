@@ -69,6 +69,8 @@ def summary_step(step: Step) -> Step:
                   "live": step.get("live"), "runtime_growth": step.get("runtime_growth"), "elsewhere": step.get("elsewhere")}
     if step.get("word"):
         kept["word"] = step["word"]
+    if step.get("heap"):  # only where the agent told the allocator's free heap apart (rules 24)
+        kept["heap"] = step["heap"]
     return kept
 
 

@@ -20,7 +20,7 @@ from harness.judgement.tolerances import TOLERANCES
 from harness.model.judged import Step
 from harness.model.record import CellRecord, Checkpoint, Environment, ErrorInfo, Status
 from harness.reporting import aggregate, glance, processes
-from harness.reporting.repro_notes import folded_iterations, holder_lines, loop_lines, notebook_lines
+from harness.reporting.repro_notes import folded_iterations, heap_lines, holder_lines, loop_lines, notebook_lines
 from harness.reporting.timeline_peaks import Peak, peaks_between
 
 
@@ -247,6 +247,7 @@ def markdown(records: list[CellRecord], script: Path) -> str:
         if findings:
             lines += ["", *(f"- {finding.sentence()}" for finding in findings)]
         lines += holder_lines(record)
+        lines += heap_lines(record)
         looped = loop_lines(record)
         if looped:
             lines += ["", "Growth per loop iteration:", *looped]

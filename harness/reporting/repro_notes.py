@@ -90,3 +90,15 @@ def notebook_lines(record: CellRecord) -> list[str]:
         lines.append("Not run, listed (the environment is made from pins): " + "; ".join(f"`{line}`" for line in skipped[:8])
                      + (f" and {len(skipped) - 8} more" if len(skipped) > 8 else "") + ".")
     return [*lines, ""]
+
+
+def heap_lines(record: CellRecord) -> list[str]:
+    """What of the host memory left at `end` was the C allocator's free heap (the judge's ``heap``, rules 24), and
+    what is not."""
+    end = next((s for s in (record.get("verdicts") or {}).get("steps") or [] if s.get("label") == "end"), None)
+    heap, left = (end.get("heap"), end.get("left")) if end else (None, None)
+    if not heap or not left:
+        return []
+    return ["", f"Of the {human_bytes(left)} left at `end`, {human_bytes(heap)} was the C allocator's free heap "
+            f"(glibc's: `malloc_trim(0)`, called once the script was done, gave it back to the OS); "
+            f"{human_bytes(left - heap)} is live objects and what the allocator could not give back."]

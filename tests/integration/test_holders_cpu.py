@@ -76,8 +76,7 @@ def test_a_loop_leak_is_named_at_the_end_with_its_fix(cpu_image: Any, tmp_path: 
     assert re.search(r"- `total_loss` \(Tensor\) adds each iteration's `loss` with its autograd graph at line 12 "
                      r"\(`total_loss \+= loss`\): 1 tensor \([\d.]+ MiB, [\d.]+ MiB of it saved by their graphs for "
                      r"backward\) \[float32 \[\]\], every iteration's graph kept; add `loss.item\(\)` \(a float\)", text), text
-    assert ("- `outputs` (list of 30) gains one per iteration at line 13 (`outputs.append(np.ones((1024, 1024)))  # 8 MiB "
-            "each`): 30 "
+    assert ("- `outputs` (list of 30) gains one per iteration at line 13 (`outputs.append(np.ones((1024, 1024)))`): 30 "
             "arrays (240.00 MiB), 8.00 MiB each [float64 [1024, 1024] x30]") in text, text
     assert "  - what grows with it: `outputs` gains 1 per iteration (29 when #30 began)" in text, text
     line = "FIDELITY loop done 30 True"

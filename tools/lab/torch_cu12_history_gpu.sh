@@ -36,7 +36,7 @@ case ${1:?usage: torch_cu12_history_gpu.sh pack DIR OUT | join | queue RESULTS P
     src=/root/src-t12 && lab_queue_copy "$src" "$results"
     cd "$src" && LAB_SRC=$src setsid nohup bash -c "$(declare -f lab_harness); \
 for pin in $*; do lab_harness sweep --results '$results' --package \${pin%%==*} --from \${pin##*==} --to \${pin##*==} \
-  --backend venv --variant gpu --venv-dir /root/venvs --index-url $t12/wh --wheelhouse $t12/wh --offline --repeat 1; \
+  --backend venv --variant gpu --venv-dir /root/venvs --index-url $t12/wh --wheelhouse $t12/wh --offline --repeat ${REPEAT:-1}; \
 done; touch '$results/queue.done'" >"$results/queue.log" 2>&1 </dev/null &
     ;;
   wait) lab_queue_wait "${2:?results}" "${3:?seconds}" ;;
