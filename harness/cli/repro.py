@@ -40,7 +40,8 @@ def main(args: argparse.Namespace, err: Console, out: Console) -> int:
     elif args.block is not None or args.replay_as:
         flag = f"--block {args.block}" if args.block is not None else f"--as {args.replay_as}"
         raise UsageError(f"{flag}: {args.script} is a script, not a report (.md, .txt, or - for stdin)")
-    named = bool(args.interpreter or args.image or args.env or (args.with_pins and report is None))
+    named = bool(args.interpreter or args.image or args.env or (args.with_pins and report is None)
+                 or (report is not None and report.subject))  # a report without a framework runs on its package's pins
     started = launch.parse(args.script, getattr(args, "rest", []))
     args.script = started.script
     item = replace(repro.script_scenario(started.script, args.timeout, plain=named, setenv=dict(args.setenv),
@@ -52,7 +53,7 @@ def main(args: argparse.Namespace, err: Console, out: Console) -> int:
     if names is None and not extra and (not args.with_pins or report is not None):  # a report: today's beside its own
         names = [env.name for env in config.select(envs, None) if catalogue.applies(env, item)]
         if report is not None:
-            names = issue.todays([envs[name] for name in names], report.imported)
+            names = issue.todays([envs[name] for name in names], report.imported) if report.imported else []
     if not item.notebook and not python2_possible(args, envs, names or []):
         repro.refuse_syntax_errors(args.script)
     python = report.python.version if report is not None and report.python and report.pins == args.with_pins else ""

@@ -34,7 +34,11 @@ def stated_lines(plan: IssuePlan) -> list[str]:
                      f"installed in every environment ({', '.join(plan.packages)} in the reporter's; --pip PKG==VER pins "
                      "one everywhere).")
     for framework, releases in plan.releases.items():
-        lines.append(f"Runs {framework} {', '.join(releases)} (the reporter's) beside today's environment.")
+        today = "today's environment" if not plan.today else f"today's {plan.today.split('==')[1]}"
+        lines.append(f"Runs {framework} {', '.join(releases)} (the reporter's) beside {today}.")
+    if plan.subject and not plan.releases.get(plan.subject):
+        lines.append(f"The code imports no framework: it runs on {plan.today or plan.subject} (today's {plan.subject}) "
+                     "in a virtualenv of its own (--with PKG==VER adds the reporter's).")
     lines += plan.notes
     return lines
 
@@ -51,7 +55,8 @@ def replays(plan: IssuePlan, records: list[CellRecord]) -> list[issue_answer.Rep
     found = []
     for record in records:
         env, versions = record.get("env") or {}, (record.get("facts") or {}).get("frameworks") or {}
-        for framework in plan.releases or {f: [] for f in plan.imported if f in versions}:
+        named = list(plan.releases) or [f for f in plan.imported if f in versions] or ([plan.subject] if plan.subject else [])
+        for framework in named:
             pin = next((p for p in str(env.get("pin") or "").split(",") if p.startswith(f"{framework}==")), None)
             if not pin and (env.get("pin") or framework not in versions):
                 continue
@@ -61,7 +66,8 @@ def replays(plan: IssuePlan, records: list[CellRecord]) -> list[issue_answer.Rep
             why = "" if ran else (failures.missing_module(record) or answer.error_line(record.get("error"))
                                   or str(record.get("status")))
             judged = answer.of_cell(aggregate.cell_summary(record)) if made else None
-            found.append(issue_answer.Replay(framework, release, today=pin is None, answer=judged, why=why[:200],
+            today = pin is None or pin.split(",")[0] == plan.today  # no framework: today's release is a pin too
+            found.append(issue_answer.Replay(framework, release, today=today, answer=judged, why=why[:200],
                                              said=_said(plan, framework, release), ran=ran))
     return found
 

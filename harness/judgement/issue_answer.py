@@ -6,13 +6,19 @@ less than the meter judges over the iterations run: a leak per call is a leak). 
 everything came back and no loop grows (a flat loop, or green). A release that ran but measured
 nothing that answers (no signal, an unclear loop) cannot tell; one that did not run to its end, or
 could not run here, says why. Releases are put in order, and each place where the answer turns
-between two of them is said with the bisect that finds the release.
+between two of them is said with the bisect that finds the release. Where both sides reproduce, amounts
+answer too (judgement/amounts.py's rule: FACTOR apart and clear of half the meter's noise): a loop that grows
+26 times slower, or what is left a fifth of it, is "mostly fixed" between them, with the bisect on that
+amount (``--criterion growth`` or ``left``); growth or what is left several times larger "got worse".
 """
 from __future__ import annotations
 
 from dataclasses import dataclass
 
 from harness.common.commands import command
+from harness.common.units import human_bytes
+from harness.judgement import tolerances
+from harness.judgement.amounts import CANDIDATE_FROM, FACTOR
 from harness.judgement.answer import Answer, Colour
 
 LEAKING = ("grows", "small")  # a loop's states that are growth clear of its noise (loops.py)
@@ -70,6 +76,9 @@ def sentence(framework: str, replays: list[Replay], script: str) -> str:
     known = [r for r in mine if reproduces(r) is not None]
     turns = []
     for before, after in zip(known, known[1:], strict=False):  # each release beside the next
+        if reproduces(before) and reproduces(after):
+            turns += [t for t in [_by_amount(before, after, framework, script)] if t]
+            continue
         if reproduces(before) is reproduces(after):
             continue
         good, bad = (after, before) if reproduces(before) else (before, after)
@@ -84,3 +93,39 @@ def sentence(framework: str, replays: list[Replay], script: str) -> str:
         return (f"{framework}: {said}: it reproduces on none (the memory comes back here; the report's numbers may "
                 "come from another meter, GPU or setting).")
     return f"{framework}: {said}."
+
+
+def _amounts(replay: Replay) -> tuple[str, float, str] | None:
+    """(criterion, amount, meter) a reproducing release is measured by: its loop's growth per iteration where
+    the loop leaks, else what is left."""
+    answer = replay.answer
+    if answer is None:
+        return None
+    if answer.loop and answer.loop["state"] in LEAKING and answer.loop.get("slope"):
+        return "growth", float(answer.loop["slope"]), str(answer.meter or "")
+    if answer.left:
+        return "left", float(answer.left), str(answer.meter or "")
+    return None
+
+
+def _by_amount(before: Replay, after: Replay, framework: str, script: str) -> str | None:
+    """"mostly fixed between 2.2.0 and 2.13.0: 606.00 MiB left on 2.2.0, 127.00 MiB on 2.13.0 (4.8x less)" where
+    two reproducing releases differ FACTOR-fold and by more than half the meter's noise; else None."""
+    first, second = _amounts(before), _amounts(after)
+    if first is None or second is None or first[0] != second[0]:
+        return None
+    kind, meter = first[0], first[2] or second[2]
+    low, high = sorted((first[1], second[1]))
+    rule = tolerances.METER_RULES.get(meter)
+    noise = CANDIDATE_FROM * rule.abs_tol if rule and kind == "left" else 0.0
+    if high < FACTOR * max(low, 1.0) or high - low <= noise:
+        return None
+    unit = " per iteration" if kind == "growth" else " left"
+    less = second[1] < first[1]
+    ratio = high / max(low, 1.0)
+    good, bad = (after, before) if less else (before, after)
+    bisect = command("bisect", script, "--package", framework, "--good", good.release, "--bad", bad.release,
+                     "--criterion", kind)
+    return (f"{'mostly fixed' if less else 'got worse'} between {before.release} and {after.release}: "
+            f"{human_bytes(first[1])}{unit} on {before.release}, {human_bytes(second[1])} on {after.release} "
+            f"({ratio:.1f}x {'less' if less else 'more'}; `{bisect}` finds the release)")

@@ -42,13 +42,16 @@ class IssuePlan:
     # a release's companions stated beside it, on its line ("jax==0.2.9, jaxlib==0.1.59"): pinned with it
     beside: dict[str, list[str]] = field(default_factory=dict)
     replay: issue_replay.Replay = field(default_factory=lambda: issue_replay.Replay("script", ""))
+    subject: str | None = None  # no framework imported: the package the report is about (numpy), run on its releases
+    today: str = ""  # and today's release of it, as a pin ("numpy==2.3.4")
 
     @property
     def pins(self) -> list[str]:
         """A ``--with`` per reporter's release, with the releases the report states of its other imports."""
         stated = [p for p in self.packages if "==" in p]
-        return [",".join([f"{package}=={version}", *self.beside.get(f"{package}=={version}", []), *stated])
+        mine = [",".join([f"{package}=={version}", *self.beside.get(f"{package}=={version}", []), *stated])
                 for package, versions in self.releases.items() for version in versions]
+        return mine + ([",".join([self.today, *stated])] if self.today and self.today not in mine else [])
 
     @property
     def unpinned(self) -> list[str]:
@@ -136,22 +139,28 @@ def plan(path: Path, folder: Path, block: int | None = None, index_url: str | No
     imported = [f for f in frameworks.names() if f in needs]
     spans = {b.number: {b.first_line - 1 + i for i in range(-1, len(b.source.splitlines()) + 1)} for b in found}
     code_lines = set().union(*(spans[b.number] for b in found if b.python))
-    said = issue_versions.stated(issue_versions.reporters_words(text), code_lines, set().union(*spans.values()),
-                                 imported[0] if len(imported) == 1 else None)
-    others = report_packages.others(modules)
+    others = report_packages.others(modules, brought=not imported)
+    subject = None if imported else report_packages.subject(others)
     wanted = {*imported, *(n for f in imported for n in _companions(f)), issue_versions.PYTHON,
               *(canonicalize_name(o) for o in others)}
-    stated = [s for s in said if canonicalize_name(s.package) in wanted]
+    default = imported[0] if len(imported) == 1 else subject
     words = issue_versions.reporters_words(text)
+    said = issue_versions.stated(words, code_lines, set().union(*spans.values()), default)
+    stated = [s for s in said if canonicalize_name(s.package) in wanted]
     replay = issue_replay.way([line if i not in code_lines else "" for i, line in enumerate(words)], chosen, replay_as)
     folder.mkdir(parents=True, exist_ok=True)
     script = folder / f"{name}_block{chosen.number}.py"
     script.write_text(issue_replay.as_cells(_ipython_source(chosen), replay.per_statement) if replay.way == "ipython"
                       else source, encoding="utf-8")
     result = IssuePlan(script, chosen, len(found), stated, imported=imported, python=_python(stated), replay=replay)
-    result.packages = [_pinned(other, stated) for other in others]
     index = index_url or config.DEFAULT_INDEX
-    for framework in imported:
+    if subject is not None:  # no framework: the package the report is about is what runs on its releases and today's
+        others = [o for o in others if o != subject]
+        known = _index_releases(subject, index)
+        newest = max((v for v in known or {} if not v.is_prerelease), default=None)
+        result.subject, result.today = subject, f"{subject}=={newest}" if newest else ""
+    result.packages = [_pinned(other, stated) for other in others]
+    for framework in imported or ([subject] if subject else []):
         mine = [s for s in stated if s.package == framework]
         mine.sort(key=lambda s: {"bad": 0, "good": 1, "": 2}[s.role])
         if not mine:

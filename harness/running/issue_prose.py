@@ -16,7 +16,8 @@ VER = r"v?(\d+\.\d+(?:\.\d+)?(?:(?:rc|a|b|\.dev|\.post|-rc)\d*)?(?:\+[\w.]+)?)"
 # a git-describe prefix TensorFlow prints before its release: v2.0.0-rc2-26-g64c3d38 2.0.0
 GIT_DESCRIBE = re.compile(r"\bv?\d+\.\d+\.\d+(?:-rc\d+)?-\d+-g[0-9a-f]{6,}\b")
 _TICK = r"[`'\"]?"
-NAMED = re.compile(r"\b(PyTorch|torch|TensorFlow|TF|JAX|jaxlib|CuPy)\s*(?:version\s*)?(?:==|v|:)?\s*" + _TICK + VER + _TICK
+_NAMES = r"(PyTorch|torch|TensorFlow|TF|JAX|jaxlib|CuPy|numpy|pandas)"
+NAMED = re.compile(r"\b" + _NAMES + r"\s*(?:version\s*)?(?:==|v|:)?\s*" + _TICK + VER + _TICK
                    + r"(?:\s*(?:-|–|to|through)\s*" + _TICK + VER + _TICK + ")?", re.I)
 PYTHON = re.compile(r"\b(?:python|py)\s*(?:version\s*)?(?:==|:)?\s*" + _TICK + r"(\d\.\d{1,2}(?:\.\d+)?)\b" + _TICK, re.I)
 INLINE_PIN = re.compile(r"(?<![\w.-])([A-Za-z][\w.-]*?)\s*==\s*" + _TICK + VER + _TICK)

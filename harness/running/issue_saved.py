@@ -19,7 +19,7 @@ def save(plan: IssuePlan, run_dir: Path) -> None:
     kept = {"script": str(plan.script), "block": asdict(plan.block), "blocks": plan.blocks,
             "stated": [asdict(s) for s in plan.stated], "releases": plan.releases, "imported": plan.imported,
             "notes": plan.notes, "packages": plan.packages, "beside": plan.beside, "replay": asdict(plan.replay),
-            "python": asdict(plan.python) if plan.python else None}
+            "python": asdict(plan.python) if plan.python else None, "subject": plan.subject, "today": plan.today}
     results.write_text(run_dir / NAME, json.dumps(kept, indent=1, sort_keys=True) + "\n")
 
 
@@ -31,6 +31,7 @@ def load(run_dir: Path) -> IssuePlan | None:
                          [issue_versions.Stated(**s) for s in kept["stated"]], releases=kept["releases"],
                          imported=kept["imported"], notes=kept["notes"], packages=kept["packages"], beside=kept["beside"],
                          replay=issue_replay.Replay(**kept["replay"]),
-                         python=issue_versions.Stated(**kept["python"]) if kept.get("python") else None)
+                         python=issue_versions.Stated(**kept["python"]) if kept.get("python") else None,
+                         subject=kept.get("subject"), today=kept.get("today") or "")
     except (OSError, ValueError, KeyError, TypeError):
         return None

@@ -4,7 +4,8 @@ is not there.
 A report is Markdown as people paste it: fenced blocks (```` ```python ````, ```` ``` ````, ``~~~``),
 blocks indented by four spaces (older templates), interpreter sessions (``>>> `` and ``... ``
 prompts, their output left out). The runnable block is the longest that is Python and imports a
-framework, unless ``--block N`` names one. A block that reads a data file the report does not come
+framework (else, for a host-memory report, one that imports a package such as numpy), unless ``--block N``
+names one. A block that reads a data file the report does not come
 with is refused before anything runs, with the line and the fix.
 """
 from __future__ import annotations
@@ -98,9 +99,15 @@ def choose(found: list[Block], wanted: int | None, report: str) -> Block:
                              "give the block with the code to run")
         return found[wanted - 1]
     runnable = [b for b in found if b.python and _needs_a_framework(b.python)]
+    if not runnable:  # a host-memory report without a framework (numpy, pandas): a block that imports a package
+        from harness.running import report_packages
+
+        runnable = [b for b in found if b.python and report_packages.others(
+            script_imports.imported_modules(b.python), brought=True)]
     if not runnable:
-        raise UsageError(f"{report} has no Python code block that imports {frameworks.listed()} ({len(found)} code "
-                         "block(s) in all): paste the code in a ```python block, or give a block with --block N")
+        raise UsageError(f"{report} has no Python code block that imports {frameworks.listed()} or another package "
+                         f"({len(found)} code block(s) in all): paste the code in a ```python block, or give a block "
+                         "with --block N")
     return max(runnable, key=lambda b: len(b.python or ""))
 
 

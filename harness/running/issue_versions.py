@@ -22,7 +22,7 @@ from harness.running.issue_prose import VER as _VER
 # Names a report uses -> the framework's pip name (the registry's frameworks and their companions).
 NAMES = {"torch": "torch", "pytorch": "torch", "tensorflow": "tensorflow", "tensorflow-gpu": "tensorflow",
          "tensorflow-cpu": "tensorflow", "tf-nightly": "tensorflow", "tf": "tensorflow", "jax": "jax", "jaxlib": "jaxlib",
-         "cupy": "cupy", "keras": "keras", "torchvision": "torchvision"}
+         "cupy": "cupy", "keras": "keras", "torchvision": "torchvision", "numpy": "numpy", "pandas": "pandas"}
 FRAMEWORKS = ("torch", "tensorflow", "jax", "cupy")  # what a report is replayed on; the rest are companions
 PYTHON = "python"  # Stated.package of the interpreter the report ran on
 _NAME = r"(torch|pytorch|tensorflow(?:-gpu|-cpu)?|tf-nightly|jax|jaxlib|cupy(?:-cuda\w+)?|keras|torchvision)"
@@ -34,6 +34,8 @@ JAX_INFO = re.compile(r"^\s*(jax|jaxlib|python):\s+" + _VER + r"(?:\s+\(.*)?\s*$
 DASHED = re.compile(r"(?<![\w.-])(jax|jaxlib)-" + _VER + r"(?![\w-])", re.I)  # JAX's template: jax-0.4.14, jaxlib-0.4.14
 FIELD = re.compile(r"^\s*[-*]?\s*\**\s*[-*]?\s*(TensorFlow|Python) version(?:\s*\([^)]*\))?\s*\**\s*:?\s*\**\s*(.*)$", re.I)
 HEADING = re.compile(r"^\s*#+\s*(TensorFlow|Python) version\s*$", re.I)
+# numpy's template: "### Numpy/Python version information:" then `print(numpy.__version__, sys.version)`'s line
+NUMPY_HEADING = re.compile(r"^\s*#*\s*\**numpy/python version information\b", re.I)
 INSTALL = re.compile(r"\b(?:pip3?|python3? -m pip|conda)\s+install\b(.*)$", re.I)
 FROM_PYTHON = re.compile(r"^\s*FROM\s+(?:\S+/)?python:(\d\.\d{1,2}(?:\.\d+)?)", re.I)
 PRINTED = re.compile(r"\b(torch|tf|tensorflow|jax|jaxlib|cupy)\.(?:version\.VERSION|__version__)\b[}\"')]*\s*"
@@ -152,6 +154,11 @@ def _one_line(lines: list[str], index: int, default: str | None, in_block: bool)
                "conda list" if "conda" in line or len(line.split()) > 2 else "pip list")
         named = _name(listed.group(1)) or listed.group(1).lower()
         return [Stated(named, listed.group(2), number, text, how)]
+    if NUMPY_HEADING.match(line):
+        value = next((text for text in lines[index + 1:index + 4] if text.strip()), "")
+        found = re.match(r"\s*" + _VER + r"\s+(\d\.\d{1,2}(?:\.\d+)?)\b", value)
+        return ([Stated("numpy", found.group(1), number, text, "numpy's issue template"),
+                 Stated(PYTHON, found.group(2), number, text, "numpy's issue template")] if found else [])
     field = _field(lines, index)
     if field:
         what, value = field

@@ -21,17 +21,27 @@ PY2_STDLIB = {"cPickle", "Queue", "urllib2", "urlparse", "commands", "ConfigPars
 _IPYTHON = {"IPython", "ipykernel", "google.colab"}  # what the notebook's kernel is
 
 
-def others(modules: set[str], local: set[str] = frozenset()) -> list[str]:  # type: ignore[assignment]
-    """The distributions ``modules`` (dotted import names) need beyond the framework, sorted."""
+def others(modules: set[str], local: set[str] = frozenset(),  # type: ignore[assignment]
+           brought: bool = False) -> list[str]:
+    """The distributions ``modules`` (dotted import names) need beyond the framework, sorted; ``brought``: also
+    what a framework would bring (numpy), for code that imports no framework."""
     stdlib = set(sys.stdlib_module_names) | PY2_STDLIB | {"__future__", "__main__"}
     found = set()
     for module in modules:
         if module.startswith(".") or module in _IPYTHON:
             continue
         top = module.split(".")[0]
-        if top in stdlib or top in local or top in BROUGHT or top in _IPYTHON:
+        if top in stdlib or top in local or (top in BROUGHT and not brought) or top in _IPYTHON:
             continue
         if any(top in (f.name, *f.reported_with) for f in frameworks.all_frameworks()):
             continue
         found.add(distribution(top))
     return sorted(found, key=str.lower)
+
+
+SUBJECTS = ("numpy", "pandas", "scipy", "scikit-learn", "Pillow", "opencv-python-headless")  # what a report is about
+
+
+def subject(distributions: list[str]) -> str | None:
+    """The package a report without a framework is about: the first of SUBJECTS it imports, else its first."""
+    return next((s for s in SUBJECTS if s in distributions), distributions[0] if distributions else None)

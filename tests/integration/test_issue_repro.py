@@ -152,3 +152,15 @@ def test_an_interrupted_report_is_finished_by_the_command_it_names_and_report_ke
                            capture_output=True, text=True, timeout=300)
     assert again.returncode == 0, again.stderr[-3000:]
     assert (run_dir / "repro.md").read_text() == text
+
+
+def test_a_host_memory_report_without_a_framework_runs_on_its_packages_releases(tmp_path: Path) -> None:
+    """numpy/numpy#12198 as pasted (its endless loop made 200,000 rounds): no framework, so numpy is what it is
+    about: the stated 1.15.2 on the reporter's Python 3.6 where this host has it, beside today's numpy; the
+    recarray boolean-index leak grows on 1.15.2 and not on today's."""
+    report = (ROOT / "tests" / "data" / "issues" / "real" / "numpy_12198.md").read_text()
+    done, text = _repro(tmp_path / "numpy", report)
+    assert "Runs numpy 1.15.2 (the reporter's) beside today's " in done.stderr, done.stderr[-2000:]
+    answer = next(line for line in text.splitlines() if line.startswith("- numpy: "))
+    assert answer.startswith("- numpy: on the reporter's 1.15.2, said to have the bug: reproduces (") and (
+        ": fixed between 1.15.2 and ") in answer, answer

@@ -12,7 +12,8 @@ from packaging.version import Version
 from harness.running import issue, issue_prose
 
 REAL = ROOT / "tests" / "data" / "issues" / "real"
-INDEX = {"tensorflow": ["1.1.0", "1.2.0", "1.2.1", "1.14.0", "2.0.0", "2.0.4", "2.12.0", "2.12.1", "2.13.0", "2.13.1",
+INDEX = {"numpy": ["1.15.2", "1.15.4", "2.3.5"],
+         "tensorflow": ["1.1.0", "1.2.0", "1.2.1", "1.14.0", "2.0.0", "2.0.4", "2.12.0", "2.12.1", "2.13.0", "2.13.1",
                         "2.15.0", "2.15.1", "2.16.1"],
          "torch": ["1.12.0", "1.12.1", "1.13.0", "1.13.1", "2.0.0"], "jax": ["0.2.9", "0.2.12", "0.4.13", "0.4.16", "0.4.35"]}
 # report -> ({(package, release): role} of what it states, the reporter's Python, other packages, the pins that run)
@@ -36,6 +37,8 @@ EXPECTED: dict[str, tuple[dict[tuple[str, str], str], str | None, list[str], lis
     "jax_6520.md": ({("jax", "0.2.9"): "", ("jaxlib", "0.1.59"): "", ("jax", "0.2.12"): "", ("jaxlib", "0.1.65"): ""},
                     None, ["psutil"], ["jax==0.2.9,jaxlib==0.1.59", "jax==0.2.12,jaxlib==0.1.65"]),
     "jax_25184.md": ({("jax", "0.4.35"): "", ("jaxlib", "0.4.35"): ""}, "3.10.8", [], ["jax==0.4.35"]),
+    # no framework: numpy is the subject, its stated release beside today's (the index's newest)
+    "numpy_12198.md": ({("numpy", "1.15.2"): "bad"}, "3.6.6", [], ["numpy==1.15.2", "numpy==2.3.5"]),
     # a nightly the index lacks runs as its nearest release, said
     "torch_86704.md": ({("torch", "1.12.1"): "", ("torch", "1.14.0.dev20221011"): ""}, "3.9", ["psutil"],
                        ["torch==1.12.1", "torch==1.13.1"]),

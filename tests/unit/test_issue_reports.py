@@ -160,3 +160,26 @@ def test_a_leak_per_call_under_what_the_meter_judges_still_reproduces() -> None:
                                   ran=False)
     assert issue_answer.sentence("tensorflow", [crashed], "s.py") == (
         "tensorflow: on the reporter's 2.9.2: did not run to its end (ImportError: x).")
+
+
+def test_two_releases_that_both_reproduce_are_told_apart_by_amounts() -> None:
+    """tensorflow#33009's shape on a CPU: predict() in a loop grows 503 KiB a call on 2.0.4 and 19 KiB on 2.21.0
+    (both clear of their noise): "mostly fixed", 26x less, with the bisect on growth; a torch report keeping
+    606 MiB on 2.2.0 and 127 MiB on 2.13.0: "mostly fixed" on what is left; 96 against 128 MiB: no turn."""
+    def grows(slope: int) -> Answer:
+        return Answer(back="part", word="released", meter="rss",
+                      loop={"site": "p.py:9", "slope": slope, "noise": 4096, "growing": True, "state": "small", "text": "x"})
+    runs = [issue_answer.Replay("tensorflow", "2.0.4", False, grows(503 << 10), said="bad"),
+            issue_answer.Replay("tensorflow", "2.21.0", True, grows(19 << 10))]
+    said = issue_answer.sentence("tensorflow", runs, "r.py")
+    assert ("mostly fixed between 2.0.4 and 2.21.0: 503.00 KiB per iteration on 2.0.4, 19.00 KiB on 2.21.0 (26.5x less; `"
+            in said), said
+    assert "--good 2.21.0 --bad 2.0.4 --criterion growth` finds the release)." in said
+
+    def left(mib: int) -> Answer:
+        return Answer(back="part", word="held by the process", meter="rss", left=mib << 20)
+    kept = [issue_answer.Replay("torch", "2.2.0", False, left(606)), issue_answer.Replay("torch", "2.13.0", True, left(127))]
+    assert "mostly fixed between 2.2.0 and 2.13.0: 606.00 MiB left on 2.2.0, 127.00 MiB on 2.13.0 (4.8x less; `" in (
+        issue_answer.sentence("torch", kept, "r.py"))
+    near = [issue_answer.Replay("torch", "2.2.0", False, left(96)), issue_answer.Replay("torch", "2.13.0", True, left(128))]
+    assert issue_answer.sentence("torch", near, "r.py").endswith("it happens on every release that ran.")
