@@ -183,10 +183,14 @@ def plan(reqs: list[Requirement], variant: str, index_url: str = pkgindex.DEFAUL
     paired = entry.released_with if entry else ""
     libs = pkgindex.releases(paired, index_url) if paired and canonicalize_name(main.name) == kind else {}
     if not pythons and found[version].sdist and libs:  # jax 0.4.1 is a source archive (pure Python)
-        if version not in libs:
+        given_lib = next((pinned(r) for r in reqs if str(canonicalize_name(r.name)) == paired), None)
+        if given_lib is not None and given_lib not in libs:  # jax 0.2.9 with the jaxlib 0.1.59 stated beside it
+            raise Unavailable(f"{paired} {given_lib}, pinned beside {main.name} {version}, is not on {index_url} (its "
+                              f"oldest there: {min(libs)}): no build of it can be installed here")
+        if given_lib is None and version not in libs:
             raise Unavailable(f"{main.name} {version} is a source archive and needs {paired} {version}, which "
                               f"{index_url} does not have (its oldest there: {min(libs)})")
-        pythons = libs[version].pythons()  # its jaxlib's Pythons
+        pythons = libs[given_lib or version].pythons()  # its jaxlib's Pythons
     if not pythons:
         where = "only a source archive" if found[version].sdist else "no file for it"
         raise Unavailable(f"{main.name} {version} has no wheel for Linux x86_64 ({where})")

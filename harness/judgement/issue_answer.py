@@ -3,7 +3,8 @@
 A release reproduces the report where its memory stays: the judge's answer is not "all back"
 (amber or red), or its loop grows clear of the readings' noise (also where that growth adds up to
 less than the meter judges over the iterations run: a leak per call is a leak). It does not where
-everything came back and no loop grows (a flat loop, or green). A release that ran but measured
+everything came back, or where the script's loop stays flat (a report with a loop is about its growth:
+what is left after it is what the script still holds, a model or a cache). A release that ran but measured
 nothing that answers (no signal, an unclear loop) cannot tell; one that did not run to its end, or
 could not run here, says why. Releases are put in order, and each place where the answer turns
 between two of them is said with the bisect that finds the release. Where both sides reproduce, amounts
@@ -43,8 +44,10 @@ def reproduces(replay: Replay) -> bool | None:
     state = answer.loop["state"] if answer.loop else None
     if state in LEAKING:
         return True
+    if state == "flat":  # a report with a loop is about its growth: what is left after a flat loop is what the script
+        return False     # still holds (its model, a cache), on every release alike
     if answer.colour is Colour.GREY:
-        return False if state == "flat" else None
+        return None
     return answer.colour is not Colour.GREEN
 
 
@@ -89,6 +92,9 @@ def sentence(framework: str, replays: list[Replay], script: str) -> str:
         return f"{framework}: {said}: " + "; ".join(turns) + "."
     if len(known) > 1 and all(reproduces(r) for r in known):
         return f"{framework}: {said}: it happens on every release that ran."
+    if len(known) > 1 and all(r.answer and r.answer.loop and r.answer.loop["state"] == "flat" for r in known):
+        return (f"{framework}: {said}: it reproduces on none: its loop stays flat on each (what is left at its end is "
+                "what the script still holds; the report's growth may need more iterations, another meter, GPU or setting).")
     if len(known) > 1:
         return (f"{framework}: {said}: it reproduces on none (the memory comes back here; the report's numbers may "
                 "come from another meter, GPU or setting).")

@@ -18,8 +18,9 @@ INTERACTIVE = re.compile(r"\b(ipython|jupyter(?:lab)?|notebook|colab|repl|intera
                          r"python (?:shell|console|interpreter))\b", re.I)
 LINE_BY_LINE = re.compile(r"\b(?:one|each|line) (?:line|statement|cell)?\s*(?:at a time|by line|after (?:an)?other)\b|"
                           r"\bline[- ]by[- ]line\b", re.I)
-NOT_INTERACTIVE = re.compile(r"\b(?:not|never|without|outside)\s+(?:in\s+)?(?:a\s+)?(?:ipython|jupyter|notebook|colab)\b",
-                             re.I)
+# "not in colab", and "tested it locally and on colab" (jax-ml/jax#6520): a script as well, replayed as one
+NOT_INTERACTIVE = re.compile(r"\b(?:not|never|without|outside)\s+(?:in\s+)?(?:a\s+)?(?:ipython|jupyter|notebook|colab)\b|"
+                             r"\blocally\b|\bas a script\b", re.I)
 IPYTHON_PROMPT = re.compile(r"^In \[\d*\]:", re.M)
 PYTHON_PROMPT = re.compile(r"^>>> ", re.M)
 SHELL_LINE = re.compile(r"^\s*[!%]", re.M)

@@ -65,7 +65,9 @@ def test_spawned_workers_take_checkpoints_and_see_what_they_see_bare(tmp_path: P
     record, _, _ = compare.run_repro(SCRIPTS / "spawn_workers_seen.py", sys.executable, None, tmp_path / "again", 120.0, [])
     labels = [cp["label"] for cp in record["checkpoints"]]
     workers = sorted({label.split(":")[0] for label in labels if label.startswith("worker ")})
-    assert len(workers) == 3, labels  # the Pool's two and the Process
+    # the Process and the Pool's workers that ran: on a loaded machine one Pool worker may take both items, and the
+    # other, still starting, is terminated as the `with Pool` block ends, before its first checkpoint
+    assert len(workers) in (2, 3), labels
     assert all(f"{w}: start" in labels for w in workers) and any("spawn_workers_seen.py:10: del block#1" in x for x in labels)
     assert all(cp.get("spawned") for cp in record["checkpoints"] if cp["label"].startswith("worker "))
 

@@ -102,6 +102,7 @@ def test_html_comments_and_the_templates_instructions_are_not_read(index: None, 
     ("tf_61791.md", "ipython", False),  # a Colab cell: !pip install lines
     ("tf_33009.md", "script", False),
     ("tf_62551.md", "script", False),
+    ("jax_6520.md", "script", False),  # "I've tested it locally and on colab": a script too
 ])
 def test_a_report_is_replayed_the_way_it_ran(name: str, way: str, per_statement: bool, index: None,
                                              tmp_path: Path) -> None:
@@ -122,3 +123,14 @@ def test_a_session_pasted_with_ipython_prompts_becomes_a_cell_per_statement(tmp_
     assert plan.replay.way == "ipython" and "In [n]: prompts" in plan.replay.why
     assert plan.script.read_text() == ("# %%\nimport torch\n# %%\nx = torch.ones(4,\n    4)\n# %%\nx.sum()\n"
                                        "# Out[3]: tensor(16.)\n# %%\ndel x\n")
+
+
+def test_jaxs_2023_template_answer_is_read() -> None:
+    """"jax-0.4.14, jaxlib-0.4.14" under JAX's "What jax/jaxlib version are you using?" (the form a report of this
+    issue's round gave), and "jax==0.4.4" under the same heading (jax-ml/jax#14934)."""
+    from harness.running import issue_versions
+
+    lines = ["### What jax/jaxlib version are you using?", "", "jax-0.4.14, jaxlib-0.4.14", "", "jax==0.4.4"]
+    found = [(s.package, s.version, s.how) for s in issue_versions.stated(lines, set(), set(), "jax")]
+    assert found == [("jax", "0.4.14", "JAX's issue template"), ("jaxlib", "0.4.14", "JAX's issue template"),
+                     ("jax", "0.4.4", "pip freeze")]
