@@ -8,6 +8,7 @@ import signal
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
 SCENARIOS = ROOT / "tests" / "scenarios"
@@ -117,3 +118,21 @@ def debian_package(path: Path, files: dict[str, bytes], links: dict[str, str] | 
         out += b"\n" if len(data) % 2 else b""
     path.write_bytes(bytes(out))
     return path
+
+
+def repro_record(tmp_path: Path, source: str, name: str = "leak.py") -> Any:
+    """A script run as repro runs it, through the process backend on this Python, judged: its record."""
+    from harness.judgement import verdicts
+    from harness.measurement.backends.process import ProcessBackend
+    from harness.measurement.nvml import Nvml
+    from harness.measurement.runner import CellOptions, run_cell
+    from harness.running import repro
+
+    script = tmp_path / name
+    script.write_text(source)
+    options = CellOptions(run_id="r", run_dir=tmp_path / "r", env_name="local", env_facts={}, params={})
+    record = run_cell(ProcessBackend(python=sys.executable), repro.script_scenario(script, plain=True), options,
+                      Nvml(False, "not needed"))
+    assert record["status"] == "ok", record.get("stderr_tail")
+    record["verdicts"] = verdicts.judge(record)
+    return record

@@ -4,17 +4,13 @@ after it: the script's own last reading of its RSS is what it is bare."""
 from __future__ import annotations
 
 import ctypes.util
-import sys
 from pathlib import Path
 
 import pytest
+from helpers import repro_record
 
 from harness.judgement import answer, verdicts
-from harness.measurement.backends.process import ProcessBackend
-from harness.measurement.nvml import Nvml
-from harness.measurement.runner import CellOptions, run_cell
 from harness.reporting import aggregate, repro_md
-from harness.running import repro
 
 MiB = 1 << 20
 SCRIPT = """import gc
@@ -29,18 +25,13 @@ with open("/proc/self/statm") as statm:
 
 @pytest.mark.skipif("libc.so.6" not in str(ctypes.util.find_library("c")), reason="glibc's malloc_trim: musl has none")
 def test_what_the_allocator_keeps_is_told_from_what_lives(tmp_path: Path) -> None:
+    record = repro_record(tmp_path, SCRIPT, "heap.py")
     script = tmp_path / "heap.py"
-    script.write_text(SCRIPT)
-    options = CellOptions(run_id="r", run_dir=tmp_path / "r", env_name="local", env_facts={}, params={})
-    record = run_cell(ProcessBackend(python=sys.executable), repro.script_scenario(script, plain=True), options,
-                      Nvml(False, "not needed"))
-    assert record["status"] == "ok", record.get("stderr_tail")
     log = (tmp_path / "r" / "logs" / "local" / "repro__heap.log").read_text()
     rss = int(log.split("HEAP rss MiB ")[1].split()[0])
     assert rss >= 250, log  # the script's own reading, before the trim: the heap still held
     trim = record["heap_trim"]
     assert trim["before"] - trim["after"] >= 200 * MiB, trim
-    record["verdicts"] = verdicts.judge(record)
     (end,) = [s for s in record["verdicts"]["steps"] if s["label"] == "end"]
     assert end["meter"] == "rss" and 200 * MiB <= end["heap"] <= end["left"], end
     said = answer.of_cell(aggregate.cell_summary(record)).text

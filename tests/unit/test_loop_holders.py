@@ -4,16 +4,14 @@ is told from the loop's sampled iterations, the holder search at `end` names it 
 and the fix for its pattern; buffers and views are counted once; the script's output is its own."""
 from __future__ import annotations
 
-import sys
 from pathlib import Path
+from typing import cast
 
-from harness.judgement import growing, holders, verdicts
-from harness.measurement.backends.process import ProcessBackend
-from harness.measurement.nvml import Nvml
-from harness.measurement.runner import CellOptions, run_cell
+from helpers import repro_record
+
+from harness.judgement import growing, holders
 from harness.model.record import CellRecord
 from harness.reporting import repro_md
-from harness.running import repro
 
 LOOP = """chunks = []
 cache = {}
@@ -27,14 +25,7 @@ print("LOOP done", len(chunks), len(cache))
 
 
 def _run(tmp_path: Path, source: str) -> CellRecord:
-    script = tmp_path / "leak.py"
-    script.write_text(source)
-    options = CellOptions(run_id="r", run_dir=tmp_path / "r", env_name="local", env_facts={}, params={})
-    record = run_cell(ProcessBackend(python=sys.executable), repro.script_scenario(script, plain=True), options,
-                      Nvml(False, "not needed"))
-    assert record["status"] == "ok", record.get("stderr_tail")
-    record["verdicts"] = verdicts.judge(record)
-    return record
+    return cast(CellRecord, repro_record(tmp_path, source))
 
 
 def test_a_loop_without_a_cleanup_line_names_what_it_keeps_at_the_end(tmp_path: Path) -> None:

@@ -53,7 +53,7 @@ def test_a_package_is_a_name_or_one_release() -> None:
     assert [str(r) for r in pins.packages(["psutil", "psutil==5.9.4"])] == ["psutil", "psutil==5.9.4"]
     with pytest.raises(UsageError, match=r"--pip 'psutil>=5': give psutil alone \(pip's choice\) or one release"):
         pins.packages(["psutil>=5"])
-    with pytest.raises(UsageError, match=r"--pip 'ps util' is not a requirement"):
+    with pytest.raises(UsageError, match=r"--pip 'ps util': 'ps util' is not a requirement .*; write PKG or PKG==VERSION"):
         pins.packages(["ps util"])
 
 
