@@ -102,8 +102,9 @@ def _growing(holder: Holder, named: str, owner: str, grows: list[object], noun: 
     a dict filled per iteration."""
     line, text, how = grows[0], code_of(grows[1]), grows[2]
     where = f"at line {line} (`{text}`)"
-    n = holder["arrays"]
-    each = f", {human_bytes(holder['bytes'] // n)} each" if n > 1 and not holder.get("graph_bytes") else ""
+    items = re.search(r" of (\d+)$", str(holder.get("kind") or ""))  # "list of 30": what the loop added, one each
+    count = min(int(items.group(1)), holder["arrays"]) if items else holder["arrays"]
+    each = f", {human_bytes(holder['bytes'] // count)} each" if count > 1 and not holder.get("graph_bytes") else ""
     if how == "+=":
         added = ADDED.search(text)
         value = added.group(1) if added else "the value"
@@ -116,9 +117,10 @@ def _growing(holder: Holder, named: str, owner: str, grows: list[object], noun: 
                 "used, or bound it (drop old keys).")
     if holder.get("graph"):
         return (f"{named} gains a {noun} per iteration with its autograd graph {where}: {_arrays(holder, noun)}{shapes}; "
-                "append `x.item()` or `x.detach()`, not the tensor.")
+                "append its `.item()` or `.detach()`, not the tensor.")
+    scalar = "[]" in str(holder.get("shapes") or "")  # 0-dim values: a number is what was wanted
     return (f"{named} gains one per iteration {where}: {_arrays(holder, noun)}{each}{shapes}; `{owner}.clear()` once "
-            "they are used, or keep a number (`.item()`) where that is what is wanted.")
+            "they are used" + (", or keep a number (`.item()`)" if scalar else "") + ".")
 
 
 def _notebook_sentence(holder: Holder, owner: str, paths: list[str], frame: str | None, noun: str,

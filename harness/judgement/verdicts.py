@@ -215,14 +215,18 @@ def timeline_peak(record: CellRecord, checkpoints: list[Checkpoint]) -> Checkpoi
 
 
 def heap_at_end(record: CellRecord, steps: list[Step]) -> list[Step]:
-    """The host memory left at `end` that was the C allocator's free heap (agent/heap.py: the process's RSS
-    around one malloc_trim(0) after `end` was measured), on the step it belongs to."""
+    """The host memory left at `end` that was the C allocator's free heap (agent/heap.py: RSS around one
+    malloc_trim(0) after `end` was measured), on its step, where it is more than the step's tolerance."""
     trim = record.get("heap_trim") or {}
     if trim.get("before") is None or trim.get("after") is None:
         return steps
     freed = max(0, int(trim["before"]) - int(trim["after"]))
-    return [cast(Step, {**step, "heap": min(freed, max(0, step.get("left") or 0))})
-            if step.get("label") == "end" and step.get("meter") == "rss" and freed else step for step in steps]
+
+    def heap(step: Step) -> int:  # said where it is more than the step's tolerance: less is the meter's noise
+        found = min(freed, max(0, step.get("left") or 0))
+        return found if found > (step.get("tol") or 0) else 0
+    return [cast(Step, {**step, "heap": heap(step)}) if step.get("label") == "end" and step.get("meter") == "rss"
+            and heap(step) else step for step in steps]
 
 
 def high_water_marks(checkpoints: list[Checkpoint]) -> list[int]:

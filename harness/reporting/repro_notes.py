@@ -67,7 +67,7 @@ def holder_lines(record: CellRecord) -> list[str]:
         return []
     decisive = answer.decisive_step((record.get("verdicts") or {}).get("steps") or [])
     lines = [cp for cp in found if cp["label"] != "end"]  # a cleanup line's search, else what the script ended with
-    at = next((cp for cp in found if decisive and cp["label"] == decisive["label"]), (lines or found)[-1])
+    at = next((cp for cp in lines if decisive and cp["label"] == decisive["label"]), (lines or found)[-1])
     said = holders.said_at(at)
     memory = "host memory" if (at.get("holders") or {}).get("device") == "cpu" else "memory"
     return ["", f"What holds the {memory} at `{at['label']}`:", *(f"- {line}" for line in said)] if said else []

@@ -37,7 +37,8 @@ def test_tensorflow_tensors_variables_and_keras_models_are_named_in_host_memory(
     assert "What holds the host memory at `holders_tf.py:17: del x`:" in text
     assert re.search(r"- `cache` \(dict of 1\) keeps 1 tensor \(64\.00 MiB\) \[float32 \[4096, 4096\]\]", text), text
     assert re.search(r"- `y` \(EagerTensor\) keeps 1 tensor \(64\.00 MiB\)", text), text
-    assert re.search(r"- `models` \(list of 3\) keeps \d+ tensors \(48\.26 MiB\)", text), text  # its own print: 48.26
+    assert re.search(r"- `models` \(list of 3\) gains one per iteration at line 11 \(`models.append\(model\)`\): \d+ tensors "
+                     r"\(48\.26 MiB\), 16\.09 MiB each", text), text  # its own print: 48.26
     line = "FIDELITY done 3 models, 48.26 MiB of weights, table 64.00 MiB, y 64.00 MiB"
     code, bare, _ = compare.run_bare(FIDELITY / "holders_tf.py", None, tag, 600)  # as a user runs it in the image
     assert code == 0 and compare.marked(bare) == [line] == compare.marked(log), (bare[-2000:], log[-2000:])
@@ -59,7 +60,9 @@ def test_torch_cpu_tensors_behind_an_optimizer_and_a_list_of_losses(cpu_image: A
     assert "What holds the host memory at `train_cpu.py:10: del model, loss`:" in text, text
     assert re.search(r"- `opt` \(Adam\) holds its state and the parameters it was given, after the model is gone: \d+ tensors "
                      r"\(64\.03 MiB\)", text), text  # weights, Adam's two moments and the weights' .grad
-    assert re.search(r"- `losses` \(list of 4\) keeps 4 tensors \([\d.]+ MiB, [\d.]+ MiB of it saved by their graphs", text), text
+    assert re.search(r"- `losses` \(list of 4\) gains a tensor per iteration with its autograd graph at line 9 \(`losses.append"
+                     r"\(model\(torch.randn\(256, 2048\)\).sum\(\)\)`\): 4 tensors \([\d.]+ MiB, [\d.]+ MiB of it saved by their "
+                     r"graphs", text), text
     assert "done 4 16 MiB of parameters" in log
 
 
@@ -77,10 +80,10 @@ def test_a_loop_leak_is_named_at_the_end_with_its_fix(cpu_image: Any, tmp_path: 
                      r"\(`total_loss \+= loss`\): 1 tensor \([\d.]+ MiB, [\d.]+ MiB of it saved by their graphs for "
                      r"backward\) \[float32 \[\]\], every iteration's graph kept; add `loss.item\(\)` \(a float\)", text), text
     assert ("- `outputs` (list of 30) gains one per iteration at line 13 (`outputs.append(np.ones((1024, 1024)))`): 30 "
-            "arrays (240.00 MiB), 8.00 MiB each [float64 [1024, 1024] x30]") in text, text
+            "arrays (240.00 MiB), 8.00 MiB each [float64 [1024, 1024] x30]; `outputs.clear()` once they are used.") in text, text
     assert "  - what grows with it: `outputs` gains 1 per iteration (29 when #30 began)" in text, text
     line = "FIDELITY loop done 30 True"
-    code, bare, _ = compare.run_bare(script, None, tag, 600)
+    code, bare, _ = compare.run_bare(SNIPPETS / "loop_holders_cpu.py", None, tag, 600)  # the same script, bare
     assert code == 0 and compare.marked(bare) == [line] == compare.marked(log), (bare[-2000:], log[-2000:])
 
 

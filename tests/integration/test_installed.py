@@ -107,7 +107,7 @@ def test_the_readme_examples_run_after_an_install(installed: Path, tmp_path: Pat
     assert re.search(r"torch: installed torch 2\.13\.0\S*, the (CPU|CUDA [\d.]+) build", repro.stderr), repro.stderr[-3000:]
     assert "What holds the host memory at `holders_cpu.py:32: gc.collect()`:" in said, said[-3000:]
     for holder in ("the traceback in `err` keeps the frame of `train()`", "`opt` (Adam) holds its state",
-                   "`history` (list of 3) keeps 3 tensors"):
+                   "`history` (list of 3) gains a tensor per iteration with its autograd graph at line 17"):
         assert holder in said, said[-3000:]
     missing = run(installed, work, "gcm", "examples", "nope")
     assert missing.returncode == 2 and missing.stderr.count("\n") == 1 and "holders_cpu" in missing.stderr

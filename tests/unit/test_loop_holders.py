@@ -44,7 +44,7 @@ def test_a_loop_without_a_cleanup_line_names_what_it_keeps_at_the_end(tmp_path: 
     assert not [h for h in found.get("holders") or [] if h["owner"] == "cache"]  # its views counted with chunks
     said = holders.said_at(end)
     assert said[0].startswith("`chunks` (list of 25) gains one per iteration at line 6 (`chunks.append(block)`): 24 "
-                              "arrays (192.00 MiB), 8.00 MiB each; `chunks.clear()` once they are used"), said
+                              "arrays (192.00 MiB), 8.00 MiB each; `chunks.clear()` once they are used."), said
     (site, grows), = growing.growing(record["checkpoints"]).items()
     assert site == "leak.py:3: for step in range(25):"
     assert [(g.name, g.per_iteration) for g in grows] == [("cache", 1.0), ("chunks", 1.0)]
