@@ -195,7 +195,7 @@ def find(frame, main, on_gpu=None, adjust=None):
             return None
         roots = _roots(frame, main)
         owner = _walk(adjust(roots) if adjust else roots, arrays, torch, end, main, host)
-        if result["device"] == "cpu" and _held(arrays) < MIN_BYTES:
+        if result["device"] == "cpu" and sum(_sizes(arrays).values()) < MIN_BYTES:
             return None
     except live_arrays.Budget:
         result["budget_hit"] = True
@@ -203,9 +203,7 @@ def find(frame, main, on_gpu=None, adjust=None):
     groups = {}
     # An allocation counts once, for the first name that reaches any array viewing it (a jitted
     # function's own Array over a global's buffer is the global's memory, not unaccounted memory).
-    sizes = {}
-    for _, size, storage, _ in arrays.values():
-        sizes[storage] = max(sizes.get(storage, 0), size)
+    sizes = _sizes(arrays)
     credited = set()
     for key, (tensor, _, storage, kind) in arrays.items():
         if key not in owner:
@@ -254,12 +252,12 @@ def find(frame, main, on_gpu=None, adjust=None):
     return result  # its names, counts and bytes: no array of the script's is referenced from here on
 
 
-def _held(arrays):
-    """What the arrays hold together: each allocation once, the largest array over it."""
+def _sizes(arrays):
+    """Each allocation the arrays view, once, by the largest array over it: storage key -> bytes."""
     sizes = {}
     for _, size, key, _ in arrays.values():
         sizes[key] = max(sizes.get(key, 0), size)
-    return sum(sizes.values())
+    return sizes
 
 
 def _kind(main, root):

@@ -230,17 +230,22 @@ def split(step: Step, left: int, premapped: bool) -> Amounts:
     touch holds the runtime too) or, without a framework view, unexplained."""
     if step.get("pool") is not None or step.get("runtime_growth") is not None:
         live, pool, runtime = step.get("live") or 0, step.get("pool") or 0, step.get("runtime_growth") or 0
-        rest = max(0, left - live - pool - runtime)
-        heap = min(step.get("heap") or 0, rest)
-        return Amounts(live=live or None, pool=pool or None, runtime=runtime or None, unexplained=(rest - heap) or None,
-                       heap=heap or None)
+        unexplained, heap = _heap_of(step, max(0, left - live - pool - runtime))
+        return Amounts(live=live or None, pool=pool or None, runtime=runtime or None, unexplained=unexplained, heap=heap)
     live_now = step.get("framework_left")
     if live_now is None:
-        heap = min(step.get("heap") or 0, left)
-        return Amounts(unexplained=(left - heap) or None, heap=heap or None)
+        unexplained, heap = _heap_of(step, left)
+        return Amounts(unexplained=unexplained, heap=heap)
     live = max(0, min(int(live_now), left))
     rest = left - live
     if step.get("meter") == "rss":
-        heap = min(step.get("heap") or 0, rest)
-        return Amounts(live=live or None, unexplained=(rest - heap) or None, heap=heap or None)
+        unexplained, heap = _heap_of(step, rest)
+        return Amounts(live=live or None, unexplained=unexplained, heap=heap)
     return Amounts(live=live or None, pool=rest or None, pool_and_runtime=premapped and bool(rest))
+
+
+def _heap_of(step: Step, rest: int) -> tuple[int | None, int | None]:
+    """(unexplained, the C allocator's free heap) of what no framework count explains: the judge's ``heap`` on the
+    step (rules 24), never more than ``rest``."""
+    heap = min(step.get("heap") or 0, rest)
+    return (rest - heap) or None, heap or None

@@ -221,12 +221,12 @@ def heap_at_end(record: CellRecord, steps: list[Step]) -> list[Step]:
     if trim.get("before") is None or trim.get("after") is None:
         return steps
     freed = max(0, int(trim["before"]) - int(trim["after"]))
-
-    def heap(step: Step) -> int:  # said where it is more than the step's tolerance: less is the meter's noise
-        found = min(freed, max(0, step.get("left") or 0))
-        return found if found > (step.get("tol") or 0) else 0
-    return [cast(Step, {**step, "heap": heap(step)}) if step.get("label") == "end" and step.get("meter") == "rss"
-            and heap(step) else step for step in steps]
+    out = []
+    for step in steps:
+        heap = min(freed, max(0, step.get("left") or 0)) if step.get("label") == "end" and step.get("meter") == "rss" else 0
+        # said where it is more than the step's tolerance: less is the meter's noise
+        out.append(cast(Step, {**step, "heap": heap}) if heap > (step.get("tol") or 0) else step)
+    return out
 
 
 def high_water_marks(checkpoints: list[Checkpoint]) -> list[int]:

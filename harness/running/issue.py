@@ -107,8 +107,10 @@ def nearest(version: Version, known: list[Version]) -> Version | None:
     if not final:
         return None
     below = [v for v in final if v < version]
+    if not below:
+        return final[0]
     same = [v for v in below if v.release[:2] == version.release[:2]]
-    return (same or below or final)[-1 if same or below else 0]
+    return (same or below)[-1]
 
 
 def _index_releases(package: str, index_url: str) -> dict[Version, object] | None:
@@ -150,7 +152,7 @@ def plan(path: Path, folder: Path, block: int | None = None, index_url: str | No
     replay = issue_replay.way([line if i not in code_lines else "" for i, line in enumerate(words)], chosen, replay_as)
     folder.mkdir(parents=True, exist_ok=True)
     script = folder / f"{name}_block{chosen.number}.py"
-    script.write_text(issue_replay.as_cells(_ipython_source(chosen), replay.per_statement) if replay.way == "ipython"
+    script.write_text(issue_replay.as_cells(chosen.ipython, replay.per_statement) if replay.way == "ipython"
                       else source, encoding="utf-8")
     result = IssuePlan(script, chosen, len(found), stated, imported=imported, python=_python(stated), replay=replay)
     index = index_url or config.DEFAULT_INDEX
@@ -182,13 +184,6 @@ def plan(path: Path, folder: Path, block: int | None = None, index_url: str | No
     return result
 
 
-def _ipython_source(block: issue_text.Block) -> str:
-    """The block's code for IPython: its notebook lines (``!pip install``) as they were, for the runner to list."""
-    python = block.python or ""
-    return "\n".join(line[2:] if line.startswith("# ") and issue_text.MAGIC.match(line[2:]) else line
-                     for line in python.splitlines()) + "\n"
-
-
 def _companions(framework: str) -> tuple[str, ...]:
     found = frameworks.named(framework)
     return found.reported_with if found else ()
@@ -203,8 +198,6 @@ def _python(stated: list[issue_versions.Stated]) -> issue_versions.Stated | None
 def _pinned(distribution: str, stated: list[issue_versions.Stated]) -> str:
     """``psutil==5.9.4`` where the report states that release of it, else ``psutil`` (pip's choice for the
     environment's Python and framework)."""
-    from packaging.utils import canonicalize_name
-
     version = next((s.version for s in stated if canonicalize_name(s.package) == canonicalize_name(distribution)
                     and s.version.count(".") >= 1), None)
     return f"{distribution}=={version}" if version else distribution

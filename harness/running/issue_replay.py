@@ -25,7 +25,6 @@ IPYTHON_PROMPT = re.compile(r"^In \[\d*\]:", re.M)
 PYTHON_PROMPT = re.compile(r"^>>> ", re.M)
 SHELL_LINE = re.compile(r"^\s*[!%]", re.M)
 URL = re.compile(r"https?://\S+|\]\([^)]*\)")
-WAYS = ("script", "ipython")
 
 
 @dataclass(frozen=True)

@@ -17,11 +17,10 @@ from pathlib import Path
 
 from harness import frameworks
 from harness.common.errors import UsageError
-from harness.running import script_imports
+from harness.running import notebook, script_imports
 
 FENCE = re.compile(r"^\s{0,3}(`{3,}|~{3,})\s*([\w+-]*)")
 PROMPT = re.compile(r"^(>>>|\.\.\.)( |$)|^In \[\d*\]: ?|^\s+\.\.\.: ?")  # python's and IPython's prompts
-MAGIC = re.compile(r"^\s*[!%]")  # a notebook's shell line or magic (!pip install ..., %time): IPython's, not Python's
 DATA = re.compile(r"\.(csv|tsv|npy|npz|pt|pth|ckpt|h5|hdf5|pkl|pickle|parquet|jpe?g|png|bmp|tiff?|wav|mp3|"
                   r"json|jsonl|txt|bin|safetensors|onnx|tfrecords?|zip|tar|gz)$", re.I)
 READERS = re.compile(r"(load|read|open|imread|from_pretrained|fromfile|loadtxt|genfromtxt)", re.I)
@@ -37,23 +36,31 @@ class Block:
     source: str
     first_line: int  # 1-based line of the report where its code starts
 
-    @property
-    def python(self) -> str | None:
-        """Its code as Python (an interpreter session's prompts taken off, its output left out: ``>>>``/``...``,
-        IPython's ``In [3]:``/``...:``), or None."""
-        if self.info.lower() in NOT_PYTHON:
-            return None
+    def _lines(self) -> list[str]:
+        """Its lines with an interpreter session's prompts taken off and its output commented out (``>>>``/``...``,
+        IPython's ``In [3]:``/``...:``)."""
         lines = self.source.splitlines()
         if any(PROMPT.match(line) for line in lines):
             lines = [PROMPT.sub("", line, count=1) if PROMPT.match(line) else "# " + line if line.strip() else ""
                      for line in lines]
-        lines = ["# " + line if MAGIC.match(line) else line for line in lines]
-        text = "\n".join(lines) + "\n"
+        return lines
+
+    @property
+    def python(self) -> str | None:
+        """Its code as Python (prompts off, output and a notebook's ``!``/``%`` lines commented out), or None."""
+        if self.info.lower() in NOT_PYTHON:
+            return None
+        text = "\n".join(notebook.magic_commented(line) for line in self._lines()) + "\n"
         try:
             ast.parse(text)
         except (SyntaxError, ValueError):
             return None
         return text
+
+    @property
+    def ipython(self) -> str:
+        """Its code for an IPython shell: as ``python``, its ``!pip install`` and ``%magic`` lines as they were."""
+        return "\n".join(self._lines()) + "\n"
 
 
 def blocks(text: str) -> list[Block]:

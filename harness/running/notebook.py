@@ -115,9 +115,14 @@ def as_python(cells: list[Cell]) -> str:
     """The cells' code as plain Python, magics and shell lines made comments, for reading imports."""
     lines = []
     for cell in cells:
-        for line in cell.source.splitlines():
-            if _MAGIC.match(line) or _ASSIGN_SHELL.match(line):
-                line = line[:len(line) - len(line.lstrip())] + "# " + line.lstrip()
-            lines.append(line)
+        lines += [magic_commented(line) for line in cell.source.splitlines()]
         lines.append("")
     return "\n".join(lines)
+
+
+def magic_commented(line: str) -> str:
+    """A notebook's line as plain Python: a magic or shell line (``%time``, ``!pip install``, ``files = !ls``)
+    made a comment, any other as it is (a pasted report's Colab cell is read the same way)."""
+    if _MAGIC.match(line) or _ASSIGN_SHELL.match(line):
+        return line[:len(line) - len(line.lstrip())] + "# " + line.lstrip()
+    return line

@@ -51,12 +51,17 @@ def test_a_tf1_sessions_variables_are_named_on_python_27(cpu_image: Any, tmp_pat
     assert ("- `sess` (Session) is still open and keeps its graph's variables: 64.00 MiB; `sess.close()`" in text), text
 
 
+def _repro_snippet(snippet: str, name: str, tmp_path: Path) -> tuple[str, str]:
+    """A script of tests/repro, copied under ``name``, through repro in the torch image."""
+    script = tmp_path / name
+    script.write_text((SNIPPETS / snippet).read_text())
+    (tmp_path / "results").mkdir()
+    return _repro(script, "torch", tmp_path / "results")
+
+
 def test_torch_cpu_tensors_behind_an_optimizer_and_a_list_of_losses(cpu_image: Any, tmp_path: Path) -> None:
     cpu_image("torch")
-    script = tmp_path / "train_cpu.py"
-    script.write_text((SNIPPETS / "torch_cpu_holders.py").read_text())
-    (tmp_path / "results").mkdir()
-    text, log = _repro(script, "torch", tmp_path / "results")
+    text, log = _repro_snippet("torch_cpu_holders.py", "train_cpu.py", tmp_path)
     assert "What holds the host memory at `train_cpu.py:10: del model, loss`:" in text, text
     assert re.search(r"- `opt` \(Adam\) holds its state and the parameters it was given, after the model is gone: \d+ tensors "
                      r"\(64\.03 MiB\)", text), text  # weights, Adam's two moments and the weights' .grad
@@ -71,10 +76,7 @@ def test_a_loop_leak_is_named_at_the_end_with_its_fix(cpu_image: Any, tmp_path: 
     and the list of numpy arrays the loop grows, which the loop's readings also show growing; the script's own
     output is the output of the same script run bare in the image."""
     tag = cpu_image("torch")
-    script = tmp_path / "loop.py"
-    script.write_text((SNIPPETS / "loop_holders_cpu.py").read_text())
-    (tmp_path / "results").mkdir()
-    text, log = _repro(script, "torch", tmp_path / "results")
+    text, log = _repro_snippet("loop_holders_cpu.py", "loop.py", tmp_path)
     assert "What holds the host memory at `end`:" in text, text
     assert re.search(r"- `total_loss` \(Tensor\) adds each iteration's `loss` with its autograd graph at line 12 "
                      r"\(`total_loss \+= loss`\): 1 tensor \([\d.]+ MiB, [\d.]+ MiB of it saved by their graphs for "
