@@ -23,6 +23,9 @@ def stated_lines(plan: IssuePlan) -> list[str]:
         for item in plan.stated:
             role = {"good": " (said to work)", "bad": " (said to have the bug)"}.get(item.role, "")
             role = " (the interpreter)" if item.package == "python" else role
+            if item.contradicted:
+                role = (f" (said to work and to have the bug: line {item.line} and line {item.contradicted} say "
+                        "opposite things; its run decides, or --with runs the release you mean)")
             lines.append(f"  {item.package} {item.version}{role}: line {item.line}, {item.how}: {item.text[:100]}")
     else:
         lines.append("The report states no release of the frameworks its code imports: today's only "

@@ -72,9 +72,10 @@ def read(path: Path) -> tuple[str, str]:
     return path.read_text(encoding="utf-8", errors="replace"), path.stem
 
 
-def _release(item: issue_versions.Stated, known: dict[Version, object] | None, report: str) -> tuple[str, str]:
+def _release(item: issue_versions.Stated, known: dict[Version, object] | None, report: str) -> tuple[str | None, str]:
     """(the exact release to pin, a note when it is not the one stated): the local part (+cu121) dropped, a
-    minor made its last patch, a release the index lacks (a nightly, a yanked one) its nearest of the series."""
+    minor made its last patch, a release the index lacks (a nightly, a yanked one) its nearest of the series;
+    None, with the note, for a number no release is near (a typo: "torch==0.13.0"), which runs nothing."""
     from packaging.version import InvalidVersion, Version
     try:
         version = Version(item.version.split("+")[0].replace("-rc", "rc"))
@@ -93,18 +94,21 @@ def _release(item: issue_versions.Stated, known: dict[Version, object] | None, r
         return str(version), ""
     near = nearest(version, list(known))
     if near is None:
-        raise UsageError(f"{report}:{item.line}: {item.package} {item.version} is not a release of {item.package} "
-                         f"(stated as {item.text!r}; the newest is {max(known) if known else None}): correct it with "
-                         f"--with {item.package}==VERSION")
+        series = sorted(v for v in known if v.major == version.major and not v.is_prerelease)
+        ends = (f"the index's {version.major}.x releases of it end at {series[-1]}" if series
+                else f"the index has no {version.major}.x release of it")
+        return None, (f"{item.package} {item.version} (line {item.line}) is no release of {item.package} ({ends}): "
+                      f"not run; --with {item.package}==VERSION runs the one meant")
     return str(near), (f"{item.package} {item.version} (line {item.line}) is not on the package index: its nearest "
                        f"release {near} runs instead (--with {item.package}==VERSION runs another)")
 
 
 def nearest(version: Version, known: list[Version]) -> Version | None:
     """The release nearest ``version`` of its major: its minor's last patch at or below it, else the newest
-    release below it, else the oldest above; None where the major has none (a typo, not a missing release)."""
+    release below it, else the oldest above; None where the major has none, or where ``version`` is past the
+    major's newest by more than one minor (a typo, not a missing release; a nightly of the next minor is near)."""
     final = sorted(v for v in known if v.major == version.major and not v.is_prerelease and not v.is_devrelease)
-    if not final:
+    if not final or version.minor > final[-1].minor + 1:
         return None
     below = [v for v in final if v < version]
     if not below:
@@ -172,12 +176,15 @@ def plan(path: Path, folder: Path, block: int | None = None, index_url: str | No
         for item in mine:
             release, note = _release(item, known, path.name)
             result.notes += [note] if note else []
+            if release is None:
+                continue
             beside = [f"{s.package}=={s.version}" for s in stated if s.line == item.line
                       and s.package in _companions(framework) and s.version.count(".") >= 2]
             result.beside.setdefault(f"{framework}=={release}", beside)
             if release not in releases:
                 releases.append(release)
-        result.releases[framework] = releases[:MAX_RELEASES]
+        if releases:
+            result.releases[framework] = releases[:MAX_RELEASES]
         if len(releases) > MAX_RELEASES:
             result.notes.append(f"{framework}: {', '.join(releases[MAX_RELEASES:])} stated too, not run (give them "
                                 "with --with to run them)")

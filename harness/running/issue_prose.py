@@ -17,13 +17,16 @@ VER = r"v?(\d+\.\d+(?:\.\d+)?(?:(?:rc|a|b|\.dev|\.post|-rc)\d*)?(?:\+[\w.]+)?)"
 GIT_DESCRIBE = re.compile(r"\bv?\d+\.\d+\.\d+(?:-rc\d+)?-\d+-g[0-9a-f]{6,}\b")
 _TICK = r"[`'\"]?"
 _NAMES = r"(PyTorch|torch|TensorFlow|TF|JAX|jaxlib|CuPy|numpy|pandas)"
-NAMED = re.compile(r"\b" + _NAMES + r"\s*(?:version\s*)?(?:==|v|:)?\s*" + _TICK + VER + _TICK
+# torch==2.0.1, torch>=2.0.0 (its lower bound is the release said), torch: 2.0; never torch<2.0 or torch!=2.0
+_SAYS = r"(?:==|>=|~=|=|v|:)"
+_COMPARED = r"(?:[=<>~!]=|[<>=]|v|:)"  # any comparison: the number after it belongs to the name before it
+NAMED = re.compile(r"\b" + _NAMES + r"\s*(?:version\s*)?" + _SAYS + r"?\s*" + _TICK + VER + _TICK
                    + r"(?:\s*(?:-|–|to|through)\s*" + _TICK + VER + _TICK + ")?", re.I)
 PYTHON = re.compile(r"\b(?:python|py)\s*(?:version\s*)?(?:==|:)?\s*" + _TICK + r"(\d\.\d{1,2}(?:\.\d+)?)\b" + _TICK, re.I)
-INLINE_PIN = re.compile(r"(?<![\w.-])([A-Za-z][\w.-]*?)\s*==\s*" + _TICK + VER + _TICK)
+INLINE_PIN = re.compile(r"(?<![\w.-])([A-Za-z][\w.-]*?)\s*(?:==|>=|~=)\s*" + _TICK + VER + _TICK)
 NUMBER = re.compile(VER + r"(?:\s*(?:-|–|to|through)\s*" + VER + ")?")
 # a name just before an unnamed number owns it: python 3.11, CUDA 11.6, Ubuntu 18.04, numpy 1.24, gcc 9.4
-OWNED = re.compile(r"\b(?:[A-Za-z][\w-]*)[`'\"]?\s*(?:version\s*)?(?:==|:|v)?\s*[`'\"]?$")
+OWNED = re.compile(r"\b(?:[A-Za-z][\w-]*)[`'\"]?\s*(?:version\s*)?" + _COMPARED + r"?\s*[`'\"]?$")
 ROLE_WORDS = re.compile(r"\b(?:on|in|with|under|using|and|or|vs|but|not|of|for|from|since|after|before|to|than|"
                         r"version|release|releases|versions)[`'\"]?\s*[`'\"]?$", re.I)
 _NEGATED = (r"does(?:n't| not)|do(?:n't| not)|did(?:n't| not)|is(?:n't| not)|was(?:n't| not)|can(?:not|'t)|could(?:n't| not)|"

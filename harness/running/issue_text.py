@@ -26,6 +26,9 @@ DATA = re.compile(r"\.(csv|tsv|npy|npz|pt|pth|ckpt|h5|hdf5|pkl|pickle|parquet|jp
 READERS = re.compile(r"(load|read|open|imread|from_pretrained|fromfile|loadtxt|genfromtxt)", re.I)
 # Tags whose blocks are never code to run; a ```shell or ```text block may still be Python (TensorFlow's
 # issue template tags its "standalone code" block `shell`), so every other block is tried as Python.
+# A block that uses a framework or numpy by name is meant to be code, even where it does not parse
+CODE_LIKE = re.compile(r"^(?!\s*(?:File \"|Traceback|\w*Error\b)).*\b(?:torch|tf|tensorflow|jax|jnp|np|numpy|cupy|cp|keras)\."
+                       r"\w+\s*\(", re.M)
 NOT_PYTHON = ("diff", "json", "yaml", "toml", "dockerfile", "ini", "csv")
 
 
@@ -56,6 +59,20 @@ class Block:
         except (SyntaxError, ValueError):
             return None
         return text
+
+    def syntax_error(self) -> str | None:
+        """Why its code is not Python, as ``line N: message: `text```` (report lines), or None when it parses."""
+        if self.info.lower() in NOT_PYTHON:
+            return None
+        text = "\n".join(notebook.magic_commented(line) for line in self._lines()) + "\n"
+        try:
+            ast.parse(text)
+        except SyntaxError as exc:
+            bad = text.splitlines()[exc.lineno - 1].strip() if exc.lineno else ""
+            return f"line {self.first_line + (exc.lineno or 1) - 1} (`{bad}`): {exc.msg}"
+        except ValueError as exc:
+            return str(exc)
+        return None
 
     @property
     def ipython(self) -> str:
@@ -111,6 +128,11 @@ def choose(found: list[Block], wanted: int | None, report: str) -> Block:
 
         runnable = [b for b in found if b.python and report_packages.others(
             script_imports.imported_modules(b.python), brought=True)]
+    code = [b for b in found if CODE_LIKE.search(b.source) and b.syntax_error()]
+    if not runnable and code:  # the code is there, but is not Python as pasted: say where it stops
+        block = max(code, key=lambda b: len(b.source))
+        raise UsageError(f"{report}: block {block.number} (line {block.first_line}) is not Python as pasted, so nothing "
+                         f"ran: {block.syntax_error()}; make the block run as pasted, or give another with --block N")
     if not runnable:
         raise UsageError(f"{report} has no Python code block that imports {frameworks.listed()} or another package "
                          f"({len(found)} code block(s) in all): paste the code in a ```python block, or give a block "

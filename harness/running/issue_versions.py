@@ -14,7 +14,7 @@ printed) and prose (issue_prose.py). HTML comments and the templates' own instru
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from harness.running import issue_prose
 from harness.running.issue_prose import VER as _VER
@@ -27,6 +27,14 @@ FRAMEWORKS = ("torch", "tensorflow", "jax", "cupy")  # what a report is replayed
 PYTHON = "python"  # Stated.package of the interpreter the report ran on
 _NAME = r"(torch|pytorch|tensorflow(?:-gpu|-cpu)?|tf-nightly|jax|jaxlib|cupy(?:-cuda\w+)?|keras|torchvision)"
 COLLECT_ENV = re.compile(r"^\s*PyTorch version:\s*" + _VER + r"\s*$")
+# The other fields of torch's collect_env and of the issue templates name the toolkit, the compiler, the OS or the
+# driver, never the framework: "CUDA used to build PyTorch: 9.0.176" is CUDA's release.
+OTHER_FIELD = re.compile(r"^\s*[-*]?\s*\**\s*(?:CUDA used to build PyTorch|ROCM used to build PyTorch|Is debug build|"
+                         r"GCC version|Clang version|CMake version|Libc version|OS|Python platform|Is CUDA available|"
+                         r"CUDA runtime version|CUDA_MODULE_LOADING set to|GPU models and configuration|"
+                         r"Nvidia driver version|cuDNN version|HIP runtime version|MIOpen runtime version|"
+                         r"Is XNNPACK available|Bazel version|GPU model and memory|CUDA/cuDNN version|"
+                         r"GCC/Compiler version|OS Platform and Distribution|Mobile device)\s*\**\s*:", re.I)
 _ANY = r"([A-Za-z][\w.-]*)"  # any distribution: the report's other imports are pinned as it states them (psutil==5.9.4)
 FREEZE = re.compile(r"^\s*(?:\[(?:pip\d?|conda)\]\s+)?" + _ANY + r"(?:\[[\w,]+\])?\s*==\s*" + _VER + r"\s*$", re.I)
 LISTED = re.compile(r"^\s*(?:\[(?:pip\d?|conda)\]\s+)?" + _ANY + r"\s{2,}" + _VER + r"(?:\s+\S+){0,3}\s*$", re.I)
@@ -55,7 +63,8 @@ class Stated:
     line: int  # 1-based in the report
     text: str  # the line, as it reads
     how: str  # which format said it
-    role: str = ""  # "good" (works on it), "bad" (the bug happens on it), "" (just stated)
+    role: str = ""  # "good" (works on it), "bad" (the bug happens on it), "" (just stated or said both)
+    contradicted: int = 0  # a line that says the opposite role of this release: the run decides, said so
 
 
 def _name(word: str) -> str | None:
@@ -140,6 +149,8 @@ def _one_line(lines: list[str], index: int, default: str | None, in_block: bool)
     """What a line outside the code states, in the first format that reads it."""
     line, number = lines[index], index + 1
     text = line.strip()
+    if OTHER_FIELD.match(line):
+        return []
     match = COLLECT_ENV.match(line) or JAX_INFO.match(line)
     if match:
         how = "collect_env" if match.re is COLLECT_ENV else "jax.print_environment_info()"
@@ -178,16 +189,19 @@ def _one_line(lines: list[str], index: int, default: str | None, in_block: bool)
 
 def _merged(found: list[Stated]) -> list[Stated]:
     """One entry per (package, release), the first that stated it, with the strongest role said of it; a
-    minor ("2.0") where a release of it is stated too ("2.0.0") is that release."""
+    minor ("2.0") where a release of it is stated too ("2.0.0") is that release. A release said both to work
+    and to have the bug keeps no role and the line that contradicts it."""
     exact = {(s.package, s.version) for s in found if s.version.count(".") >= 2}
     out: dict[tuple[str, str], Stated] = {}
     for item in found:
         key = (item.package, item.version)
         if item.version.count(".") == 1:
             key = next((k for k in sorted(exact) if k[0] == item.package and k[1].startswith(item.version + ".")), key)
-        if key not in out:
-            out[key] = Stated(item.package, key[1], item.line, item.text, item.how, item.role)
-        elif item.role and not out[key].role:
-            first = out[key]
-            out[key] = Stated(first.package, first.version, first.line, first.text, first.how, item.role)
+        first = out.get(key)
+        if first is None:
+            out[key] = replace(item, version=key[1])
+        elif item.role and not first.role and not first.contradicted:
+            out[key] = replace(first, role=item.role)
+        elif item.role and first.role and item.role != first.role:
+            out[key] = replace(first, role="", contradicted=item.line)
     return list(out.values())

@@ -9,13 +9,15 @@ import pytest
 from helpers import ROOT
 from packaging.version import Version
 
+from harness.common.errors import UsageError
 from harness.running import issue, issue_prose
 
 REAL = ROOT / "tests" / "data" / "issues" / "real"
 INDEX = {"numpy": ["1.15.2", "1.15.4", "2.3.5"],
          "tensorflow": ["1.1.0", "1.2.0", "1.2.1", "1.14.0", "2.0.0", "2.0.4", "2.12.0", "2.12.1", "2.13.0", "2.13.1",
                         "2.15.0", "2.15.1", "2.16.1"],
-         "torch": ["1.12.0", "1.12.1", "1.13.0", "1.13.1", "2.0.0"], "jax": ["0.2.9", "0.2.12", "0.4.13", "0.4.16", "0.4.35"]}
+         "torch": ["1.0.0", "1.12.0", "1.12.1", "1.13.0", "1.13.1", "2.0.0"],
+         "jax": ["0.2.9", "0.2.12", "0.4.13", "0.4.16", "0.4.35"]}
 # report -> ({(package, release): role} of what it states, the reporter's Python, other packages, the pins that run)
 EXPECTED: dict[str, tuple[dict[tuple[str, str], str], str | None, list[str], list[str]]] = {
     # "2.0.0 (problem disappears on ... 1.14.0)", and "happens on v2.0 ... disappears ... on v1.14" in prose
@@ -42,6 +44,15 @@ EXPECTED: dict[str, tuple[dict[tuple[str, str], str], str | None, list[str], lis
     # a nightly the index lacks runs as its nearest release, said
     "torch_86704.md": ({("torch", "1.12.1"): "", ("torch", "1.14.0.dev20221011"): ""}, "3.9", ["psutil"],
                        ["torch==1.12.1", "torch==1.13.1"]),
+    # collect_env's "CUDA used to build PyTorch: 9.0.176" is CUDA's; the code is a four-space indented block
+    "torch_16445.md": ({("torch", "1.0.0"): ""}, "3.6", [], ["torch==1.0.0"]),
+    # "in torch>=2.0.0 torchvision>=0.15.1, cpu memory leaks; ... in torch==0.13.0 torchvision==0.14.0, cpu memory
+    # does not leak": a lower bound states its release; 0.13.0 is no torch release (a typo), said and not run
+    "torch_108334.md": ({("torch", "2.0.0"): "bad", ("torchvision", "0.15.1"): "bad", ("torch", "0.13.0"): "good",
+                         ("torchvision", "0.14.0"): "good"}, None, ["psutil", "torchvision==0.15.1"],
+                        ["torch==2.0.0,torchvision==0.15.1"]),
+    # no versions at all: today's only, with memory_profiler (its `@profile`) installed as memory-profiler
+    "torch_29809.md": ({}, None, ["memory-profiler"], []),
 }
 
 
@@ -134,3 +145,29 @@ def test_jaxs_2023_template_answer_is_read() -> None:
     found = [(s.package, s.version, s.how) for s in issue_versions.stated(lines, set(), set(), "jax")]
     assert found == [("jax", "0.4.14", "JAX's issue template"), ("jaxlib", "0.4.14", "JAX's issue template"),
                      ("jax", "0.4.4", "pip freeze")]
+
+
+def test_a_typo_release_is_said_and_not_run(index: None, tmp_path: Path) -> None:
+    """torch#108334 wrote torch==0.13.0 (it meant 1.13.0, beside torchvision 0.14.0): no release is near it."""
+    plan = issue.plan(REAL / "torch_108334.md", tmp_path)
+    assert "torch 0.13.0 (line 3) is no release of torch (the index has no 0.x release of it): not run" in plan.notes[0]
+
+
+def test_a_block_that_is_not_python_as_pasted_is_refused_with_its_line(tmp_path: Path) -> None:
+    """torch#38717's demo assigns to a call (`bboxs.size(0) = 1 or 2`): the line and Python's reason, nothing run."""
+    with pytest.raises(UsageError, match=r"torch_38717.md: block 1 \(line 12\) is not Python as pasted, so nothing "
+                                         r"ran: line 14 \(`bboxs.size\(0\) = 1 or 2`\): cannot assign to function call"):
+        issue.plan(REAL / "torch_38717.md", tmp_path)
+
+
+def test_a_release_said_both_to_work_and_to_leak_is_run_to_decide(index: None, tmp_path: Path) -> None:
+    """Two sentences that disagree on one release (a thread's edits often do): no role, both lines said."""
+    report = tmp_path / "both.md"
+    report.write_text("It leaks on torch 1.13.1.\n\nUpdate: with torch 1.13.1 it does not leak any more.\n\n"
+                      "```python\nimport torch\nx = torch.ones(4)\n```\n")
+    plan = issue.plan(report, tmp_path / "out")
+    (said,) = [s for s in plan.stated if s.package == "torch"]
+    assert (said.version, said.role, said.line, said.contradicted) == ("1.13.1", "", 1, 3)
+    assert plan.pins == ["torch==1.13.1"]
+    from harness.cli import repro_issue
+    assert any("line 1 and line 3 say opposite things" in line for line in repro_issue.stated_lines(plan))
