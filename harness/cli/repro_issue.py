@@ -42,6 +42,9 @@ def stated_lines(plan: IssuePlan) -> list[str]:
     if plan.subject and not plan.releases.get(plan.subject):
         lines.append(f"The code imports no framework: it runs on {plan.today or plan.subject} (today's {plan.subject}) "
                      "in a virtualenv of its own (--with PKG==VER adds the reporter's).")
+    if plan.rate:
+        lines.append(f"The report's own figure for its growth: {plan.rate.words} (line {plan.rate.line}); a release "
+                     "whose loop grows ten times slower here does not reproduce it.")
     lines += plan.notes
     return lines
 
@@ -66,12 +69,16 @@ def replays(plan: IssuePlan, records: list[CellRecord]) -> list[issue_answer.Rep
             release = pin.split("==")[1] if pin else str(versions[framework]).split("+")[0]
             made = record.get("status") not in (Status.HARNESS_ERROR, Status.SKIPPED)
             ran = record.get("status") == Status.OK
-            why = "" if ran else (failures.missing_module(record) or answer.error_line(record.get("error"))
-                                  or str(record.get("status")))
-            judged = answer.of_cell(aggregate.cell_summary(record)) if made else None
+            summary = aggregate.cell_summary(record)  # its error: the judge's reason first (a GPU this host lacks)
+            why = "" if ran else (failures.missing_module(record) or summary.get("error")
+                                  or answer.error_line(record.get("error")) or str(record.get("status")))
+            judged = answer.of_cell(summary) if made and summary.get("status") != "unsupported" else None
             today = pin is None or pin.split(",")[0] == plan.today  # no framework: today's release is a pin too
+            rate = plan.rate
             found.append(issue_answer.Replay(framework, release, today=today, answer=judged, why=why[:200],
-                                             said=_said(plan, framework, release), ran=ran))
+                                             said=_said(plan, framework, release), ran=ran,
+                                             imported=issue_answer.import_cost(record),
+                                             reported=rate.amount if rate else 0.0, reported_words=rate.words if rate else ""))
     return found
 
 

@@ -36,7 +36,7 @@ RSS_WORDS = {"released": "released to the OS", "cached": "kept by the process's 
 # which part of what is left each word already names (Amounts.phrase gives it as a bare amount)
 HEAP_WORD = "kept by the C allocator as free heap"  # host memory glibc keeps for reuse: malloc_trim(0) gives it back
 SAID = {"cached in the pool": "pool", "kept by the process's allocator": "pool", HEAP_WORD: "heap",
-        "held by live objects": "live",
+        "held by live objects": "live", "held by live objects and the process": "live",
         "partly held by live objects": "live", "held by the process": "process", "partly held by the process": "process"}
 LEGEND = {
     "all": "all back: everything the framework allocated was returned (what the runtime itself keeps until exit is stated)",
@@ -206,8 +206,14 @@ def _of_step(step: Step, floor_basis: str) -> Answer:
     own = max(0, left - runtime)  # the runtime's growth is never the cleanup's to give back
     word = str(step.get("word") or (WORDS[verdict] if meter != "rss" else RSS_WORDS[verdict]))  # "borderline: ..."
     if verdict in ("held", "partial") and step.get("framework_left") is None and not step.get("word"):
-        # no framework view (TF 1.x, a script's peak): pool and live objects cannot be told apart
-        word = "held by the process" if verdict == "held" else "partly held by the process"
+        # no framework view (TF 1.x, a script's peak, a CPU tensor): pool and live objects cannot be told apart,
+        # but what the holder search saw alive there is live (named_live.py)
+        named = step.get("named") or 0
+        if verdict == "held":
+            word = ("held by live objects" if named >= left - tol else "held by live objects and the process" if named
+                    else "held by the process")
+        else:
+            word = "partly held by live objects" if named else "partly held by the process"
     if amounts.heap and word in ("held by the process", "partly held by the process") and (amounts.unexplained or 0) <= tol:
         word = HEAP_WORD  # all of it the allocator's free heap: live objects hold none of it
     if verdict == "released":
@@ -233,9 +239,10 @@ def split(step: Step, left: int, premapped: bool) -> Amounts:
         unexplained, heap = _heap_of(step, max(0, left - live - pool - runtime))
         return Amounts(live=live or None, pool=pool or None, runtime=runtime or None, unexplained=unexplained, heap=heap)
     live_now = step.get("framework_left")
-    if live_now is None:
-        unexplained, heap = _heap_of(step, left)
-        return Amounts(unexplained=unexplained, heap=heap)
+    if live_now is None:  # what the holder search saw alive is live; the rest no count explains
+        named = min(step.get("named") or 0, left)
+        unexplained, heap = _heap_of(step, left - named)
+        return Amounts(live=named or None, unexplained=unexplained, heap=heap)
     live = max(0, min(int(live_now), left))
     rest = left - live
     if step.get("meter") == "rss":

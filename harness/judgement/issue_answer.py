@@ -11,6 +11,8 @@ between two of them is said with the bisect that finds the release. Where both s
 answer too (judgement/amounts.py's rule: FACTOR apart and clear of half the meter's noise): a loop that grows
 26 times slower, or what is left a fifth of it, is "mostly fixed" between them, with the bisect on that
 amount (``--criterion growth`` or ``left``); growth or what is left several times larger "got worse".
+Where the report gives its own figure ("190Mb per call"), a loop here that grows REPORTED_FACTOR times
+slower is not the report's leak: "does not reproduce at the report's size", both figures said.
 """
 from __future__ import annotations
 
@@ -21,8 +23,12 @@ from harness.common.units import human_bytes
 from harness.judgement import tolerances
 from harness.judgement.amounts import CANDIDATE_FROM, FACTOR
 from harness.judgement.answer import Answer, Colour
+from harness.model.record import CellRecord, meter_value
 
 LEAKING = ("grows", "small")  # a loop's states that are growth clear of its noise (loops.py)
+# The report's own figure comes from another machine, meter and loop length: only an order of magnitude less
+# growth here says the report's leak is not what this release does.
+REPORTED_FACTOR = 10.0
 
 
 @dataclass(frozen=True)
@@ -34,6 +40,30 @@ class Replay:
     why: str = ""  # why it could not run
     said: str = ""  # what the report says of this release: "good", "bad" or ""
     ran: bool = True  # the script ran to its end (an error or a crash is no answer about memory)
+    imported: int | None = None  # host memory the framework's import took (RSS after it less at the start)
+    reported: float = 0.0  # the report's own growth per call/iteration, in bytes (0: it gives none)
+    reported_words: str = ""  # as the report wrote it: "190Mb per call"
+
+
+def import_cost(record: CellRecord) -> int | None:
+    """Host memory the script's first framework import took: RSS at that checkpoint less at `start` (the floor
+    every verdict is judged from, so no verdict says it; a report about the import's own size asks it)."""
+    from harness.judgement.verdicts import IMPORT_LABEL
+
+    points = record.get("checkpoints") or []
+    first = next((cp for cp in points if IMPORT_LABEL.match(cp["label"])), None)
+    start = meter_value(points[0].get("readings"), "rss") if points else None
+    after = meter_value(first.get("readings"), "rss") if first else None
+    return after - start if start is not None and after is not None else None
+
+
+def _below_reported(replay: Replay) -> float | None:
+    """How many times the report's own figure exceeds this release's growth, where that is REPORTED_FACTOR or more."""
+    loop = replay.answer.loop if replay.answer else None
+    if not replay.reported or not loop or not loop.get("slope"):
+        return None
+    times = replay.reported / max(float(loop["slope"]), 1.0)
+    return times if times >= REPORTED_FACTOR else None
 
 
 def reproduces(replay: Replay) -> bool | None:
@@ -43,7 +73,7 @@ def reproduces(replay: Replay) -> bool | None:
         return None
     state = answer.loop["state"] if answer.loop else None
     if state in LEAKING:
-        return True
+        return _below_reported(replay) is None
     if state == "flat":  # a report with a loop is about its growth: what is left after a flat loop is what the script
         return False     # still holds (its model, a cache), on every release alike
     if answer.colour is Colour.GREY:
@@ -55,10 +85,14 @@ def _part(replay: Replay) -> str:
     whose = "today's" if replay.today else "the reporter's"
     said = {"good": ", said to work", "bad": ", said to have the bug"}.get(replay.said, "")
     if replay.answer is None:
-        return f"{whose} {replay.release}{said} could not run here ({replay.why})"
+        return f"{whose} {replay.release}{said}: could not run here ({replay.why})"
     if not replay.ran:
         return f"on {whose} {replay.release}{said}: did not run to its end ({replay.why or replay.answer.text})"
     verdict = {True: "reproduces", False: "does not reproduce", None: "cannot tell"}[reproduces(replay)]
+    times = _below_reported(replay) if replay.answer.loop and replay.answer.loop["state"] in LEAKING else None
+    if times is not None:
+        return (f"on {whose} {replay.release}{said}: does not reproduce at the report's size ({replay.answer.text}; "
+                f"the report's {replay.reported_words} is {times:.0f}x more)")
     return f"on {whose} {replay.release}{said}: {verdict} ({replay.answer.text})"
 
 
@@ -95,6 +129,15 @@ def sentence(framework: str, replays: list[Replay], script: str) -> str:
     if len(known) > 1 and all(r.answer and r.answer.loop and r.answer.loop["state"] == "flat" for r in known):
         return (f"{framework}: {said}: it reproduces on none: its loop stays flat on each (what is left at its end is "
                 "what the script still holds; the report's growth may need more iterations, another meter, GPU or setting).")
+    costs = [r for r in mine if r.imported and r.ran and r.answer]
+    if not known and len(costs) > 1:  # nothing to judge after the import: what the import itself takes, release by release
+        each = ", ".join(f"{human_bytes(r.imported or 0)} on {'today' + chr(39) + 's ' if r.today else ''}{r.release}"
+                         for r in costs)
+        return (f"{framework}: {said}: nothing after the import to judge; the import itself took {each} of host memory "
+                "(the floor every verdict is judged from; a report about the import's own size compares these).")
+    if len(known) > 1 and any(_below_reported(r) for r in known):
+        return (f"{framework}: {said}: it reproduces on none at the report's size (a loop here grows, but ten times "
+                "slower or more than the report says).")
     if len(known) > 1:
         return (f"{framework}: {said}: it reproduces on none (the memory comes back here; the report's numbers may "
                 "come from another meter, GPU or setting).")

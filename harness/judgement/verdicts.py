@@ -49,7 +49,7 @@ from dataclasses import replace
 from typing import cast
 
 from harness.common.units import human_bytes
-from harness.judgement import attribution, failures, gpu_only, ranks, sentences, since
+from harness.judgement import attribution, failures, gpu_only, named_live, ranks, sentences, since
 from harness.judgement.floors import DriverFloor, driver_floor, in_use, reading, unused_pool
 from harness.judgement.gpu_use import framework_without_gpu, needs_a_gpu
 from harness.judgement.rules import RULES_VERSION
@@ -260,7 +260,7 @@ def judge(record: CellRecord) -> Judged:
                   for meter in NVML_METERS if primary_meter([checkpoints[floor], peak_cp], meter) == meter}
         judged = [judge_step(checkpoints[floor], peak_cp, checkpoints[i], prefer, floors, attribution.judged_pid(record))
                   for i in steps]
-    judged = heap_at_end(record, judged)
+    judged = named_live.at_steps(record, heap_at_end(record, judged))
     meters = [meter for s in judged if (meter := s.get("meter")) is not None and meter in floors]
     judged = [gpu_only.step_not_shown(record, step) for step in _ranks_alone(record, judged)]
     no_gpu = since.predates(record) or failures.cupy_compiled_for_older_gpu(record) or (

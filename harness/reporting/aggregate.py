@@ -69,8 +69,9 @@ def summary_step(step: Step) -> Step:
                   "live": step.get("live"), "runtime_growth": step.get("runtime_growth"), "elsewhere": step.get("elsewhere")}
     if step.get("word"):
         kept["word"] = step["word"]
-    if step.get("heap"):  # only where the agent told the allocator's free heap apart (rules 24)
-        kept["heap"] = step["heap"]
+    for key in ("heap", "named"):  # only where the agent told them apart (rules 24, 25)
+        if step.get(key):
+            kept[key] = step[key]
     return kept
 
 

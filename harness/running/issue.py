@@ -17,7 +17,7 @@ from packaging.utils import canonicalize_name
 
 from harness import frameworks
 from harness.common.errors import HarnessError, UsageError
-from harness.running import issue_replay, issue_text, issue_versions, report_packages, script_imports
+from harness.running import issue_prose, issue_replay, issue_text, issue_versions, report_packages, script_imports
 
 if TYPE_CHECKING:
     from packaging.version import Version
@@ -26,6 +26,15 @@ if TYPE_CHECKING:
 
 SUFFIXES = (".md", ".markdown", ".txt")
 MAX_RELEASES = 4  # per framework: more than this stated, the rest are named, not run
+
+
+@dataclass(frozen=True)
+class ReportedRate:
+    """The growth a report says it saw, in its words: what a release's own growth is held against."""
+    amount: float  # bytes per ``per``
+    per: str  # call, iteration, step, epoch...
+    words: str  # as written: "190Mb per call"
+    line: int
 
 
 @dataclass
@@ -44,6 +53,7 @@ class IssuePlan:
     replay: issue_replay.Replay = field(default_factory=lambda: issue_replay.Replay("script", ""))
     subject: str | None = None  # no framework imported: the package the report is about (numpy), run on its releases
     today: str = ""  # and today's release of it, as a pin ("numpy==2.3.4")
+    rate: ReportedRate | None = None  # the report's own figure for its growth ("190Mb per call"), where it gives one
 
     @property
     def pins(self) -> list[str]:
@@ -158,7 +168,8 @@ def plan(path: Path, folder: Path, block: int | None = None, index_url: str | No
     script = folder / f"{name}_block{chosen.number}.py"
     script.write_text(issue_replay.as_cells(chosen.ipython, replay.per_statement) if replay.way == "ipython"
                       else source, encoding="utf-8")
-    result = IssuePlan(script, chosen, len(found), stated, imported=imported, python=_python(stated), replay=replay)
+    result = IssuePlan(script, chosen, len(found), stated, imported=imported, python=_python(stated), replay=replay,
+                       rate=_rate(words, set().union(*spans.values())))
     index = index_url or config.DEFAULT_INDEX
     if subject is not None:  # no framework: the package the report is about is what runs on its releases and today's
         others = [o for o in others if o != subject]
@@ -189,6 +200,16 @@ def plan(path: Path, folder: Path, block: int | None = None, index_url: str | No
             result.notes.append(f"{framework}: {', '.join(releases[MAX_RELEASES:])} stated too, not run (give them "
                                 "with --with to run them)")
     return result
+
+
+def _rate(words: list[str], block_lines: set[int]) -> ReportedRate | None:
+    """The first growth figure the report's prose gives ("a steady memory increase ... of 190Mb per call")."""
+    for index, line in enumerate(words):
+        found = [] if index in block_lines else issue_prose.rates(line)
+        if found:
+            amount, per, said = found[0]
+            return ReportedRate(amount, per, said, index + 1)
+    return None
 
 
 def _companions(framework: str) -> tuple[str, ...]:

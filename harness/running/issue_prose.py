@@ -43,6 +43,28 @@ INSTEAD = re.compile(r"\binstead of\s*[`'\"]?\s*$", re.I)
 CLAUSE_END = re.compile(r"[.;!?](?:\s|$)|\bbut\b|\bwhile\b|\bwhereas\b", re.I)
 
 
+_UNITS = {"b": 1, "byte": 1, "bytes": 1, "k": 1 << 10, "kb": 1 << 10, "kib": 1 << 10, "m": 1 << 20, "mb": 1 << 20,
+          "mib": 1 << 20, "g": 1 << 30, "gb": 1 << 30, "gib": 1 << 30}
+# the report's own figure for its growth: "190Mb per call", "~5 MB every iteration", "2.3 GB/epoch"; people write
+# Mb, MB and M for megabytes alike
+RATE = re.compile(r"(?<![\w.])(\d+(?:\.\d+)?)\s*(bytes?|[kmg]i?b|[kmgb])\b\**\s*(?:/|per|each|every|an?)\s*"
+                  r"(?:`[^`]{1,40}`\s*)?(call|iteration|iter|it|step|epoch|batch|loop|run|forward|prediction|predict|"
+                  r"inference|request|image|sample)s?\b", re.I)
+
+
+GROWTH = re.compile(r"\b(leak\w*|grow\w*|increas\w*|ris(?:e|es|ing)|rose|accumulat\w*|climb\w*|goes up|went up|"
+                    r"steady|steadily|more)\b", re.I)
+
+
+def rates(line: str) -> list[tuple[float, str, str]]:
+    """(bytes, per what, the words) for each growth per call/iteration/step... the sentence gives (a sentence that
+    says memory grows: "uses 2 GB per batch" is no growth)."""
+    if not GROWTH.search(line):
+        return []
+    return [(float(m.group(1)) * _UNITS[m.group(2).lower()], m.group(3).lower(), m.group(0).strip("* "))
+            for m in RATE.finditer(line)]
+
+
 def role(before: str, after: str = "") -> str:
     """"good", "bad" or "" for a release between ``before`` and ``after`` in one sentence: what precedes it
     (the nearest 60 characters of its clause) decides; failing that, what follows it in its clause."""

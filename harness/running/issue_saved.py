@@ -8,7 +8,7 @@ from dataclasses import asdict
 from pathlib import Path
 
 from harness.running import issue_replay, issue_text, issue_versions
-from harness.running.issue import IssuePlan
+from harness.running.issue import IssuePlan, ReportedRate
 from harness.store import results
 
 NAME = "issue.json"
@@ -19,7 +19,8 @@ def save(plan: IssuePlan, run_dir: Path) -> None:
     kept = {"script": str(plan.script), "block": asdict(plan.block), "blocks": plan.blocks,
             "stated": [asdict(s) for s in plan.stated], "releases": plan.releases, "imported": plan.imported,
             "notes": plan.notes, "packages": plan.packages, "beside": plan.beside, "replay": asdict(plan.replay),
-            "python": asdict(plan.python) if plan.python else None, "subject": plan.subject, "today": plan.today}
+            "python": asdict(plan.python) if plan.python else None, "subject": plan.subject, "today": plan.today,
+            "rate": asdict(plan.rate) if plan.rate else None}
     results.write_text(run_dir / NAME, json.dumps(kept, indent=1, sort_keys=True) + "\n")
 
 
@@ -32,6 +33,7 @@ def load(run_dir: Path) -> IssuePlan | None:
                          imported=kept["imported"], notes=kept["notes"], packages=kept["packages"], beside=kept["beside"],
                          replay=issue_replay.Replay(**kept["replay"]),
                          python=issue_versions.Stated(**kept["python"]) if kept.get("python") else None,
-                         subject=kept.get("subject"), today=kept.get("today") or "")
+                         subject=kept.get("subject"), today=kept.get("today") or "",
+                         rate=ReportedRate(**kept["rate"]) if kept.get("rate") else None)
     except (OSError, ValueError, KeyError, TypeError):
         return None

@@ -171,3 +171,13 @@ def test_a_release_said_both_to_work_and_to_leak_is_run_to_decide(index: None, t
     assert plan.pins == ["torch==1.13.1"]
     from harness.cli import repro_issue
     assert any("line 1 and line 3 say opposite things" in line for line in repro_issue.stated_lines(plan))
+
+
+def test_the_reports_own_growth_figure_is_read_from_its_prose(index: None, tmp_path: Path) -> None:
+    """torch#29809: "a steady memory increase ... at each `model(x)` call, of **190Mb per call** on average"; a
+    sentence that says what memory is used per batch, with no growth, gives none."""
+    plan = issue.plan(REAL / "torch_29809.md", tmp_path)
+    assert plan.rate is not None and (plan.rate.words, plan.rate.per, plan.rate.line) == ("190Mb per call", "call", 42)
+    assert plan.rate.amount == 190 * 2**20
+    assert issue_prose.rates("Each forward uses 2 GB per batch on the GPU.") == []
+    assert issue.plan(REAL / "torch_16445.md", tmp_path).rate is None

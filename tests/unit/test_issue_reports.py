@@ -115,7 +115,7 @@ def test_the_judge_says_per_framework_whether_it_reproduces_and_where_it_turned(
     lost = [issue_answer.Replay("torch", "1.7.1", False, why="no wheel of torch 1.7.1 for any Python here"),
             issue_answer.Replay("torch", "2.13.0", True, _answer("part", "cached in the pool"))]
     assert issue_answer.sentence("torch", lost, "s.py") == (
-        "torch: the reporter's 1.7.1 could not run here (no wheel of torch 1.7.1 for any Python here); on today's 2.13.0: "
+        "torch: the reporter's 1.7.1: could not run here (no wheel of torch 1.7.1 for any Python here); on today's 2.13.0: "
         "reproduces (cached in the pool).")
 
 
@@ -131,7 +131,7 @@ def test_a_reporters_release_that_could_not_be_made_is_said_with_why(index: None
     assert [(r.release, r.today, r.answer, r.why) for r in done] == [
         ("2.0.1", False, None, "Skipped: package index https://pypi.org/simple unreachable (no network)")]
     assert issue_answer.sentence("torch", done, "s.py") == (
-        "torch: the reporter's 2.0.1 could not run here (Skipped: package index https://pypi.org/simple unreachable "
+        "torch: the reporter's 2.0.1: could not run here (Skipped: package index https://pypi.org/simple unreachable "
         "(no network)).")
 
 
