@@ -8,7 +8,8 @@ name that reaches it: a global or a local of the script's frames (``losses``, ``
 walked through containers, attributes, a module's parameters, an optimizer's state, an exception's
 traceback and its frames, the closure of a function the script defined; a tensor that keeps an autograd graph adds what its graph saved for
 backward (activations no Python tensor holds). What no name reaches is said as unaccounted (a framework cache, a
-closure, a reference cycle awaiting collection). Time is bounded (``BUDGET_S``); the record says
+closure, a reference cycle awaiting collection); a tensor kept by a cycle through its own autograd graph is named by
+what closes it, and whether gc can ever free it (cycles.py). Time is bounded (``BUDGET_S``); the record says
 when the budget was hit. Nothing found is kept: only names, counts and bytes leave this module, and,
 for each holder, the script's line that first binds its name (made_at.py, from the script's source).
 
@@ -21,7 +22,8 @@ import sys
 import time
 import types
 
-import graphs as autograd  # beside this file
+import cycles  # beside this file
+import graphs as autograd
 import live_arrays
 import made_at
 
@@ -219,6 +221,17 @@ def find(frame, main, on_gpu=None, adjust=None):
         if len(group["paths"]) < 3:
             group["paths"].append(path)
         group.setdefault("_tensors", []).append(tensor)
+    for key, (tensor, _, storage, kind) in arrays.items():  # unreached: kept by a cycle through its own graph?
+        why = None if key in owner or storage in credited or kind != "torch" else _cycle(tensor)
+        if why is not None:
+            where, visible, line = why
+            group = groups.setdefault(where, {"owner": where, "bytes": 0, "arrays": 0, "graph": 0, "paths": [],
+                                              "kind": "reference cycle", "framework": kind,
+                                              "cycle": "collectable" if visible else "gc-proof", "cycle_at": line})
+            group["bytes"] += sizes[storage]
+            group["arrays"] += 1
+            credited.add(storage)
+            group.setdefault("_tensors", []).append(tensor)
     unowned = dict((storage, size) for storage, size in sizes.items() if storage not in credited and size)
     owned = credited
     graphs = 0  # bytes graphs keep that no Python tensor wraps: seen by nothing above
@@ -238,6 +251,8 @@ def find(frame, main, on_gpu=None, adjust=None):
     held = sorted(groups.values(), key=lambda g: -g["bytes"])
     for group in held:
         group["shapes"] = autograd.describe(group.pop("_tensors"))
+        if group.get("cycle"):
+            continue
         group["kind"] = _kind(main, group["owner"])
         site = made_at.made_at(main, group["owner"])
         if site:
@@ -250,6 +265,13 @@ def find(frame, main, on_gpu=None, adjust=None):
                   seconds=round(time.time() - began, 3),
                   framework=", ".join(sorted(set(name for _, _, _, name in arrays.values()))))
     return result  # its names, counts and bytes: no array of the script's is referenced from here on
+
+
+def _cycle(tensor):
+    try:
+        return cycles.explain(tensor)
+    except Exception:  # an object that breaks on inspection is left unaccounted, never the script's failure
+        return None
 
 
 def _sizes(arrays):

@@ -53,6 +53,8 @@ def _sentence(holder: Holder, noun: str) -> str:
     notebook = _notebook_sentence(holder, owner, paths, frame, noun, shapes)
     if notebook:
         return notebook
+    if holder.get("cycle"):
+        return _cycle_sentence(holder, noun, shapes)
     if captured and kind in ("function", ""):
         return (f"`{owner}` keeps `{captured}` in its closure: {_arrays(holder, noun)}{shapes}; `del {owner}` (or pass "
                 f"`{captured}` as an argument instead of closing over it).")
@@ -77,6 +79,20 @@ def _sentence(holder: Holder, noun: str) -> str:
     graph = f", {holder['graph']} of them with their autograd graphs" if holder.get("graph") else ""
     them = "them" if holder["arrays"] != 1 else "it"
     return f"{named} keeps {_arrays(holder, noun)}{graph}{shapes}: `del {owner}` (or `{owner} = None`) to free {them}."
+
+
+def _cycle_sentence(holder: Holder, noun: str, shapes: str) -> str:
+    """No name reaches it: a cycle through its own autograd graph does, closed by ``owner``; gc frees it or never."""
+    where, at = holder["owner"], holder.get("cycle_at") or []
+    line = f" (line {at[0]}: `{code_of(at[1])}`)" if len(at) == 2 and at[1] else ""
+    ctx = re.search(r"`ctx\.(\w+)`", where)
+    fix = (f"keep it with `ctx.save_for_backward(...)` instead of `ctx.{ctx.group(1)}`" if ctx else
+           "pass what the hook needs as an argument, or remove it (`handle.remove()`) when done")
+    if holder.get("cycle") == "gc-proof":
+        return (f"a reference cycle that gc cannot free keeps {_arrays(holder, noun)}{shapes}: {where}{line}, and this "
+                f"release's tensor holds its graph node where gc cannot see; {fix}.")
+    return (f"a reference cycle keeps {_arrays(holder, noun)}{shapes} until gc next runs: {where}{line}; "
+            f"`gc.collect()` frees it, or {fix}.")
 
 
 ADDED = re.compile(r"\+=\s*(.+?)\s*$")  # total_loss += loss -> loss

@@ -22,6 +22,8 @@ class Holder(TypedDict, total=False):
     framework: str  # whose arrays: torch, tensorflow, jax, cupy, numpy, pandas, bytearray...
     made_at: list[Any]  # [line, the line's text]: where the script first binds the name
     grows_at: list[Any]  # [line, its text, how]: the line in a loop that grows it ("+=", "append", "[key] =")
+    cycle: str  # kept by a reference cycle through its own autograd graph: "gc-proof" or "collectable" (agent/cycles.py)
+    cycle_at: list[Any]  # [line, its text]: where the cycle is made (`ctx.out = out` in a Function's forward, a hook's def)
 
 
 class Holders(TypedDict, total=False):

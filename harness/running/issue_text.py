@@ -48,31 +48,30 @@ class Block:
                      for line in lines]
         return lines
 
-    @property
-    def python(self) -> str | None:
-        """Its code as Python (prompts off, output and a notebook's ``!``/``%`` lines commented out), or None."""
-        if self.info.lower() in NOT_PYTHON:
-            return None
-        text = "\n".join(notebook.magic_commented(line) for line in self._lines()) + "\n"
-        try:
-            ast.parse(text)
-        except (SyntaxError, ValueError):
-            return None
-        return text
-
-    def syntax_error(self) -> str | None:
-        """Why its code is not Python, as ``line N: message: `text```` (report lines), or None when it parses."""
-        if self.info.lower() in NOT_PYTHON:
-            return None
+    def _parsed(self) -> tuple[str, str | None]:
+        """(its code as Python, why that does not parse or None): prompts off, output and a notebook's ``!``/``%``
+        lines commented out."""
         text = "\n".join(notebook.magic_commented(line) for line in self._lines()) + "\n"
         try:
             ast.parse(text)
         except SyntaxError as exc:
             bad = text.splitlines()[exc.lineno - 1].strip() if exc.lineno else ""
-            return f"line {self.first_line + (exc.lineno or 1) - 1} (`{bad}`): {exc.msg}"
+            return text, f"line {self.first_line + (exc.lineno or 1) - 1} (`{bad}`): {exc.msg}"
         except ValueError as exc:
-            return str(exc)
-        return None
+            return text, str(exc)
+        return text, None
+
+    @property
+    def python(self) -> str | None:
+        """Its code as Python, or None: a tag that is never code, or code that does not parse."""
+        if self.info.lower() in NOT_PYTHON:
+            return None
+        text, error = self._parsed()
+        return None if error else text
+
+    def syntax_error(self) -> str | None:
+        """Why its code is not Python, as ``line N (`text`): message`` (report lines), or None when it parses."""
+        return None if self.info.lower() in NOT_PYTHON else self._parsed()[1]
 
     @property
     def ipython(self) -> str:

@@ -89,6 +89,24 @@ def test_a_loop_leak_is_named_at_the_end_with_its_fix(cpu_image: Any, tmp_path: 
     assert code == 0 and compare.marked(bare) == [line] == compare.marked(log), (bare[-2000:], log[-2000:])
 
 
+def test_a_cycle_through_autograd_is_named_with_what_closes_it_until_gc_frees_it(cpu_image: Any, tmp_path: Path) -> None:
+    """A Function that keeps its output on ctx: after `del y` no name reaches y, a cycle through its own graph does;
+    today's gc sees every link, so the search says so and `gc.collect()` frees it (torch 1.0's cannot:
+    test_oldest_releases)."""
+    import json
+
+    cpu_image("torch")
+    _, log = _repro_snippet("torch_cycle_ctx.py", "cycle.py", tmp_path)
+    (run_dir,) = [p for p in (tmp_path / "results").iterdir() if p.is_dir()]
+    record = json.loads((run_dir / "torch" / "repro__cycle.json").read_text())
+    found = {cp["label"]: (cp.get("holders") or {}).get("holders") or [] for cp in record["checkpoints"]}
+    (kept,) = [h for h in found["cycle.py:20: del y"] if h.get("cycle")]
+    assert (kept["cycle"], kept["bytes"], kept["cycle_at"][0]) == ("collectable", 32 << 20, 10), kept
+    assert kept["owner"] == "KeepBackward (the autograd node of `Keep`) keeps it as `ctx.out`", kept
+    assert not any(h.get("cycle") for h in found["cycle.py:21: gc.collect()"])
+    assert "done (2048, 4096)" in log
+
+
 STRICT = '''import warnings
 warnings.simplefilter("error")  # a script that turns every warning into an error
 import gc

@@ -54,6 +54,19 @@ def test_torch_1_0_1_on_python_3_7_names_what_holds_its_cpu_tensors(docker_clien
     assert readings[-1] > readings[0] + (64 << 20)  # the meters read the process: the model and graphs it grew
 
 
+def test_torch_1_0_1_names_a_cycle_through_autograd_that_gc_cannot_free(docker_client: Any, tmp_path: Path) -> None:
+    """A Function that keeps its output on ctx: torch 1.0's tensor holds its graph node where gc cannot see, so
+    `gc.collect()` leaves the output alive; the search names the node, the attribute, the line and the fix."""
+    base_or_skip(docker_client, "python:3.7-slim-bullseye")
+    text, record, log = _repro(tmp_path, "torch_cycle_ctx.py", "torch==1.0.1")
+    assert record["status"] == "ok", record.get("error")
+    assert "What holds the host memory at `oldest.py:21: gc.collect()`:" in text, text
+    assert ("- a reference cycle that gc cannot free keeps 1 tensor (32.00 MiB) [float32 [2048, 4096]]: KeepBackward (the "
+            "autograd node of `Keep`) keeps it as `ctx.out` (line 10: `ctx.out = out`), and this release's tensor holds "
+            "its graph node where gc cannot see; keep it with `ctx.save_for_backward(...)` instead of `ctx.out`.") in text, text
+    assert "done (2048, 4096)" in log
+
+
 def test_jax_0_4_13_the_oldest_jaxlib_on_pypi_names_its_arrays(docker_client: Any, tmp_path: Path) -> None:
     base_or_skip(docker_client, "python:3.11-slim-bookworm")
     text, record, log = _repro(tmp_path, "jax_0_4_holders.py", "jax==0.4.13")
