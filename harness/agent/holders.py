@@ -24,6 +24,7 @@ import types
 
 import cycles  # beside this file
 import graphs as autograd
+import keras_graph
 import live_arrays
 import made_at
 
@@ -31,6 +32,7 @@ BUDGET_S = 0.5  # per checkpoint: the walk stops there and says so
 MAX_DEPTH = 6  # from a name to an array: model.layers[3].weight is 4
 MIN_BYTES = 1 << 20  # arrays smaller than this are counted, never named one by one
 TOP = 8  # holders named per checkpoint, the largest first
+KERAS_PILED = 1000  # operations in Keras' global graph: one model of a few layers makes 15-40
 
 
 SKIPPED = (str, bytes, int, float, bool, type(None), type, types.ModuleType, types.FunctionType, types.BuiltinFunctionType)
@@ -186,6 +188,8 @@ def find(frame, main, on_gpu=None, adjust=None):
     end = began + BUDGET_S
     result = {"budget_s": BUDGET_S, "device": "gpu" if on_gpu is None or on_gpu else "cpu"}
     arrays = {}
+    operations = keras_graph.operations() if "tensorflow" in sys.modules else None
+    piled = (operations or 0) >= KERAS_PILED  # models built without clear_session(): said even with small arrays
     try:
         arrays = live_arrays.live_arrays(end, () if on_gpu is None else on_gpu)
         if any(key[0] == "tfsession" and key[-1] == "GPU" for _, _, key, _ in arrays.values()):
@@ -193,11 +197,11 @@ def find(frame, main, on_gpu=None, adjust=None):
         host = None
         if result["device"] == "cpu":  # host memory: numpy, pandas and plain buffers hold it too
             host = live_arrays.host_array(sys.modules.get("numpy"), sys.modules.get("pandas"))
-        elif sum(size for _, size, _, _ in arrays.values()) < 1:
+        elif sum(size for _, size, _, _ in arrays.values()) < 1 and not piled:
             return None
         roots = _roots(frame, main)
         owner = _walk(adjust(roots) if adjust else roots, arrays, torch, end, main, host)
-        if result["device"] == "cpu" and sum(_sizes(arrays).values()) < MIN_BYTES:
+        if result["device"] == "cpu" and sum(_sizes(arrays).values()) < MIN_BYTES and not piled:
             return None
     except live_arrays.Budget:
         result["budget_hit"] = True
@@ -260,6 +264,8 @@ def find(frame, main, on_gpu=None, adjust=None):
         grows = made_at.grows_at(main, group["owner"])
         if grows:
             group["grows_at"] = grows
+    if operations:
+        result["keras_graph_ops"] = operations  # models built and never cleared keep their layers there
     result.update(holders=[g for g in held if g["bytes"] >= MIN_BYTES or g.get("graph_unread")][:TOP],
                   total=sum(size for _, size, _, _ in arrays.values()) + graphs, unaccounted=unaccounted,
                   seconds=round(time.time() - began, 3),

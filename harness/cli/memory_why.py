@@ -20,7 +20,7 @@ from harness.model.holders import Holders
 
 AGENT = Path(__file__).resolve().parents[1] / "agent"
 # the agent's modules the search needs, each importing the ones before it by its bare name
-NEEDED = ("framework_view", "live_arrays", "made_at", "graphs", "cycles", "holders", "notebook")
+NEEDED = ("framework_view", "live_arrays", "made_at", "graphs", "cycles", "keras_graph", "holders", "notebook")
 PRIVATE = "gpu_cleanup_matrix._agent."
 
 

@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from harness.judgement import loops
 from harness.model.record import Checkpoint
 
+KERAS_GRAPH = "Keras' global graph"  # agent/keras_graph.NAME: its operations, read beside the script's containers
 MIN_READINGS = 3  # two readings make no trend, as for memory
 
 
@@ -24,7 +25,10 @@ class Growing:
     at: int  # that reading's iteration
 
     def text(self) -> str:
-        rate = f"{self.per_iteration:g}" if self.per_iteration != int(self.per_iteration) else str(int(self.per_iteration))
+        rate = f"{self.per_iteration:.3g}"  # 15.005 operations a model (the first reading before any): 15
+        if self.name == KERAS_GRAPH:  # not a name of the script's: what TF 2.0-2.3 keep of every model built
+            return (f"{KERAS_GRAPH} gains {rate} operations per iteration ({self.last} when #{self.at} began): the models "
+                    "built in the loop stay there, layers and all, until `tf.keras.backend.clear_session()`")
         return f"`{self.name}` gains {rate} per iteration ({self.last} when #{self.at} began)"
 
 

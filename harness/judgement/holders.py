@@ -20,6 +20,7 @@ OPTIMIZERS = re.compile(r"^(Adam\w*|SGD|RMSprop|Adagrad|Adadelta|Adafactor|Lion|
 FRAME = re.compile(r"__traceback__ \(frame of (\w+)\(\)\)")
 LOCAL = re.compile(r"^(\w+)\(\) local (\w+)$")
 CLOSURE = re.compile(r"\.<closure (\w+)>")
+KERAS_SAID_FROM = 1000  # operations: one model of a few layers makes 15-40, so this many are models piling up
 SAID_FROM = 1 << 20  # less than this, unaccounted, is a framework's bookkeeping: not said
 OUTPUT = re.compile(r"^Out\[(\d+)\]")  # a notebook's output history (agent/notebook.py names it so)
 LAST_ERROR = "sys.last_value"  # the exception IPython keeps after a cell raised, with its traceback
@@ -174,6 +175,10 @@ def sentences(found: Holders, live: int | None = None) -> list[str]:
         said.append(f"{human_bytes(unseen)} of the {human_bytes(live)} {found.get('framework') or 'the framework'} counts "
                     "live is in no tensor the search saw (workspaces, the allocator's own blocks, tensors only C++ "
                     "code holds).")
+    if (found.get("keras_graph_ops") or 0) >= KERAS_SAID_FROM:
+        said.append(f"Keras' global graph holds {found['keras_graph_ops']} operations: every model built since the last "
+                    "`tf.keras.backend.clear_session()` stays there with its layers (TensorFlow 2.0-2.3); call it between "
+                    "models, or build one and reuse it.")
     if found.get("budget_hit"):
         said.append(f"The search stopped at its {found.get('budget_s')} s budget: not every holder is named.")
     return said
