@@ -31,7 +31,11 @@ COMMANDS = {
 def _command_session(command: str, doc: str) -> None:
     def run(session: nox.Session) -> None:
         session.install("-q", "-e", ".")
-        session.run("python", "-m", "harness", command, *session.posargs)
+        try:
+            session.run("python", "-m", "harness", command, *session.posargs)
+        except nox.command.CommandFailed as failed:  # its own exit status, not nox's 1: 2 a usage error, 3, 4 ...
+            code = getattr(failed, "return_code", None)
+            raise SystemExit(code if isinstance(code, int) and code > 0 else 1) from None
 
     run.__doc__ = doc
     run.__name__ = command.replace("-", "_")

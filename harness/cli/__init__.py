@@ -52,7 +52,10 @@ class OneLineParser(argparse.ArgumentParser):
     """argparse, but a usage error is one line naming the cause and where to look."""
 
     def error(self, message: str) -> NoReturn:
-        self.exit(2, f"{self.prog}: error: {message} (see {self.prog} --help)\n")
+        self.exit(2, f"{ERROR_PREFIX}: error: {message} (see {self.prog} --help)\n")
+
+
+ERROR_PREFIX = "gpu-cleanup-matrix"  # the same first word on every error, run as gcm, python -m harness or nox
 
 
 def program_name() -> str:
@@ -88,11 +91,10 @@ def main(argv: list[str] | None = None) -> int:
     args.rest = rest
     err, out = console(stderr=True), console(stderr=False)
     signal.signal(signal.SIGTERM, _terminate)
-    name = parser.prog
     from harness import frameworks
 
     for line in frameworks.LEFT_OUT:  # a broken plugin framework: said, and the rest of the tool runs
-        err.print(f"{name}: warning: {line}", markup=False, highlight=False, soft_wrap=True)
+        err.print(f"{ERROR_PREFIX}: warning: {line}", markup=False, highlight=False, soft_wrap=True)
     try:
         chosen = config.use_environments(getattr(args, "environments", None))
         if getattr(args, "environments", None) is None and chosen.parent == Path.cwd().resolve():
@@ -101,7 +103,7 @@ def main(argv: list[str] | None = None) -> int:
         code: int = command_module(args.command).main(args, err, out)
         return code
     except HarnessError as exc:
-        err.print(f"{name}: error: {exc.message}", markup=False, highlight=False, soft_wrap=True)
+        err.print(f"{ERROR_PREFIX}: error: {exc.message}", markup=False, highlight=False, soft_wrap=True)
         if exc.detail:
             err.print(exc.detail, markup=False, highlight=False, style="dim")
         return exc.exit_code
@@ -109,7 +111,7 @@ def main(argv: list[str] | None = None) -> int:
         run_dir = getattr(exc, "run_dir", None)
         where = f"in {run_dir}; `{command('matrix', '--resume', str(run_dir))}` finishes the run" if run_dir else (
             f"under {args.results}" if getattr(args, "results", None) else "")
-        err.print(f"{name}: interrupted; cells already finished are kept {where}".rstrip(), markup=False, soft_wrap=True)
+        err.print(f"{ERROR_PREFIX}: interrupted; cells already finished are kept {where}".rstrip(), markup=False, soft_wrap=True)
         return 130
 
 

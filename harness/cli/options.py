@@ -17,6 +17,7 @@ from typing import Any
 
 from harness import frameworks
 from harness.environments.config import DEFAULT_INDEX
+from harness.environments.tool_sites import venv_cache
 from harness.judgement import criteria
 
 CELLS = ("matrix", "repro", "bisect", "sweep", "history")  # the commands that run cells through run_matrix
@@ -121,7 +122,9 @@ OPTIONS: list[Option] = [
     Option(("--index-url",), "the package index releases are looked up in (its JSON simple API, PEP 691), or a "
            "folder of wheels (a wheelhouse, for a machine that reaches no index)", CELLS,
            {"default": DEFAULT_INDEX}),
-    Option(("--venv-dir",), "where the venv backend keeps virtualenvs", CELLS, {"type": Path, "default": Path(".matrix-venvs")}),
+    Option(("--venv-dir",), "where the venv backend keeps virtualenvs (default: the user's cache, "
+           "$XDG_CACHE_HOME/gpu-cleanup-matrix/venvs, shared by every folder a run starts in)", CELLS,
+           {"type": Path, "default": venv_cache()}),
     Option(("--cluster",), "a Ray cluster: `ray` (RAY_ADDRESS, else a local Ray instance) or ray://HOST:10001; cells "
            "run as Ray tasks, doctor checks every node; needs pip install 'gpu-cleanup-matrix[ray]'", (*CELLS, "doctor"),
            {"default": None, "metavar": "ray|ray://HOST:PORT"}),

@@ -174,10 +174,13 @@ def plan(reqs: list[Requirement], variant: str, index_url: str = pkgindex.DEFAUL
         found = pkgindex.releases(main.name, index_url)
     except EnvironmentNotFound as exc:
         raise Unavailable(exc.message) from exc
-    if version not in found:
-        near = sorted(v for v in found if v.major == version.major)[-3:]
-        raise Unavailable(f"{index_url} has no release {version} of {main.name}"
-                          + (f" (latest of that series: {', '.join(map(str, near))})" if near else ""))
+    if version not in found:  # a typo, not this host's limit: said before anything is made, and nothing runs
+        final = sorted(v for v in found if not v.is_prerelease)
+        near = [v for v in final if v.major == version.major][-3:] or final[-3:]
+        series = f"its {version.major}.x" if near and near[0].major == version.major else "the newest"
+        raise UsageError(f"--with {main}: {main.name} has no release {version} on {index_url}"
+                         + (f"; {series}: {', '.join(map(str, near))}" if near else "")
+                         + f" (--with {main.name}==VERSION)")
     pythons = found[version].pythons()
     given = {str(canonicalize_name(r.name)) for r in reqs}
     paired = entry.released_with if entry else ""

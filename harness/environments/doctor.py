@@ -3,6 +3,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 from harness.common.commands import command
@@ -43,6 +44,7 @@ def run_checks(nvml: Nvml) -> list[Check]:
     except HarnessError as exc:
         checks.append(Check("Docker engine", False, exc.message.split(";")[0],
                             "start Docker (`sudo systemctl start docker`), or use --backend process"))
+    checks.append(venv_cache_check())
     checks.append(reach_check("package index", pkgindex.DEFAULT_INDEX + "/pip/",
                               "environments made from a pin (--with, sweep, bisect) need it: --index-url a mirror, "
                               "or --wheelhouse DIR --offline"))
@@ -92,6 +94,18 @@ def reach_check(name: str, url: str, fix: str) -> Check:
     why = reachable(url)
     return Check(name, why is None, f"{url} answers" if why is None else f"{url} does not answer ({why})",
                  "" if why is None else fix)
+
+
+def venv_cache_check() -> Check:
+    """Where the venv backend keeps its virtualenvs, one folder for every run of this user, and the room there."""
+    import shutil
+
+    from harness.environments.tool_sites import venv_cache
+
+    where = venv_cache()
+    existing = next((p for p in (where, *where.parents) if p.exists()), Path("/"))
+    free = shutil.disk_usage(existing).free
+    return Check("virtualenvs", None, f"{where} ({human_bytes(free)} free there; --venv-dir or XDG_CACHE_HOME moves it)")
 
 
 def disk_check(name: str, where: str, need: int = IMAGES_NEED) -> Check:

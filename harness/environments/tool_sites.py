@@ -32,6 +32,12 @@ def cache_root() -> Path:
     return Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "gpu-cleanup-matrix"
 
 
+def venv_cache() -> Path:
+    """Where the venv backend keeps its virtualenvs unless --venv-dir says: one per user, not per working folder
+    (a torch environment is gigabytes)."""
+    return cache_root() / "venvs"
+
+
 def _unfit(site: Path, python: str) -> list[str]:
     """What to ask pip for again so that ``site`` runs on ``python``: ``name!=version`` for each distribution
     whose Requires-Python excludes it, and each requirement whose marker holds there but that is missing."""

@@ -29,7 +29,7 @@ from pathlib import Path
 from typing import Any
 
 from harness.common.errors import BuildError
-from harness.environments import venv_cuda, venv_libs
+from harness.environments import venv_cuda, venv_leftovers, venv_libs
 from harness.environments.config import EnvDef
 from harness.environments.images import BuildOptions, index_reachable
 from harness.environments.install_progress import InstallProgress, torch_build
@@ -148,6 +148,8 @@ def ensure(env: EnvDef, variant: str, root: Path, options: BuildOptions, note: N
     if _held(lock):
         note(f"{env.name}: another run is building {folder}; waiting for it")
     with lock.acquire(timeout=LOCK_TIMEOUT_S):
+        for left in venv_leftovers.remove(root, folder):
+            note(f"{env.name}: removed {left.name}, left by a build that was stopped")
         if _ready(folder, wanted):
             return str(venv_python(folder)), True
         instead = f" (no python{env.python_version} here; its wheels are for {version} too)" \

@@ -11,7 +11,7 @@ from dataclasses import dataclass, field, fields
 from pathlib import Path
 from typing import Any
 
-from harness.environments import config, images
+from harness.environments import config, images, tool_sites
 from harness.measurement.scenario import Scenario
 
 KEPT = {"kept": True}  # a request's plain value: into the manifest, and back on --resume
@@ -31,7 +31,7 @@ class MatrixOptions:
     gpu_indices: list[int] | None = None
     extra_envs: list[config.EnvDef] = field(default_factory=list)
     backend: str = field(default="auto", metadata=KEPT)
-    venv_root: Path = Path(".matrix-venvs")
+    venv_root: Path = field(default_factory=tool_sites.venv_cache)
     items: list[Scenario] | None = None  # these instead of the catalogue (a repro script)
     setenv: dict[str, str] = field(default_factory=dict, metadata=KEPT)  # --setenv: for every cell
     with_pins: list[str] = field(default_factory=list, metadata=KEPT)  # --with PKG==VER: environments made on demand

@@ -59,6 +59,15 @@ def unwritable(folder: Path, exc: OSError) -> ResultsUnwritable:
     return ResultsUnwritable(f"cannot write results to {folder}: {cause}; {fix}")
 
 
+def _umask() -> int:
+    mask = os.umask(0o022)
+    os.umask(mask)
+    return mask
+
+
+UMASK = _umask()  # read once at start-up, before any thread: setting it to read it is not thread-safe
+
+
 def new_run_id() -> str:
     return dt.datetime.now(dt.timezone.utc).strftime("%Y%m%dT%H%M%SZ") + "-" + uuid.uuid4().hex[:6]
 
@@ -74,6 +83,7 @@ def _replace_atomically(path: Path, content: bytes) -> None:
     try:
         with os.fdopen(fd, "wb") as handle:
             handle.write(content)
+        os.chmod(tmp, 0o666 & ~UMASK)  # mkstemp makes it 0600: a teammate or a web server reads what a run writes
         os.replace(tmp, path)
     except BaseException:
         try:

@@ -27,8 +27,8 @@ def cli(*args: str, timeout: float = 300, env: dict[str, str] | None = None) -> 
 
 
 def error_line(result: subprocess.CompletedProcess[str]) -> str:
-    lines = [x for x in result.stderr.splitlines() if x.startswith("harness: error:")]
-    return lines[0][len("harness: error: "):] if lines else ""
+    lines = [x for x in result.stderr.splitlines() if x.startswith("gpu-cleanup-matrix: error:")]
+    return lines[0][len("gpu-cleanup-matrix: error: "):] if lines else ""
 
 
 def records(run_root: Path) -> dict[str, dict]:

@@ -48,7 +48,8 @@ def installed(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 def run(bin_dir: Path, cwd: Path, *args: str, timeout: float = 900) -> subprocess.CompletedProcess[str]:
     env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "VIRTUAL_ENV")}
-    env.update(NO_COLOR="1", COLUMNS="200", PATH=f"{bin_dir}:{env.get('PATH', '')}")
+    env.update(NO_COLOR="1", COLUMNS="200", PATH=f"{bin_dir}:{env.get('PATH', '')}",
+               XDG_CACHE_HOME=str(cwd.parent / "cache"))  # a new user's cache: its virtualenvs are made here, as theirs
     return subprocess.run(list(args), cwd=cwd, capture_output=True, text=True, timeout=timeout, env=env)
 
 

@@ -44,7 +44,7 @@ def _repro(script: Path, results: Path, *extra: str) -> subprocess.CompletedProc
 def _one_line(result: subprocess.CompletedProcess[str], *words: str) -> None:
     assert result.returncode == 5, result.stderr[-2000:]
     assert "Traceback" not in result.stderr
-    (line,) = [x for x in result.stderr.splitlines() if x.startswith("harness: error:")]
+    (line,) = [x for x in result.stderr.splitlines() if x.startswith("gpu-cleanup-matrix: error:")]
     for word in words:
         assert word in line, line
 

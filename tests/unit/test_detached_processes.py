@@ -45,7 +45,7 @@ def test_a_script_that_does_not_compile_is_refused_before_anything_starts(tmp_pa
     script.write_text("import torch\nx = torch.zeros(3)\nif x:\nprint(x)\n")
     result = harness_cli("repro", str(script), "--results", str(tmp_path / "r"))
     assert result.returncode == 2
-    (line,) = [x for x in result.stderr.splitlines() if x.startswith("harness: error:")]
+    (line,) = [x for x in result.stderr.splitlines() if x.startswith("gpu-cleanup-matrix: error:")]
     assert f"{script}:4:" in line and "expected an indented block" in line and "Traceback" not in result.stderr
     assert not (tmp_path / "r").exists()  # no run folder: nothing was made or started
 
