@@ -48,12 +48,20 @@ def main(args: argparse.Namespace, err: Console, out: Console) -> int:
 
     def emit(kind: str, data: Mapping[str, Any]) -> None:
         say_fallbacks(fallbacks.due(kind))
-        if kind == "plan":
+        if kind == "intent":  # first, before a minute of builds: what this run does here, and why
+            intent = cast(events.Intent, data)
+            err.print(f"variant: [bold]{intent['variant']}[/] ({intent['reason']})")
+            n, m = intent["scenarios"], len(intent["envs"])
+            err.print(f"{n} scenario{'s' * (n != 1)} in {m} environment{'s' * (m != 1)} ({', '.join(intent['envs'])}): "
+                      "each environment is made or found first (its image, or a virtualenv of the same pins where no "
+                      "image can be had here), then every cell runs", markup=False)
+        elif kind == "plan":
             plan = cast(events.Plan, data)
-            err.print(f"variant: [bold]{plan['variant']}[/] ({plan['reason']})")
-            err.print(f"GPU access for containers: [bold]{plan['gpu_mode']}[/] ({plan['gpu_note']})")
-            workers = Counter(plan["workers"])  # a slot each: "2 x cpu" for two CPU slots, "GPU 0, GPU 1"
-            on = ", ".join(f"{n} x {w}" if n > 1 else str(w) for w, n in workers.items())
+            if plan["variant"] == "gpu":  # without a GPU there is no access to speak of
+                err.print(f"GPU access for containers: [bold]{plan['gpu_mode']}[/] ({plan['gpu_note']})")
+            workers = Counter(plan["workers"])  # a slot each: "cpu" twice for two at a time, "GPU 0, GPU 1"
+            on = ", ".join(f"{n} at a time on the CPU" if w == "cpu" else f"{n} x {w}" if n > 1 else str(w)
+                           for w, n in workers.items())
             err.print(f"{plan['cells']} cells in {', '.join(plan['envs'])} on {on} -> {plan['run_dir']}")
             progress.update(task, total=plan["cells"])
             progress.start()  # only once there is something to show: an early error prints alone

@@ -14,6 +14,15 @@ from typing_extensions import TypedDict
 Event = Callable[[str, Mapping[str, Any]], None]  # a Mapping: a cell's record (a TypedDict) is one
 
 
+class Intent(TypedDict):
+    """``intent``: what the run will do and on what, said before any environment is made."""
+
+    variant: str
+    reason: str
+    envs: list[str]
+    scenarios: int
+
+
 class Plan(TypedDict):
     """``plan``: the run's cells, where they run and into which folder."""
 

@@ -92,6 +92,7 @@ def run_matrix(options: MatrixOptions, nvml: Nvml, emit: Event) -> MatrixRun:
     envs = [env for env in envs if env.name not in unfit]
     for env in (e for e in envs if e.kind == "build" and not e.unavailable):
         env.variant(variant)  # UsageError now, not after the builds
+    emit("intent", {"variant": variant, "reason": why, "envs": [env.name for env in envs], "scenarios": len(chosen)})
     executor = executor_for(options, nvml, emit)
     ready = executor.prepare(envs, variant, _still_to_run(envs, chosen, options))
     cells = catalogue.plan(ready.envs, chosen)

@@ -31,6 +31,8 @@ def test_matrix_runs_every_env_and_writes_the_matrix(docker_client, cpu_image, t
     said = result.stdout + result.stderr  # nox passes the session's stderr through its stdout
     assert result.returncode == 0, said[-3000:]
     assert "variant: cpu" in said and "measures host memory (RSS) only" in said
+    # what the run does here and why comes first, before any environment is made
+    assert said.index("variant: cpu") < said.index("backend: ") and "each environment is made or found first" in said
     (run_dir,) = [p for p in tmp_path.iterdir() if p.is_dir()]
     matrix = json.loads((run_dir / "matrix.json").read_text())
     assert sorted(matrix["environments"]) == sorted(ENVS)
