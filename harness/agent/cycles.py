@@ -74,3 +74,12 @@ def explain(tensor):
             return ("the hook `%s` registered on it closes over it" % getattr(hook, "__name__", "?"),
                     visible and any(r is hooks for r in gc.get_referents(tensor)), _line_of(hook, None))
     return None
+
+
+def explained(tensor):
+    """``explain``, or None where the tensor or its graph breaks on inspection: left unaccounted, never the script's
+    failure."""
+    try:
+        return explain(tensor)
+    except Exception:
+        return None

@@ -112,12 +112,13 @@ def local_items(frame):
     return items
 
 
-def _walk(roots, arrays, torch, budget_end, main=None, host=None):
+def _walk(roots, arrays, torch, budget_end, main=None, host=None, unreadable=None):
     """Each array's first path from a root (breadth first, so the shortest): id -> (root, path). ``host``:
     what holds host memory beyond the frameworks' arrays (live_arrays.host_array), added to ``arrays`` as
     it is met: numpy arrays are not tracked by the collector, so only a name finds them."""
     owner = {}
     seen = set()
+    unreadable = unreadable if unreadable is not None else [0]
     keys = set(value[2] for value in arrays.values())
     frontier = [(root, root, value) for root, value in roots]
     for _ in range(MAX_DEPTH + 1):
@@ -132,8 +133,9 @@ def _walk(roots, arrays, torch, budget_end, main=None, host=None):
             if host is not None and key not in arrays:
                 try:
                     hit = host(obj)
-                except Exception:  # an object whose size cannot be read (a proxy, a broken buffer): skipped
+                except Exception:  # an object whose size cannot be read (a proxy, a broken buffer): skipped, counted
                     hit = None
+                    unreadable[0] += 1
                 if hit is not None:  # a view met after its base adds nothing to the total
                     known = hit[0] in keys
                     keys.add(hit[0])
@@ -188,6 +190,7 @@ def find(frame, main, on_gpu=None, adjust=None):
     end = began + BUDGET_S
     result = {"budget_s": BUDGET_S, "device": "gpu" if on_gpu is None or on_gpu else "cpu"}
     arrays = {}
+    unreadable = [0]  # objects met whose size could not be read: skipped, and said how many
     operations = keras_graph.operations() if "tensorflow" in sys.modules else None
     piled = (operations or 0) >= KERAS_PILED  # models built without clear_session(): said even with small arrays
     try:
@@ -200,7 +203,7 @@ def find(frame, main, on_gpu=None, adjust=None):
         elif sum(size for _, size, _, _ in arrays.values()) < 1 and not piled:
             return None
         roots = _roots(frame, main)
-        owner = _walk(adjust(roots) if adjust else roots, arrays, torch, end, main, host)
+        owner = _walk(adjust(roots) if adjust else roots, arrays, torch, end, main, host, unreadable)
         if result["device"] == "cpu" and sum(_sizes(arrays).values()) < MIN_BYTES and not piled:
             return None
     except live_arrays.Budget:
@@ -226,7 +229,7 @@ def find(frame, main, on_gpu=None, adjust=None):
             group["paths"].append(path)
         group.setdefault("_tensors", []).append(tensor)
     for key, (tensor, _, storage, kind) in arrays.items():  # unreached: kept by a cycle through its own graph?
-        why = None if key in owner or storage in credited or kind != "torch" else _cycle(tensor)
+        why = None if key in owner or storage in credited or kind != "torch" else cycles.explained(tensor)
         if why is not None:
             where, visible, line = why
             group = groups.setdefault(where, {"owner": where, "bytes": 0, "arrays": 0, "graph": 0, "paths": [],
@@ -264,6 +267,8 @@ def find(frame, main, on_gpu=None, adjust=None):
         grows = made_at.grows_at(main, group["owner"])
         if grows:
             group["grows_at"] = grows
+    if unreadable[0]:
+        result["unreadable"] = unreadable[0]
     if operations:
         result["keras_graph_ops"] = operations  # models built and never cleared keep their layers there
     result.update(holders=[g for g in held if g["bytes"] >= MIN_BYTES or g.get("graph_unread")][:TOP],
@@ -271,13 +276,6 @@ def find(frame, main, on_gpu=None, adjust=None):
                   seconds=round(time.time() - began, 3),
                   framework=", ".join(sorted(set(name for _, _, _, name in arrays.values()))))
     return result  # its names, counts and bytes: no array of the script's is referenced from here on
-
-
-def _cycle(tensor):
-    try:
-        return cycles.explain(tensor)
-    except Exception:  # an object that breaks on inspection is left unaccounted, never the script's failure
-        return None
 
 
 def _sizes(arrays):

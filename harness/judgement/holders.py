@@ -179,6 +179,11 @@ def sentences(found: Holders, live: int | None = None) -> list[str]:
         said.append(f"Keras' global graph holds {found['keras_graph_ops']} operations: every model built since the last "
                     "`tf.keras.backend.clear_session()` stays there with its layers (TensorFlow 2.0-2.3); call it between "
                     "models, or build one and reuse it.")
+    if found.get("unreadable"):
+        n = int(found["unreadable"])
+        said.append(f"{n} object{'s' if n != 1 else ''} whose size could not be read (a proxy, a buffer that raises) "
+                    f"{'were' if n != 1 else 'was'} skipped: what {'they hold is' if n != 1 else 'it holds is'} in no "
+                    "figure above.")
     if found.get("budget_hit"):
         said.append(f"The search stopped at its {found.get('budget_s')} s budget: not every holder is named.")
     return said

@@ -35,6 +35,7 @@ class Holders(TypedDict, total=False):
     framework: str | None  # the frameworks whose arrays were seen ("torch", "jax, torch")
     device: str  # "gpu" or "cpu": what the search counted
     budget_s: float
+    unreadable: int  # objects met whose size could not be read (a proxy, a broken nbytes): skipped
     keras_graph_ops: int  # operations in Keras' global graph (agent/keras_graph.py): TF 2.0-2.3 keep models built there
     budget_hit: bool  # the search stopped at its time budget: not every holder is named
     seconds: float

@@ -107,6 +107,17 @@ def test_a_cycle_through_autograd_is_named_with_what_closes_it_until_gc_frees_it
     assert "done (2048, 4096)" in log
 
 
+def test_an_object_whose_size_cannot_be_read_is_skipped_and_counted(cpu_image: Any, tmp_path: Path) -> None:
+    """An array type whose nbytes raises (as a proxy or a broken buffer would): the search goes on, names what it can
+    size and says how many it could not; the script's output is its own."""
+    cpu_image("torch")
+    text, log = _repro_snippet("unreadable_holder.py", "odd.py", tmp_path)
+    assert "- `plain` (ndarray) keeps 1 array (32.00 MiB) [float64 [1024, 1024, 4]]" in text, text
+    assert ("- 1 object whose size could not be read (a proxy, a buffer that raises) was skipped: what it holds is in no "
+            "figure above.") in text, text
+    assert "FIDELITY unreadable done (1024, 1024, 4) (1024, 1024, 8)" in log
+
+
 STRICT = '''import warnings
 warnings.simplefilter("error")  # a script that turns every warning into an error
 import gc
