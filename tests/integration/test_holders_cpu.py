@@ -107,6 +107,20 @@ def test_a_cycle_through_autograd_is_named_with_what_closes_it_until_gc_frees_it
     assert "done (2048, 4096)" in log
 
 
+def test_a_jax_loop_that_keeps_its_outputs_is_named_at_the_end(cpu_image: Any, tmp_path: Path) -> None:
+    """JAX arrays appended in a loop, no cleanup line: the list is named at `end` with the line that grows it and the
+    loop's readings say it is what grows; the last iteration's `y`, also in the list, counts once."""
+    cpu_image("jax")
+    script = tmp_path / "jloop.py"
+    script.write_text((SNIPPETS / "jax_loop_holders.py").read_text())
+    (tmp_path / "results").mkdir()
+    text, log = _repro(script, "jax", tmp_path / "results")
+    assert ("- `outputs` (list of 30) gains one per iteration at line 6 (`outputs.append(y)`): 29 arrays (116.00 MiB), "
+            "4.00 MiB each [float32 [1024, 1024] x29]; `outputs.clear()` once they are used.") in text, text
+    assert "  - what grows with it: `outputs` gains 1 per iteration (29 when #30 began)" in text, text
+    assert "FIDELITY jax loop done 30" in log
+
+
 def test_an_object_whose_size_cannot_be_read_is_skipped_and_counted(cpu_image: Any, tmp_path: Path) -> None:
     """An array type whose nbytes raises (as a proxy or a broken buffer would): the search goes on, names what it can
     size and says how many it could not; the script's output is its own."""
