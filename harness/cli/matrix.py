@@ -50,11 +50,10 @@ def main(args: argparse.Namespace, err: Console, out: Console) -> int:
         say_fallbacks(fallbacks.due(kind))
         if kind == "intent":  # first, before a minute of builds: what this run does here, and why
             intent = cast(events.Intent, data)
-            err.print(f"variant: [bold]{intent['variant']}[/] ({intent['reason']})")
+            err.print(f"variant: [bold]{intent['variant']}[/] ({intent['reason']})", soft_wrap=True)
             n, m = intent["scenarios"], len(intent["envs"])
-            err.print(f"{n} scenario{'s' * (n != 1)} in {m} environment{'s' * (m != 1)} ({', '.join(intent['envs'])}): "
-                      "each environment is made or found first (its image, or a virtualenv of the same pins where no "
-                      "image can be had here), then every cell runs", markup=False)
+            err.print(f"plan: {n} scenario{'s' * (n != 1)} in {m} environment{'s' * (m != 1)} ({', '.join(intent['envs'])});"
+                      " each environment is made or found first, then every cell runs", markup=False, soft_wrap=True)
         elif kind == "plan":
             plan = cast(events.Plan, data)
             if plan["variant"] == "gpu":  # without a GPU there is no access to speak of

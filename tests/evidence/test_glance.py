@@ -45,7 +45,7 @@ def test_memory_a_child_process_holds_is_not_all_back() -> None:
     assert child["back"] == "part" and "another process holds 4.51 GiB" in child["word"]
 
 
-def test_no_reference_cell_shows_a_negative_amount_or_live_objects_without_a_framework_view() -> None:
+def test_no_reference_cell_shows_a_negative_amount_or_live_objects_nothing_counted() -> None:
     for path in REFERENCE.rglob("matrix.json"):
         matrix = json.loads(path.read_text())
         for row in matrix["cells"].values():
@@ -53,8 +53,8 @@ def test_no_reference_cell_shows_a_negative_amount_or_live_objects_without_a_fra
                 glance = cell["glance"]
                 assert glance["left"] is None or glance["left"] >= 0, path
                 step = next((s for s in cell["steps"] if s["label"] == glance["label"]), None)
-                if step and "live objects" in glance["word"]:
-                    assert step["framework_left"] is not None, (path, glance)
+                if step and "live objects" in glance["word"]:  # a framework's count, or what the holder search saw (25)
+                    assert step["framework_left"] is not None or step.get("named"), (path, glance)
 
 
 def test_the_terminal_table_fits_80_columns_with_six_environments_and_never_cuts_a_scenario() -> None:

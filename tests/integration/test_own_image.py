@@ -41,7 +41,7 @@ def test_a_missing_image_is_one_clear_line(docker_client, tmp_path: Path) -> Non
                              "--results", str(tmp_path)], cwd=ROOT, capture_output=True, text=True, timeout=120,
                             env=dict(os.environ, NO_COLOR="1"))
     assert result.returncode == 2
-    info = ("variant", "GPU access", "backend:")  # what the run said before failing: not errors
+    info = ("variant", "plan:", "GPU access", "backend:")  # what the run said before failing: not errors
     lines = [line for line in result.stderr.splitlines() if line.strip() and not line.startswith(info)]
     assert lines == ["gpu-cleanup-matrix: error: image 'myorg/absent:1' is not on this host: `docker pull myorg/absent:1`, "
                      "or pass --pull"]
