@@ -48,18 +48,23 @@ def _closure_holds(function, tensor):
     return False
 
 
+def _hook_closing(tensor):
+    """The hook registered on ``tensor`` that closes over it, said, with its ``def`` line; or None."""
+    hooks = getattr(tensor, "_backward_hooks", None) or {}
+    for hook in list(hooks.values()):
+        if _closure_holds(hook, tensor):
+            visible = any(r is hooks for r in gc.get_referents(tensor))  # can gc walk from the tensor to its hooks?
+            return ("the hook `%s` registered on it closes over it" % getattr(hook, "__name__", "?"), visible,
+                    _line_of(hook, None))
+    return None
+
+
 def explain(tensor):
     """(who closes the cycle, whether gc can free it, [line, text] where it is made), or None: no cycle
     through the tensor's own graph node keeps it."""
     node = getattr(tensor, "grad_fn", None)
     if node is None:
-        hooks = getattr(tensor, "_backward_hooks", None) or {}
-        for hook in list(hooks.values()):
-            if _closure_holds(hook, tensor):
-                visible = any(r is hooks for r in gc.get_referents(tensor))
-                return ("the hook `%s` registered on it closes over it" % getattr(hook, "__name__", "?"), visible,
-                        _line_of(hook, None))
-        return None
+        return _hook_closing(tensor)
     visible = any(r is node for r in gc.get_referents(tensor))  # can gc walk from the tensor to its node?
     for name, value in list((getattr(node, "__dict__", None) or {}).items()):
         if _holds(value, tensor):
@@ -68,12 +73,8 @@ def explain(tensor):
             where = "%s (the autograd node of `%s`) keeps it as `ctx.%s`" % (
                 type(node).__name__, getattr(owner, "__name__", "?"), name)
             return where, visible, _line_of(forward, "ctx.%s" % name) if forward is not None else None
-    hooks = getattr(tensor, "_backward_hooks", None) or {}
-    for hook in list(hooks.values()):
-        if _closure_holds(hook, tensor):
-            return ("the hook `%s` registered on it closes over it" % getattr(hook, "__name__", "?"),
-                    visible and any(r is hooks for r in gc.get_referents(tensor)), _line_of(hook, None))
-    return None
+    hook = _hook_closing(tensor)
+    return (hook[0], visible and hook[1], hook[2]) if hook is not None else None
 
 
 def explained(tensor):

@@ -23,12 +23,15 @@ from harness.common.units import human_bytes
 from harness.judgement import tolerances
 from harness.judgement.amounts import CANDIDATE_FROM, FACTOR
 from harness.judgement.answer import Answer, Colour
-from harness.model.record import CellRecord, meter_value
+from harness.judgement.floors import reading
+from harness.judgement.verdicts import IMPORT_LABEL
+from harness.model.record import CellRecord
 
 LEAKING = ("grows", "small")  # a loop's states that are growth clear of its noise (loops.py)
 # The report's own figure comes from another machine, meter and loop length: only an order of magnitude less
 # growth here says the report's leak is not what this release does.
 REPORTED_FACTOR = 10.0
+_TODAYS = "today's "
 
 
 @dataclass(frozen=True)
@@ -48,12 +51,10 @@ class Replay:
 def import_cost(record: CellRecord) -> int | None:
     """Host memory the script's first framework import took: RSS at that checkpoint less at `start` (the floor
     every verdict is judged from, so no verdict says it; a report about the import's own size asks it)."""
-    from harness.judgement.verdicts import IMPORT_LABEL
-
     points = record.get("checkpoints") or []
     first = next((cp for cp in points if IMPORT_LABEL.match(cp["label"])), None)
-    start = meter_value(points[0].get("readings"), "rss") if points else None
-    after = meter_value(first.get("readings"), "rss") if first else None
+    start = reading(points[0], "rss") if points else None
+    after = reading(first, "rss") if first else None
     return after - start if start is not None and after is not None else None
 
 
@@ -131,8 +132,7 @@ def sentence(framework: str, replays: list[Replay], script: str) -> str:
                 "what the script still holds; the report's growth may need more iterations, another meter, GPU or setting).")
     costs = [r for r in mine if r.imported and r.ran and r.answer]
     if not known and len(costs) > 1:  # nothing to judge after the import: what the import itself takes, release by release
-        each = ", ".join(f"{human_bytes(r.imported or 0)} on {'today' + chr(39) + 's ' if r.today else ''}{r.release}"
-                         for r in costs)
+        each = ", ".join(f"{human_bytes(r.imported or 0)} on {_TODAYS if r.today else ''}{r.release}" for r in costs)
         return (f"{framework}: {said}: nothing after the import to judge; the import itself took {each} of host memory "
                 "(the floor every verdict is judged from; a report about the import's own size compares these).")
     if len(known) > 1 and any(_below_reported(r) for r in known):
