@@ -292,7 +292,7 @@ def main(argv):
     loops = dict((label, n) for label, n in (counted() if counted else {}).items() if n > 1)
     facts = (launched or {}).get("facts") or framework_view.facts()  # a launcher's: what its ranks ran
     channel.send("end", status=status, error=error, facts=facts, loops=loops, exit_code=code, **extra)
-    out.flush()
+    out.close()  # closed, not left to the interpreter's end: Python 3.7/3.8 crash there (SIGSEGV) warning of it
     return code
 
 

@@ -82,3 +82,15 @@ def test_forked_workers_take_their_own_checkpoints(tmp_path: Path) -> None:
     workers = {label.split(":")[0] for label in labels if label.startswith("worker ")}
     assert len(workers) == 2, labels
     assert all(f"{w}: fork_pool_workers.py:7: del block#1" in labels for w in workers), labels
+
+
+@pytest.mark.parametrize("version", ["2.7", "3.7", "3.8", "3.9"])
+def test_the_process_ends_as_bare_on_old_pythons(version: str, tmp_path: Path) -> None:
+    """Python 3.7-3.9 crashed (SIGSEGV) at the end of the agent's process while a bare run exited 0: an open
+    file the agent's fork hook kept was warned of after the interpreter's modules were gone."""
+    from harness.environments import venvs
+    python = venvs.find_python(version)
+    if python is None:
+        pytest.skip(f"no Python {version} here")
+    outcome = compare.compare(SCRIPTS / "exit_code.py", python, None, tmp_path, 120.0, [])
+    assert outcome.bare_exit == outcome.repro_exit == 3 and outcome.bare_lines == outcome.repro_lines, outcome
