@@ -38,7 +38,7 @@ import as_bare  # noqa: E402  (lives beside this file)
 import childwork  # noqa: E402
 import sampled  # noqa: E402  (a module kept by name: Python 2 empties a module's globals once it is unreferenced)
 import framework_view  # noqa: E402
-import heap  # noqa: E402
+import garbage  # noqa: E402
 
 
 class Unsupported(Exception):
@@ -165,8 +165,8 @@ def make_checkpoint(channel, look=None):
             fields["baseline"] = True
         channel.send("checkpoint", **fields)
         channel.wait_ack(seq)
-        if search and label == "end":  # measured: what of it is glibc's free heap, told once the script is done
-            channel.heap_trim = heap.trim()
+        if search and label == "end":  # measured once the script is done: glibc's free heap, uncollected cycles
+            channel.heap_trim = garbage.at_end(counting)
     return checkpoint
 
 

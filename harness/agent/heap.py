@@ -16,15 +16,32 @@ def _rss():
     return pages * resource.getpagesize()
 
 
+def _malloc_trim():
+    """glibc's malloc_trim, or None (musl, macOS)."""
+    try:
+        import ctypes
+        return ctypes.CDLL("libc.so.6").malloc_trim
+    except (OSError, AttributeError, IOError, ValueError):
+        return None
+
+
+def trimmed_rss():
+    """The process's RSS once malloc_trim(0) gave the free heap back, or None where there is none."""
+    malloc_trim = _malloc_trim()
+    if malloc_trim is None:
+        return None
+    malloc_trim(0)
+    return _rss()
+
+
 def trim():
     """{"before": bytes, "after": bytes, "seconds": s} around one malloc_trim(0), or None where there is none."""
     try:
-        import ctypes
-        libc = ctypes.CDLL("libc.so.6")
-        malloc_trim = libc.malloc_trim
         before = _rss()
-    except (OSError, AttributeError, IOError, ValueError):
+    except (OSError, IOError, ValueError):
         return None
     began = time.time()
-    malloc_trim(0)
-    return {"before": before, "after": _rss(), "seconds": round(time.time() - began, 3)}
+    after = trimmed_rss()
+    if after is None:
+        return None
+    return {"before": before, "after": after, "seconds": round(time.time() - began, 3)}

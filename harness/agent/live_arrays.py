@@ -151,13 +151,15 @@ def _jax_arrays(jax, found):
             continue
 
 
-def live_arrays(budget_end, on_gpu=()):
+def live_arrays(budget_end, on_gpu=(), torch_cuda=None):
     """Every imported framework's live arrays on the measured device: id -> (array, bytes, key, framework).
-    ``on_gpu``: the frameworks that count GPU memory here; any other's arrays are its CPU ones."""
+    ``on_gpu``: the frameworks that count GPU memory here; any other's arrays are its CPU ones. ``torch_cuda``:
+    whether the script started CUDA, where the caller knows better than torch (a forked copy: torch says no)."""
     kinds = {}
     torch, cupy, jax, tf = (sys.modules.get(name) for name in ("torch", "cupy", "jax", "tensorflow"))
     if torch is not None and getattr(torch, "Tensor", None) is not None:
-        kinds["torch"] = _torch_array(torch, framework_view.torch_cuda_started(torch))
+        cuda = framework_view.torch_cuda_started(torch) if torch_cuda is None else torch_cuda
+        kinds["torch"] = _torch_array(torch, cuda)
     if cupy is not None and getattr(cupy, "ndarray", None) is not None:
         kinds["cupy"] = _cupy_array(cupy)
     if tf is not None and getattr(tf, "Tensor", None) is not None:

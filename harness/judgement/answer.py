@@ -35,7 +35,8 @@ RSS_WORDS = {"released": "released to the OS", "cached": "kept by the process's 
              "partial": "partly held by live objects"}
 # which part of what is left each word already names (Amounts.phrase gives it as a bare amount)
 HEAP_WORD = "kept by the C allocator as free heap"  # host memory glibc keeps for reuse: malloc_trim(0) gives it back
-SAID = {"cached in the pool": "pool", "kept by the process's allocator": "pool", HEAP_WORD: "heap",
+GARBAGE_WORD = "kept by reference cycles not yet collected"  # gc.collect() frees them; the collector does in time
+SAID = {"cached in the pool": "pool", "kept by the process's allocator": "pool", HEAP_WORD: "heap", GARBAGE_WORD: "garbage",
         "held by live objects": "live", "held by live objects and the process": "live",
         "partly held by live objects": "live", "held by the process": "process", "partly held by the process": "process"}
 LEGEND = {
@@ -44,6 +45,7 @@ LEGEND = {
     "none": "none back: the driver (or the OS, for host memory) got nothing back at this step",
     "n/a": "not applicable: the cell did not measure a cleanup (error, skipped, unsupported, no signal)",
 }
+GOES = {"heap": "malloc_trim(0) gives it back", "garbage": "gc.collect() frees it"}  # how what the word names goes
 SHORT = {back: said.split(":", 1)[0] for back, said in LEGEND.items()}  # "all back", ..., "not applicable"
 
 
@@ -56,6 +58,7 @@ class Amounts:
     runtime: int | None = None  # the CUDA runtime's growth since the first touch: returned only at exit
     unexplained: int | None = None  # on the meter, in none of the above (or pool and runtime, where they cannot be told apart)
     heap: int | None = None  # host memory: the C allocator's free heap (glibc's), which malloc_trim(0) gives back
+    garbage: int | None = None  # host memory: reference cycles Python's collector had not yet freed
     pool_and_runtime: bool = False  # a pool mapped at the first touch: pool and runtime are one figure (``pool``)
 
     def phrase(self, said: str | None) -> str:
@@ -65,10 +68,11 @@ class Amounts:
         pool = "in the pool with the runtime's own (mapped at the first touch)" if self.pool_and_runtime else "in the pool"
         named = [(n, kind, name) for n, kind, name in ((self.live, "live", "live"), (self.pool, "pool", pool),
                                                        (self.unexplained, "process", "held by the process"),
-                                                       (self.heap, "heap", "the C allocator's free heap")) if n]
+                                                       (self.heap, "heap", "the C allocator's free heap"),
+                                                       (self.garbage, "garbage", "in cycles not yet collected")) if n]
         named.sort(key=lambda part: (part[1] != said, -part[0]))  # what the word names first, then by size
-        if said == "heap" and named and named[0][1] == "heap":  # the word names it: its amount bare, and how it goes
-            core = ", ".join([f"{human_bytes(named[0][0])} (malloc_trim(0) gives it back)",
+        if said in GOES and named and named[0][1] == said:  # the word names it: its amount bare, and how it goes
+            core = ", ".join([f"{human_bytes(named[0][0])} ({GOES[said]})",
                               *(f"{human_bytes(n)} {name}" for n, _, name in named[1:])])
         elif len(named) == 1 and named[0][1] == said:
             core = human_bytes(named[0][0]) + (f" {pool[len('in the pool '):]}" if said == "pool" and self.pool_and_runtime
@@ -214,8 +218,11 @@ def _of_step(step: Step, floor_basis: str) -> Answer:
                     else "held by the process")
         else:
             word = "partly held by live objects" if named else "partly held by the process"
-    if amounts.heap and word in ("held by the process", "partly held by the process") and (amounts.unexplained or 0) <= tol:
-        word = HEAP_WORD  # all of it the allocator's free heap: live objects hold none of it
+    if (amounts.heap or amounts.garbage) and word in ("held by the process", "partly held by the process") and (
+            amounts.unexplained or 0) <= tol:  # all of it free heap or cycles not yet collected: no live object's
+        word = HEAP_WORD if (amounts.heap or 0) >= (amounts.garbage or 0) else GARBAGE_WORD
+    elif amounts.garbage and not amounts.live and word in ("held by live objects", "partly held by live objects"):
+        word = GARBAGE_WORD  # what the framework counts live only cycles not yet collected keep
     if verdict == "released":
         # released with more than the tolerance left: the framework holds nothing (no live bytes, an
         # empty pool), so the rest is the runtime's own (kernels, library handles) until exit
@@ -231,28 +238,40 @@ def _of_step(step: Step, floor_basis: str) -> Answer:
 
 
 def split(step: Step, left: int, premapped: bool) -> Amounts:
+    """``left`` by where it is (_split); on a GPU meter, what the framework counts live that only cycles not yet
+    collected keep is theirs, not live (rules 26)."""
+    amounts = _split(step, left, premapped)
+    if step.get("meter") == "rss" or not step.get("garbage") or not amounts.live:
+        return amounts
+    garbage = min(step.get("garbage") or 0, amounts.live)
+    return replace(amounts, live=(amounts.live - garbage) or None, garbage=garbage)
+
+
+def _split(step: Step, left: int, premapped: bool) -> Amounts:
     """``left`` by where it is: the step's own split where the framework reports its pool
     (attribution.py); else its live count, and the rest as the pool (a pool mapped at the first
     touch holds the runtime too) or, without a framework view, unexplained."""
     if step.get("pool") is not None or step.get("runtime_growth") is not None:
         live, pool, runtime = step.get("live") or 0, step.get("pool") or 0, step.get("runtime_growth") or 0
-        unexplained, heap = _heap_of(step, max(0, left - live - pool - runtime))
-        return Amounts(live=live or None, pool=pool or None, runtime=runtime or None, unexplained=unexplained, heap=heap)
+        unexplained, heap, garbage = _heap_of(step, max(0, left - live - pool - runtime))
+        return Amounts(live=live or None, pool=pool or None, runtime=runtime or None, unexplained=unexplained, heap=heap,
+                       garbage=garbage)
     live_now = step.get("framework_left")
     if live_now is None:  # what the holder search saw alive is live; the rest no count explains
         named = min(step.get("named") or 0, left)
-        unexplained, heap = _heap_of(step, left - named)
-        return Amounts(live=named or None, unexplained=unexplained, heap=heap)
+        unexplained, heap, garbage = _heap_of(step, left - named)
+        return Amounts(live=named or None, unexplained=unexplained, heap=heap, garbage=garbage)
     live = max(0, min(int(live_now), left))
     rest = left - live
     if step.get("meter") == "rss":
-        unexplained, heap = _heap_of(step, rest)
-        return Amounts(live=live or None, unexplained=unexplained, heap=heap)
+        unexplained, heap, garbage = _heap_of(step, rest)
+        return Amounts(live=live or None, unexplained=unexplained, heap=heap, garbage=garbage)
     return Amounts(live=live or None, pool=rest or None, pool_and_runtime=premapped and bool(rest))
 
 
-def _heap_of(step: Step, rest: int) -> tuple[int | None, int | None]:
-    """(unexplained, the C allocator's free heap) of what no framework count explains: the judge's ``heap`` on the
-    step (rules 24), never more than ``rest``."""
+def _heap_of(step: Step, rest: int) -> tuple[int | None, int | None, int | None]:
+    """(unexplained, the C allocator's free heap, cycles not yet collected) of what no framework count explains: the
+    judge's ``heap`` and ``garbage`` on a host step (rules 24, 26), never more than ``rest`` together."""
     heap = min(step.get("heap") or 0, rest)
-    return (rest - heap) or None, heap or None
+    garbage = min(step.get("garbage") or 0, rest - heap) if step.get("meter") == "rss" else 0
+    return (rest - heap - garbage) or None, heap or None, garbage or None

@@ -45,10 +45,12 @@ fails where its neighbour runs is a turn (turns.py)
     (1.14-2.2 name the major alone: "10"), is the build's limit (failures.no_code_for_gpu)
 24: a notebook's framework import (`cell 1, line 2: import torch`) is the floor, as in a script (verdicts.IMPORT_LABEL);
     host memory left at a script's `end` says what of it was the C allocator's free heap (malloc_trim(0) gave it
-    back once the script was done: verdicts.heap_at_end, answer.Amounts.heap)
+    back once the script was done: leftover.at_end, answer.Amounts.heap)
 25: where no framework count says what is live (a CPU run's host memory, TensorFlow before 2.5), the arrays the
     holder search saw alive at the step are live, "held by live objects", and only the rest is "held by the process"
     (named_live.py)
+26: host memory left at a script's `end` also says what of it was reference cycles Python's garbage collector had
+    not yet freed (a forked copy freed them: agent/garbage.py, leftover.at_end, answer.Amounts.garbage)
 """
 
-RULES_VERSION = 25
+RULES_VERSION = 26

@@ -49,7 +49,7 @@ from dataclasses import replace
 from typing import cast
 
 from harness.common.units import human_bytes
-from harness.judgement import attribution, failures, gpu_only, named_live, ranks, sentences, since
+from harness.judgement import attribution, failures, gpu_only, leftover, named_live, ranks, sentences, since
 from harness.judgement.floors import DriverFloor, driver_floor, in_use, reading, unused_pool
 from harness.judgement.gpu_use import framework_without_gpu, needs_a_gpu
 from harness.judgement.rules import RULES_VERSION
@@ -214,21 +214,6 @@ def timeline_peak(record: CellRecord, checkpoints: list[Checkpoint]) -> Checkpoi
     return {"label": TIMELINE_PEAK, "readings": cast(Readings, readings), "view": {}}
 
 
-def heap_at_end(record: CellRecord, steps: list[Step]) -> list[Step]:
-    """The host memory left at `end` that was the C allocator's free heap (agent/heap.py: RSS around one
-    malloc_trim(0) after `end` was measured), on its step, where it is more than the step's tolerance."""
-    trim = record.get("heap_trim") or {}
-    if trim.get("before") is None or trim.get("after") is None:
-        return steps
-    freed = max(0, int(trim["before"]) - int(trim["after"]))
-    out = []
-    for step in steps:
-        heap = min(freed, max(0, step.get("left") or 0)) if step.get("label") == "end" and step.get("meter") == "rss" else 0
-        # said where it is more than the step's tolerance: less is the meter's noise
-        out.append(cast(Step, {**step, "heap": heap}) if heap > (step.get("tol") or 0) else step)
-    return out
-
-
 def high_water_marks(checkpoints: list[Checkpoint]) -> list[int]:
     """The kernel's high-water marks of the script's process (VmHWM) that rose after the first checkpoint:
     host peaks it reached since, however brief (between two timeline samples), never above the true one."""
@@ -260,7 +245,7 @@ def judge(record: CellRecord) -> Judged:
                   for meter in NVML_METERS if primary_meter([checkpoints[floor], peak_cp], meter) == meter}
         judged = [judge_step(checkpoints[floor], peak_cp, checkpoints[i], prefer, floors, attribution.judged_pid(record))
                   for i in steps]
-    judged = named_live.at_steps(record, heap_at_end(record, judged))
+    judged = named_live.at_steps(record, leftover.at_end(record, judged))
     meters = [meter for s in judged if (meter := s.get("meter")) is not None and meter in floors]
     judged = [gpu_only.step_not_shown(record, step) for step in _ranks_alone(record, judged)]
     no_gpu = since.predates(record) or failures.cupy_compiled_for_older_gpu(record) or (

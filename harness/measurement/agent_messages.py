@@ -8,6 +8,7 @@ from typing_extensions import TypedDict
 
 from harness.model.facts import Facts
 from harness.model.holders import Holders
+from harness.model.leftover import HeapTrim
 from harness.model.processes import AgentInfo, ChildFailed, NotebookRun
 from harness.model.record import CellRecord, Checkpoint, ErrorInfo, FrameworkView, Status
 
@@ -48,7 +49,7 @@ class End(TypedDict, total=False):
     exit_code: int | None
     loops: dict[str, int]
     notebook: NotebookRun
-    heap_trim: dict[str, float]  # agent/heap.py: the process's RSS around malloc_trim(0) after `end`
+    heap_trim: HeapTrim  # agent/garbage.py: the free heap and uncollected cycles after `end`
 
 
 class Exited(TypedDict, total=False):

@@ -29,6 +29,7 @@ class Step(TypedDict, total=False):
     runtime_growth: int | None
     elsewhere: int | None  # held by another process the script started
     heap: int | None  # host memory: of ``left``, the C allocator's free heap (malloc_trim(0) gave it back after `end`)
+    garbage: int | None  # host memory: of ``left`` less ``heap``, cycles gc had not yet freed (agent/garbage.py)
     named: int | None  # of ``left``, the live arrays the holder search saw where no framework count says (named_live.py)
     elsewhere_processes: list[GpuProcess]
     judged_alone: bool  # a launcher's rank, judged on its own process and GPU (ranks.py)

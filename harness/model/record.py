@@ -5,8 +5,7 @@ writes and the renderers read are checked by ``mypy --strict`` (a misspelt key f
 extends that to ``.get``) with no copy into another class and no change in what is written: a record read and written
 again is byte-identical. pydantic v2 validates that same definition where a record crosses a trust boundary (the store
 reads files by older tools, hand-copied or truncated, refusing a malformed one in one line, not deep inside a renderer),
-in Rust, and makes the shipped JSON Schema (``record.schema.json``). Keys it does not name are kept (``extra="allow"``):
-nothing is lost by reading. Data only: no judging (judgement/), no files (store/); facts and holders: model/facts.py, holders.py.
+in Rust, and makes the JSON Schema (``record.schema.json``); keys it does not name are kept. Data only: no judging, no files.
 """
 from __future__ import annotations
 
@@ -20,6 +19,7 @@ from typing_extensions import Required, TypedDict
 from harness.model.facts import Facts
 from harness.model.holders import Holders
 from harness.model.judged import Judged
+from harness.model.leftover import HeapTrim
 from harness.model.processes import AgentInfo, ChildFailed, GpuProcess, KilledProcess, NotebookRun, ProcessSpan
 
 SCHEMA_VERSION = 1  # of the record on disk; store/upgrade.py brings older ones to it
@@ -232,7 +232,7 @@ class CellRecord(TypedDict, total=False):
     script_exit_code: int | None  # what the script itself ended with (the agent's exit code may differ)
     exit_s: float | None  # how long the script's process took to exit after its last line
     loops: dict[str, int]  # looped checkpoint site -> iterations run
-    heap_trim: dict[str, float]  # RSS before and after one malloc_trim(0) once `end` was measured (agent/heap.py)
+    heap_trim: HeapTrim  # once `end` was measured: the C allocator's free heap, uncollected cycles (leftover.py)
     notebook: NotebookRun  # a notebook's run: cells [first, last], errors per cell, IPython's version, lines not run
     children_exited: int  # child processes that reported their end (children_failed: those that failed)
     children_failed: list[ChildFailed]

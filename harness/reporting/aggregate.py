@@ -69,7 +69,7 @@ def summary_step(step: Step) -> Step:
                   "live": step.get("live"), "runtime_growth": step.get("runtime_growth"), "elsewhere": step.get("elsewhere")}
     if step.get("word"):
         kept["word"] = step["word"]
-    for key in ("heap", "named"):  # only where the agent told them apart (rules 24, 25)
+    for key in ("heap", "garbage", "named"):  # only where the agent told them apart (rules 24-26)
         if step.get(key):
             kept[key] = step[key]
     return kept

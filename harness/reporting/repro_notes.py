@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from harness.common.units import human_bytes
 from harness.judgement import answer, growing, holders, loops, verdicts
+from harness.model.leftover import GarbageCensus
 from harness.model.record import CellRecord
 
 
@@ -55,6 +56,7 @@ def folded_iterations(record: CellRecord) -> dict[int, str]:
     return folded
 
 
+CYCLES_SAID = 1 << 20  # cycles not yet collected whose freeing gave back less are not said
 LOOP_ROWS = 4  # a looped site with more measured iterations than this is folded (folded_iterations)
 
 
@@ -93,12 +95,38 @@ def notebook_lines(record: CellRecord) -> list[str]:
 
 
 def heap_lines(record: CellRecord) -> list[str]:
-    """What of the host memory left at `end` was the C allocator's free heap (the judge's ``heap``, rules 24), and
-    what is not."""
+    """What of the host memory left at `end` was the C allocator's free heap and what reference cycles the collector
+    had not yet freed (the judge's ``heap`` and ``garbage``, rules 24 and 26), what is not, and the cycles found."""
     end = next((s for s in (record.get("verdicts") or {}).get("steps") or [] if s.get("label") == "end"), None)
-    heap, left = (end.get("heap"), end.get("left")) if end else (None, None)
-    if not heap or not left:
+    heap, garbage, left = (end.get("heap"), end.get("garbage"), end.get("left")) if end else (None, None, None)
+    census = ((record.get("heap_trim") or {}).get("garbage") or {})
+    parts = [f"{human_bytes(heap)} was the C allocator's free heap (glibc's: `malloc_trim(0)`, called once the script "
+             f"was done, gave it back to the OS)"] if heap else []
+    parts += [f"{human_bytes(garbage)} was reference cycles Python's garbage collector had not yet freed"] if garbage else []
+    rest = (left or 0) - (heap or 0) - (garbage or 0)
+    others = "what the allocator could not give back" if end and end.get("meter") == "rss" else "the framework's pool"
+    parts += [f"{human_bytes(rest)} is live objects and {others}"] if rest > 0 else []
+    said = (heap or garbage) and left
+    lines = ["", f"Of the {human_bytes(left or 0)} left at `end`, " + "; ".join(parts) + "."] if said else []
+    return lines + cycles_lines(census)
+
+
+def cycles_lines(census: GarbageCensus) -> list[str]:
+    """The cycles the collector had not yet freed at `end` (agent/garbage.py), where freeing them gave back at
+    least ``CYCLES_SAID``: how many, what made them, what freeing them gave back and how."""
+    freed, arrays = census.get("freed") or 0, census.get("arrays") or {}
+    if freed < CYCLES_SAID and sum(arrays.values()) < CYCLES_SAID:
         return []
-    return ["", f"Of the {human_bytes(left)} left at `end`, {human_bytes(heap)} was the C allocator's free heap "
-            f"(glibc's: `malloc_trim(0)`, called once the script was done, gave it back to the OS); "
-            f"{human_bytes(left - heap)} is live objects and what the allocator could not give back."]
+    by_package: dict[str, list[str]] = {}
+    for name, count, _ in (census.get("libraries") or [])[:4]:
+        package = str(name).split(".")[0]
+        kind = f"{str(name).rsplit('.', 1)[-1]} ({count:,})"
+        by_package.setdefault("the script" if package == "__main__" else package, []).append(kind)
+    kinds = "; ".join(f"{package}'s {', '.join(kinds)}" for package, kinds in by_package.items())
+    made = f", among them {kinds}" if kinds else ""
+    held = ", ".join(f"{human_bytes(n)} of {name}'s arrays" for name, n in arrays.items() if n)
+    gave = [f"they hold {held}"] if held else []
+    gave += [f"freeing them (in a copy of the process) gave {human_bytes(freed)} of host memory back"] if freed else []
+    return ["", f"At `end`, {census.get('objects', 0):,} objects were in reference cycles that Python's garbage collector "
+            f"had not yet freed{made}; " + "; ".join(gave) + ". `gc.collect()` frees them, and the collector does on its "
+            "own at its next full collection (once enough pile up)."]

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 from helpers import repro_record
 
-from harness.judgement import answer, verdicts
+from harness.judgement import answer, leftover
 from harness.reporting import aggregate, repro_md
 
 MiB = 1 << 20
@@ -44,4 +44,4 @@ def test_a_step_without_the_trim_is_judged_as_before() -> None:
     record = {"heap_trim": {"before": 400 * MiB, "after": 100 * MiB}}
     steps = [{"label": "x.py:3: del a", "meter": "rss", "left": 200 * MiB}, {"label": "end", "meter": "nvml_process",
                                                                               "left": 200 * MiB}]
-    assert verdicts.heap_at_end(record, steps) == steps  # type: ignore[arg-type]  # only `end` on the host's meter
+    assert leftover.at_end(record, steps) == steps  # type: ignore[arg-type]  # only `end` on the host's meter
