@@ -14,7 +14,11 @@ from harness.store import results
 
 
 def repro_run(run_dir: Path) -> bool:
-    """A run `repro` made (its manifest's request names the script)."""
+    """A run `repro` made (its manifest's request names the script; a pasted report's keeps its plan)."""
+    from harness.running import issue_saved
+
+    if (run_dir / issue_saved.NAME).is_file():
+        return True
     try:
         return bool(results.read_manifest(run_dir)["request"].get("items"))
     except (OSError, ValueError, KeyError, AttributeError):

@@ -3,6 +3,7 @@ per framework (judgement/issue_answer.py) on the reporter's releases and today's
 and at the end of repro.md."""
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 from harness.judgement import answer, failures, issue_answer
@@ -94,9 +95,13 @@ def answers(plan: IssuePlan, records: list[CellRecord]) -> list[str]:
 
 def markdown(plan: IssuePlan, said: list[str]) -> str:
     """The section repro.md ends with: what was stated, and the answer per framework."""
-    stated = "; ".join(f"{s.package} {s.version} (line {s.line}, {s.how})" for s in plan.stated) or "none"
     return "\n".join(["", "### Does the report reproduce?", "",
-                      f"Releases the report states: {stated}.", "", *(f"- {line}" for line in said), ""]) + "\n"
+                      f"Releases the report states: {stated_line(plan)}.", "", *(f"- {line}" for line in said), ""]) + "\n"
+
+
+def stated_line(plan: IssuePlan) -> str:
+    """The releases a report states, each with its line and the format that said it."""
+    return "; ".join(f"{s.package} {s.version} (line {s.line}, {s.how})" for s in plan.stated) or "none"
 
 
 def write_block(run_dir: Path, records: list[CellRecord], script: Path) -> tuple[str, list[str]]:
@@ -113,6 +118,22 @@ def write_block(run_dir: Path, records: list[CellRecord], script: Path) -> tuple
         block += markdown(plan, said)
     try:
         results.write_text(run_dir / "repro.md", block)
+        write_page(run_dir, records, script, plan, said)
     except OSError as exc:
         raise results.unwritable(run_dir, exc) from exc
     return block, said
+
+
+def write_page(run_dir: Path, records: list[CellRecord], script: Path, plan: IssuePlan | None, said: list[str]) -> None:
+    """report.html as repro's page (repro_page.py), over the matrix page the run wrote: the same records."""
+    from harness.reporting import repro_page
+    from harness.reporting.report_html import render
+    from harness.store import results
+
+    matrix = json.loads((run_dir / "matrix.json").read_text(encoding="utf-8"))
+    if plan is not None:
+        lead = [f"Releases the report states: {stated_line(plan)}.", *said]
+    else:
+        lead = [f"{r['env']['name']}: {answer.of_cell(aggregate.cell_summary(r)).text}" for r in records if r.get("env")]
+    page = repro_page.page(matrix, records, script, lead, plan.releases if plan is not None else None)
+    results.write_text(run_dir / "report.html", render(matrix, records, page=page))

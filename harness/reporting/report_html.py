@@ -17,6 +17,7 @@ from harness.model.judged import Judged, MatrixDoc
 from harness.model.record import TIMELINE_COLUMNS, CellRecord, ErrorInfo, meter_value
 from harness.reporting import glance, machines, templates
 from harness.reporting.glance import decisive_step
+from harness.reporting.repro_page import ReproPage
 
 TIMELINE_POINTS = 200
 STDERR_CHARS = 4000
@@ -93,13 +94,17 @@ def _asset(name: str) -> str:
     return (templates.ASSETS / name).read_text(encoding="utf-8")
 
 
-def render(matrix: MatrixDoc, records: list[CellRecord], vega_src: str | None = None) -> str:
+def render(matrix: MatrixDoc, records: list[CellRecord], vega_src: str | None = None,
+           page: ReproPage | None = None) -> str:
     """The page; with ``vega_src`` Vega is loaded from that relative path instead of inlined (the
-    atlas holds many reports beside one copy)."""
+    atlas holds many reports beside one copy); with ``page``, a repro's (repro_page.py)."""
     column = machines.column_namer(records)
     details = {f"{r['scenario']['name']}|{column(r)}": cell_detail(r) for r in records}
-    data = json.dumps({"matrix": matrix, "details": details}, separators=(",", ":"), default=str)
+    shown = {**matrix, "repro": True, "marked": page.marked} if page else matrix
+    data = json.dumps({"matrix": shown, "details": details}, separators=(",", ":"), default=str)
+    for folder in page.hidden if page else ():  # this machine's folders: the page names what is in them
+        data = data.replace(json.dumps(folder + "/")[1:-1], "").replace(json.dumps(folder)[1:-1], "")
     data = data.replace("</", "<\\/")  # a record's text can never close the script element
-    return templates.render("report.html", title=glance.title(matrix), style=_asset("report.css") + palette.answer_css(),
-                            data=data, vega_src=vega_src, vega=None if vega_src else _asset("vega-embed.js"),
-                            script=_asset("report.js"))
+    return templates.render("report.html", title=page.title if page else glance.title(matrix), lead=page.lead if page else (),
+                            style=_asset("report.css") + palette.answer_css(), data=data, vega_src=vega_src,
+                            vega=None if vega_src else _asset("vega-embed.js"), script=_asset("report.js"))

@@ -204,3 +204,22 @@ def test_a_cell_link_opens_with_the_cell_in_view_and_na_cells_say_why(chromium: 
     shot = tmp_path / "landing.png"
     _browse(chromium, url, tmp_path / "profile-landing-shot", "--window-size=1400,900", f"--screenshot={shot}")
     assert shot.stat().st_size > 20_000  # drawn, not a blank window (a blank one is ~6 KB)
+
+
+def test_a_repro_page_draws_the_answer_and_the_reporters_column(chromium: str, tmp_path: Path) -> None:
+    """A real pasted report's run (tests/data/records/real-reports) re-rendered by `report RUN_DIR`: the page opens
+    with whether it reproduces, marks the report's releases, says no claims line, and the browser logs no error."""
+    run = tmp_path / "torch_86704"
+    shutil.copytree(ROOT / "tests" / "data" / "records" / "real-reports" / "torch_86704", run)
+    done = harness_cli("report", str(run))
+    assert done.returncode == 0, done.stderr[-2000:]
+    result = _browse(chromium, (run / "report.html").as_uri(), tmp_path / "profile", "--dump-dom")
+    dom = result.stdout
+    assert 'data-ready="1"' in dom and "data-errors" not in dom, result.stderr[-2000:]
+    assert "<h1>Does the report reproduce? torch_86704_block1.py (host memory, " in dom
+    assert dom.count('<div class="mark">the report\'s release</div>') == 2, dom[:3000]
+    summary = dom.split('id="summary">', 1)[1].split("</div>", 1)[0]
+    assert summary and "claims" not in summary, summary
+    assert "/tmp/real" not in dom
+    errors = [line for line in result.stderr.splitlines() if "CONSOLE" in line and ("Error" in line or "Uncaught" in line)]
+    assert not errors, errors

@@ -18,12 +18,13 @@ window.onerror = function (msg) { document.body.dataset.errors = (document.body.
   legend.appendChild(el("span", {"class": "hint"}, "The word says why" + (decided ? "; \u2713n / \u2717n: claim n (notes below the table) confirmed / contradicted here" : "") +
     ". Click a cell for its timeline, every step and its environment."));
   if (M.machine === "no GPU: host memory (RSS) only") document.getElementById("note").parentNode.insertBefore(el("p", {"class": "gpu-note"},
-    "No NVIDIA GPU in this run: it measured host memory (RSS) only, so the claims about GPU memory cannot be decided here."), document.getElementById("note"));
+    "No NVIDIA GPU in this run: it measured host memory (RSS) only" + (M.repro ? "." : ", so the claims about GPU memory cannot be decided here.")), document.getElementById("note"));
   function glance(c) { return c.glance || {back: "n/a", word: c.status, text: c.status}; }
   function header(env) { var th = el("th", {"class": "env"}, env), f = (M.columns || {})[env]; if (!f) return th;
     var rel = Object.keys(f.frameworks || {}).map(function (k) { return k + " " + f.frameworks[k]; });
     if (f.python) rel.push("Python " + f.python); if (f.cuda) rel.push("CUDA " + f.cuda); if (f.gpu) rel.push(f.gpu.replace(/^NVIDIA /, ""));
-    th.appendChild(el("div", {"class": "rel"}, rel.join(" \u00b7 "))); return th; }
+    th.appendChild(el("div", {"class": "rel"}, rel.join(" \u00b7 ")));
+    if ((M.marked || {})[env]) th.appendChild(el("div", {"class": "mark"}, M.marked[env])); return th; }
   var noteNo = {}, notes = []; (M.claims || []).forEach(function (cl) { for (var e in cl.results) if (cl.results[e].outcome !== "untestable") {
     if (!(cl.id in noteNo)) { notes.push(cl); noteNo[cl.id] = notes.length; } } });
   document.getElementById("tol").textContent = "Tolerances: " + (M.tolerances_text || M.tolerances.text) + ".";
@@ -62,9 +63,9 @@ window.onerror = function (msg) { document.body.dataset.errors = (document.body.
   (M.claims || []).forEach(function (c) { var said = false, any = false;  // undecided: claims, as matrix.md counts them
     for (var e in c.results) { cl[c.results[e].outcome]++; any = true; if (c.results[e].outcome !== "untestable") said = true; }
     if (any && !said) undecided++; });
-  document.getElementById("summary").textContent = Object.keys(counts).map(function (k) { return counts[k] + " " + k; }).join(", ") +
+  document.getElementById("summary").textContent = Object.keys(counts).map(function (k) { return counts[k] + " " + k; }).join(", ") + (M.repro ? "" :
     " | claims: " + cl.confirmed + " confirmed, " + cl.contradicted + " contradicted, " + cl["not reproduced"] + " not reproduced, " + (M.machine === "no GPU: host memory (RSS) only" ?
-    "no GPU here, so the " + undecided + " claims about GPU memory are not decided" : cl.untestable + " untestable");
+    "no GPU here, so the " + undecided + " claims about GPU memory are not decided" : cl.untestable + " untestable"));
   if (M.sweep) { var sw = document.getElementById("changes"); sw.appendChild(el("h2", {}, "Changes across " + M.sweep.package + " releases"));
     var sl = el("ul"); M.sweep.changes.forEach(function (c) { sl.appendChild(el("li", {}, c.scenario + " changed in " + c.release + ": " +
       c.before_release + " " + c.before + " \u2192 " + c.release + " " + c.after)); });
