@@ -121,15 +121,19 @@ def _judge_step(claim: Claim, cell: CellSummary) -> ClaimResult:
 def _judge_compare(claim: Claim, cell: CellSummary, other: CellSummary | None) -> ClaimResult:
     assert claim.compare is not None
     label, want = claim.compare["label"], claim.compare.get("expect", "less")
+    other_label = claim.compare.get("other_label", label)  # the same scenario's earlier step: what one step gave back
     if other is None or other.get("status") != Status.OK:
         return _untestable(f"the control {claim.compare['other']} has no result here")
     if claim.compare.get("meter") == "framework":  # the framework's own count sees what NVML cannot
-        mine, theirs = (c.get("framework_levels", {}).get(label) for c in (cell, other))
+        # a step against an earlier one: what is in use at each (TF's count also keeps its peak so far)
+        apart = other_label != label
+        mine = ((apart and cell.get("framework_in_use")) or cell.get("framework_levels") or {}).get(label)
+        theirs = ((apart and other.get("framework_in_use")) or other.get("framework_levels") or {}).get(other_label)
         if mine is None or theirs is None:
             return _untestable(f"the framework reports no memory count at {label!r}")
         meter: str | None = "the framework's own count"
     else:
-        mine, theirs = (c.get("levels", {}).get(label) for c in (cell, other))
+        mine, theirs = cell.get("levels", {}).get(label), other.get("levels", {}).get(other_label)
         meter = cell.get("meter")
         if mine is None or theirs is None:
             return _untestable(f"no reading at {label!r} (skipped without a GPU?)")
@@ -143,7 +147,8 @@ def _judge_compare(claim: Claim, cell: CellSummary, other: CellSummary | None) -
     factor = float(claim.compare.get("factor", 2))
     shown = mine * factor <= theirs if want == "less" else mine >= theirs * factor
     outcome = "confirmed" if shown else _not_shown(claim)
-    return {"outcome": outcome, "why": f"{label}: {human_bytes(mine)} vs {human_bytes(theirs)}{_apart(mine, theirs)} "
+    against = f" at {other_label}" if other_label != label else ""
+    return {"outcome": outcome, "why": f"{label}: {human_bytes(mine)} vs {human_bytes(theirs)}{against}{_apart(mine, theirs)} "
                                        f"({meter})", "observed": None}
 
 

@@ -51,6 +51,9 @@ fails where its neighbour runs is a turn (turns.py)
     (named_live.py)
 26: host memory left at a script's `end` also says what of it was reference cycles Python's garbage collector had
     not yet freed (a forked copy freed them: agent/garbage.py, leftover.at_end, answer.Amounts.garbage)
+27: a claim may compare a step with an earlier step of its own scenario (claims.toml's other_label): "deleting the
+    GradientTape releases ..." is decided by what `del tape` gave back on TF's own count, not by a step verdict that
+    counts the tensors the script still holds; "significantly reduces" is a fifth or more (factor 1.25), not 8%
 """
 
-RULES_VERSION = 26
+RULES_VERSION = 27

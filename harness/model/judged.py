@@ -126,6 +126,7 @@ class CellSummary(TypedDict, total=False):
     meter: str | None  # the meter its answer is read on
     levels: dict[str, int]  # each checkpoint's reading above the process's start, on ``meter``
     framework_levels: dict[str, int]  # the framework's own count at each checkpoint, above its floor
+    framework_in_use: dict[str, int]  # where that count keeps a peak (TF): what is in use at each checkpoint, no peak
     blind_labels: list[str]  # checkpoints whose NVML reading cannot show use (a pool mapped at the first touch)
     runtime_cost: int | None
     floor_basis: str | None

@@ -34,9 +34,10 @@ def _levels(record: CellRecord) -> tuple[str | None, dict[str, int]]:
     return meter, {cp["label"]: (meter_value(cp.get("readings"), meter) or 0) - base for cp in checkpoints}
 
 
-def _framework_levels(record: CellRecord) -> dict[str, int]:
+def _framework_levels(record: CellRecord, peaks: bool = True) -> dict[str, int]:
     """The framework's own count at each checkpoint (its peak so far where it keeps one, as TF
-    does), above its count at the floor: what a claim about the framework's use compares."""
+    does; with ``peaks`` false, what is in use there), above its count at the floor: what a claim about
+    the framework's use compares."""
     checkpoints = record.get("checkpoints") or []
     floor, _, _ = verdicts.roles(checkpoints, (record.get("scenario") or {}).get("cleanup"))
     if floor is None:
@@ -44,8 +45,8 @@ def _framework_levels(record: CellRecord) -> dict[str, int]:
     base = sum(v.get("in_use") or 0 for v in (checkpoints[floor].get("view") or {}).values())
     levels = {}
     for cp in checkpoints:
-        counts = [max(v.get("peak") or 0, v.get("in_use") or 0) for v in (cp.get("view") or {}).values()
-                  if v.get("in_use") is not None]
+        counts = [max(v.get("peak") or 0, v.get("in_use") or 0) if peaks else v.get("in_use") or 0
+                  for v in (cp.get("view") or {}).values() if v.get("in_use") is not None]
         if counts:
             levels[cp["label"]] = sum(counts) - base
     return levels
@@ -83,7 +84,7 @@ def cell_summary(record: CellRecord) -> CellSummary:
         "status": judged.get("status") or record.get("status"),
         "meter": meter,
         "levels": levels,
-        "framework_levels": _framework_levels(record),
+        "framework_levels": (framework := _framework_levels(record)),
         "blind_labels": _blind_labels(record, judged),
         "runtime_cost": judged.get("runtime_cost"),
         "floor_basis": judged.get("floor_basis"),
@@ -103,6 +104,8 @@ def cell_summary(record: CellRecord) -> CellSummary:
         summary["multigpu"] = found
     if said := failures.caveats(record):  # how it ran, said beside its answer
         summary["caveats"] = said
+    if (in_use := _framework_levels(record, peaks=False)) != framework:  # a count that keeps its peak (TF): in use
+        summary["framework_in_use"] = in_use
     summary["glance"] = glance.of_cell(summary)
     return summary
 
