@@ -144,7 +144,7 @@ def cells_of(run: Run, summaries: list[CellSummary]) -> Iterator[Cell]:
                    driver=str(host.get("driver") or ""), backend=str(env.get("backend") or ""),
                    image=str(env.get("image") or ""),
                    definition_hash=str((env.get("image_labels") or {}).get("harness.definition-hash") or ""),
-                   python=str(facts.get("python") or ""), cuda=str(facts.get("cuda") or ""),
+                   python=str(facts.get("python") or ""), cuda=glance.cuda_of(record),
                    # the judge's status: a broken image's records say "ok" and re-judge as unsupported
                    status=str(summary.get("status") or record.get("status")), back=str(answer["back"]),
                    word=side(summary),  # a failed run says what stopped it

@@ -39,7 +39,8 @@ STEP_SCHEMA = {
     "image": "the image the cell ran in, empty for a host process",
     "definition_hash": "the image's definition hash (Dockerfile and pins), empty when not built by this tool",
     "python": "the cell's Python version",
-    "cuda": "the CUDA version the framework reported, empty when none",
+    "cuda": ("the CUDA the cell ran: its build's as the framework reported it, else CuPy's build by its name, else the "
+             "runtime wheel loaded; empty when none"),
     "technique": "the scenario (cleanup technique) or repro/<script>",
     "family": "the scenario's API family (tf1, tf2, torch, jax, cupy, repro)",
     "status": "how the cell ended (ok, error, unsupported, timeout, crashed, harness-error, ...)",

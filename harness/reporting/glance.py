@@ -2,6 +2,7 @@
 amounts), and per column which release ran where on which machine. Decides nothing itself."""
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 
 from harness.judgement import answer
@@ -35,10 +36,28 @@ def columns(records: list[CellRecord], column: Callable[[CellRecord], str]) -> d
             if name != "numpy":
                 seen["frameworks"].setdefault(name, version)
         seen["python"] = seen["python"] or facts.get("python")
-        seen["cuda"] = seen["cuda"] or facts.get("cuda")
+        seen["cuda"] = seen["cuda"] or cuda_of(record) or None
         seen["gpu"] = seen["gpu"] or (host.get("gpu") or {}).get("name")
         seen["driver"] = seen["driver"] or host.get("driver")
     return out
+
+
+CUPY_BUILD = re.compile(r"^cupy-cuda(\d\d)(\d|x)\b")  # cupy-cuda112: built for 11.2; cupy-cuda12x: for any 12
+
+
+def cuda_of(record: CellRecord) -> str:
+    """The CUDA a cell ran: what the framework reports of its build (torch, TensorFlow), else CuPy's build from
+    its distribution's name, else the CUDA runtime wheel it loaded (JAX's plugins, CuPy's [ctk]); '' where none."""
+    facts = record.get("facts") or {}
+    if facts.get("cuda"):
+        return str(facts["cuda"])
+    for package in (record.get("env") or {}).get("packages") or []:
+        if found := CUPY_BUILD.match(str(package).lower()):
+            major, minor = found.groups()
+            return f"{major}.{minor}" if minor != "x" else f"{major}.x"
+    wheels = facts.get("cuda_wheels") or {}
+    runtime = next((v for k, v in wheels.items() if k.startswith("nvidia-cuda-runtime-cu")), None)
+    return ".".join(str(runtime).split(".")[:2]) + " (runtime wheel)" if runtime else ""
 
 
 def title(matrix: MatrixDoc) -> str:

@@ -1,0 +1,24 @@
+"""Every GPU cell says which CUDA it ran (copies of real records, tests/data/records): torch and TensorFlow report
+their build's; CuPy's build is in its distribution's name (cupy-cuda112: 11.2); JAX reports none, and its CUDA is
+the runtime wheel its plugin loaded. Before, the atlas's CUDA was empty for every JAX and CuPy run."""
+from __future__ import annotations
+
+import gzip
+import json
+
+import pytest
+from helpers import ROOT
+
+from harness.reporting import glance
+
+RECORDS = ROOT / "tests" / "data" / "records"
+
+
+@pytest.mark.parametrize(("path", "cuda"), [
+    ("cuda11-h100/tf-2.3.4-tf2__model_del.json.gz", "10.1"),
+    ("cuda11-h100/cupy-10.6.0-cupy__pool_free_all_blocks.json.gz", "11.2"),
+    ("jax-h200/jax__jit_cache_clear.json.gz", "12.9 (runtime wheel)"),
+])
+def test_the_cuda_a_cell_ran_is_named(path: str, cuda: str) -> None:
+    record = json.loads(gzip.decompress((RECORDS / path).read_bytes()))
+    assert glance.cuda_of(record) == cuda
