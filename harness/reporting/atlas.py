@@ -86,8 +86,14 @@ def _framework(record: CellRecord, in_env: dict[str, str]) -> tuple[str, str]:
 
 
 def _pinned(name: str) -> dict[str, str]:
-    """An environment named by its pins ("jax[cuda12]==0.4.35,numpy==2.1"): each distribution's pinned release."""
-    return {req.name: version for req, version in pinned.exact(name)}
+    """An environment named by its pins ("jax[cuda12]==0.4.35,numpy==2.1"): each distribution's pinned release, under
+    its framework's name too where the registry knows it ("cupy-cuda112==8.6.0": cupy 8.6.0)."""
+    out: dict[str, str] = {}
+    for req, version in pinned.exact(name):
+        out[req.name] = version
+        if (framework := frameworks.of_distribution(req.name)) is not None:
+            out.setdefault(framework.name, version)
+    return out
 
 
 @dataclass(frozen=True)

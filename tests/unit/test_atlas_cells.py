@@ -3,7 +3,13 @@ counts once, runs that measured nothing never count as runs or as disagreement, 
 only between measured cells."""
 from __future__ import annotations
 
+import gzip
+import json
+
+from helpers import ROOT
+
 from harness.judgement.claims import Claim
+from harness.reporting import atlas
 from harness.reporting.atlas import Cell
 from harness.reporting.atlas_answers import consensus, turns
 from harness.reporting.atlas_html import _shortened, evidence, grid_cell
@@ -295,3 +301,12 @@ def test_other_hardware_only_names_releases_this_technique_measured_there_and_ne
     # 2.11.0 is the H100's own 2.11.0+cu130; 2.6.0 measured nothing; 2.12.0 is past the turn
     assert measured_elsewhere(row, ("torch", "H100"), "1.0.1", "2.11.0+cu130") == ("2.5.0",)
     assert measured_elsewhere(row, ("torch", "H100"), "1.0.1", "1.0.1") == ()
+
+
+def test_a_cell_that_never_imported_its_framework_takes_the_release_its_environment_pins() -> None:
+    """CuPy 8.6.0 on a CPU host stops before its import: its column was 'cupy ?' beside 'cupy 8.6.0'; the pin
+    'cupy-cuda112==8.6.0' names the framework through the registry (a copy of the real record)."""
+    path = ROOT / "tests" / "data" / "records" / "cpu-oldest" / "cupy-8.6.0-cupy__pool_free_all_blocks.json.gz"
+    record = json.loads(gzip.decompress(path.read_bytes()))
+    assert "cupy" not in record["facts"]["frameworks"]  # it never got to import it
+    assert atlas._framework(record, {}) == ("cupy", "8.6.0")
