@@ -200,7 +200,21 @@ def measured_without(record: CellRecord) -> list[str]:
 
 def caveats(record: CellRecord) -> list[str]:
     """How a cell ran that its answer depends on, said beside it: a library that failed in the warm-up
-    (measured_without), CUDA libraries linked under the older names the release loads (aliased_libraries)."""
+    (measured_without), CUDA libraries linked under the older names the release loads (aliased_libraries), kernels
+    JIT-compiled from PTX (ptx_jit)."""
     said = measured_without(record)
-    aliased = aliased_libraries(record)
-    return [*said, aliased] if aliased else said
+    return [*said, *(s for s in (aliased_libraries(record), ptx_jit(record)) if s)]
+
+
+PTX_JIT = re.compile(r"not built with CUDA kernel binaries compatible with compute capability (\d+\.\d+)\. CUDA kernels "
+                     r"will be jit-compiled from PTX")
+
+
+def ptx_jit(record: CellRecord) -> str | None:
+    """A build with no machine code for the GPU that ran by the driver compiling its PTX (TensorFlow says so in its
+    log): the first start pays the compile (minutes), the JIT cache keeps it; or None."""
+    found = PTX_JIT.search(record.get("stderr_tail") or "")
+    if not found:
+        return None
+    return f"ran by PTX JIT (no machine code for compute capability {found.group(1)} in this build: a first start " \
+           "compiles its kernels, the JIT cache keeps them)"

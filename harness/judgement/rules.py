@@ -54,6 +54,8 @@ fails where its neighbour runs is a turn (turns.py)
 27: a claim may compare a step with an earlier step of its own scenario (claims.toml's other_label): "deleting the
     GradientTape releases ..." is decided by what `del tape` gave back on TF's own count, not by a step verdict that
     counts the tensors the script still holds; "significantly reduces" is a fifth or more (factor 1.25), not 8%
+28: a build with no machine code for the GPU whose kernels the driver compiled from PTX (TensorFlow's own words in
+    the cell's log) says so beside its answer (failures.ptx_jit)
 """
 
-RULES_VERSION = 27
+RULES_VERSION = 28
