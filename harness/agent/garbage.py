@@ -133,10 +133,12 @@ def census(on_gpu=()):
     return found
 
 
-def at_end(on_gpu=()):
+def at_end(counting=(), live=()):
     """heap.trim()'s reading with this census as its "garbage" (taken first: the copy trims its own heap), or
-    None where the C library has no malloc_trim."""
-    found = census(on_gpu)
+    None where the C library has no malloc_trim. ``counting``: the frameworks whose own count is read here;
+    ``live``: those that count memory in use now. Where every count says nothing is in use, no cycle keeps the
+    frameworks' memory, and the copy (0.25 s on a CUDA process: its fork) is not made."""
+    found = census(counting) if live or not counting else None
     trim = heap.trim()
     if trim is not None and found is not None:
         trim["garbage"] = found
