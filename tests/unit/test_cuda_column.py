@@ -30,7 +30,8 @@ def test_a_build_that_ran_by_ptx_jit_says_so_beside_its_answer() -> None:
     from harness.judgement import answer
     from harness.reporting import aggregate
 
-    record = json.loads(gzip.decompress((RECORDS / "compare" / "tf27" / "host-tf-2.7.4" / "tf2__tf_function_training.json.gz").read_bytes()))
+    path = RECORDS / "compare" / "tf27" / "host-tf-2.7.4" / "tf2__tf_function_training.json.gz"
+    record = json.loads(gzip.decompress(path.read_bytes()))
     said = answer.of_cell(aggregate.cell_summary(record)).text
     assert said.endswith("; ran by PTX JIT (no machine code for compute capability 9.0 in this build: a first start "
                          "compiles its kernels, the JIT cache keeps them)"), said
