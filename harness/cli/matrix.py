@@ -71,7 +71,7 @@ def main(args: argparse.Namespace, err: Console, out: Console) -> int:
             err.print(f"backend: [bold]{backend['backend']}[/] ({backend['reason']})")
         elif kind == "skipped":
             skipped = cast(events.EnvReason, data)
-            err.print(f"[yellow]skipped[/] {skipped['env']}: {skipped['reason']}")
+            err.print(f"[yellow]skipped[/] {skipped['env']}: {skipped['reason']}", soft_wrap=True)  # one whole line
         elif kind == "fallback":
             fallbacks.add(data)
         elif kind == "failed":

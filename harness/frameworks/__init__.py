@@ -95,6 +95,13 @@ def families_of(frameworks: dict[str, str]) -> tuple[str, ...]:
     return tuple(family for f in _REGISTERED if f.name in frameworks for family in f.families_for(frameworks[f.name]))
 
 
+def gpu_needed(families: list[str] | tuple[str, ...]) -> str:
+    """Why an environment of these API families cannot run without an NVIDIA GPU (every framework of them needs
+    one), or ''."""
+    found = [f for f in map(of_family, families) if f is not None]
+    return found[0].needs_gpu if found and all(f.needs_gpu for f in found) else ""
+
+
 def families_needing(frameworks: tuple[str, ...]) -> tuple[str, ...]:
     """API families of the frameworks a script needs (which release it needs is for the matrix to show)."""
     return tuple(family for f in _REGISTERED if f.name in frameworks for family in f.families)

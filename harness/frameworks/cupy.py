@@ -18,6 +18,7 @@ FRAMEWORK = Framework(
     distributions=("cupy", "cupy-cuda*"),
     libraries=("cupyx",),
     imports_without_cuda=">=13",  # cupy-cuda112 8.6.0 without CUDA: "libcublas.so.11: cannot open shared object file"
+    needs_gpu="CuPy has no CPU build: it needs an NVIDIA GPU and driver",
     # CuPy 8 states only numpy>=1.15 and imports numpy.MachAr, which 1.24 removed (9 caps numpy itself)
     companions=(("<9", ("numpy<1.24",)),),
     # docs.cupy.dev/en/stable/reference/environment.html

@@ -54,6 +54,7 @@ class Framework:
     # (the cpu variant) does not try to import the others: CuPy before 13 links libcublas and cannot
     imports_without_cuda: str = ""
     families_of_release: Callable[[str], tuple[str, ...]] | None = field(default=None, compare=False)
+    needs_gpu: str = ""  # why it cannot run without an NVIDIA GPU (no CPU build): its environment is not made there
 
     def families_for(self, version: str) -> tuple[str, ...]:
         """The families a release of it runs (TensorFlow 1.x: tf1 only)."""

@@ -40,11 +40,16 @@ NO_GPU_ERROR = re.compile(r"CUDA driver version is insufficient|cudaErrorInsuffi
 NO_CUDA_LIBRARY = re.compile(r"lib(cu\w*|nvrtc\w*|cuda)\.so[.\d]*: cannot open shared object file[^\n]*")
 
 
+NEEDS_GPU = "NeedsGpu"  # a cell not run: its framework has no CPU build and the host no GPU (running/matrix.py)
+
+
 def needs_a_gpu(record: CellRecord) -> str | None:
     """Why a cell that failed did so for want of a GPU on a host without one (CuPy's "CUDA driver
     version is insufficient" there means no driver at all; a CuPy build that links CUDA's libraries cannot
     import without them), or None: not a failure of the scenario."""
     error: ErrorInfo = record.get("error") or {"type": ""}
+    if record.get("status") == Status.UNSUPPORTED and error.get("type") == NEEDS_GPU:  # known before it was made
+        return str(error.get("message"))
     said = f"{error.get('message')} {error.get('type')}"
     failed = record.get("status") in (Status.ERROR, Status.UNSUPPORTED)
     library = NO_CUDA_LIBRARY.search(str(error.get("message") or "")) if failed else None

@@ -55,7 +55,8 @@ fails where its neighbour runs is a turn (turns.py)
     GradientTape releases ..." is decided by what `del tape` gave back on TF's own count, not by a step verdict that
     counts the tensors the script still holds; "significantly reduces" is a fifth or more (factor 1.25), not 8%
 28: a build with no machine code for the GPU whose kernels the driver compiled from PTX (TensorFlow's own words in
-    the cell's log) says so beside its answer (failures.ptx_jit)
+    the cell's log) says so beside its answer (failures.ptx_jit); a framework with no CPU build on a host without a
+    GPU (CuPy) is not made there, and its cells are unsupported with why (gpu_use.NEEDS_GPU)
 """
 
 RULES_VERSION = 28

@@ -12,6 +12,7 @@ from harness import __version__
 from harness.common.commands import command
 from harness.common.events import Event
 from harness.judgement import verdicts
+from harness.judgement.gpu_use import NEEDS_GPU
 from harness.measurement.backends.base import EngineLost
 from harness.measurement.scenario import Scenario
 from harness.model import record as record_model
@@ -51,7 +52,8 @@ def skipped_record(run_id: str, env_name: str, backend: str, scenario: Scenario,
         "schema_version": SCHEMA_VERSION, "tool_version": __version__, "run_id": run_id, "cell_id": uuid.uuid4().hex[:12],
         "env": {"name": env_name, "backend": backend},
         "scenario": scenario_facts(scenario, scenario.params),
-        "status": status, "error": {"type": ERROR_OF.get(status, ErrorKind.HARNESS_ERROR).value, "message": reason},
+        "status": status, "error": {"type": NEEDS_GPU if status == Status.UNSUPPORTED else
+                                    ERROR_OF.get(status, ErrorKind.HARNESS_ERROR).value, "message": reason},
         "checkpoints": [], "facts": {},
         "exit_code": None, "after_exit": None, "timeline": None, "stderr_tail": "", "duration_s": 0.0,
         "started_at": dt.datetime.now(dt.timezone.utc).isoformat(),

@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, cast
 
-from harness import __version__
+from harness import __version__, frameworks
 from harness.common.errors import UsageError
 from harness.common.events import Event
 from harness.environments import config
@@ -44,6 +44,7 @@ class MatrixRun:
     backend: str = "docker"
     records: list[CellRecord] = field(default_factory=list)
     skipped: dict[str, str] = field(default_factory=dict)  # environment -> why it could not run here
+    no_gpu: set[str] = field(default_factory=set)  # of those, the ones whose framework needs a GPU (unsupported here)
     failed: dict[str, str] = field(default_factory=dict)  # environment -> why its build or start failed
     planned: list[tuple[str, str]] = field(default_factory=list)
     matrix: MatrixDoc = field(default_factory=lambda: MatrixDoc(schema_version=0, environments=[], cells={}))
@@ -92,10 +93,15 @@ def run_matrix(options: MatrixOptions, nvml: Nvml, emit: Event) -> MatrixRun:
     envs = [env for env in envs if env.name not in unfit]
     for env in (e for e in envs if e.kind == "build" and not e.unavailable):
         env.variant(variant)  # UsageError now, not after the builds
+    no_gpu = {} if nvml.available else {e.name: f"{needs}, and this host has none: not made here (its cells run on a GPU "
+                                        "host)" for e in envs if (needs := frameworks.gpu_needed(e.family))}
     emit("intent", {"variant": variant, "reason": why, "envs": [env.name for env in envs], "scenarios": len(chosen)})
+    for name, reason in no_gpu.items():  # known before anything is fetched: its cells are unsupported, with why
+        emit("skipped", {"env": name, "reason": reason})
+    needing, envs = [e for e in envs if e.name in no_gpu], [e for e in envs if e.name not in no_gpu]
     executor = executor_for(options, nvml, emit)
     ready = executor.prepare(envs, variant, _still_to_run(envs, chosen, options))
-    cells = catalogue.plan(ready.envs, chosen)
+    cells = catalogue.plan(ready.envs, chosen) + catalogue.plan(needing, chosen)
     run_id = options.run_id or results.new_run_id()
     run = MatrixRun(run_id, options.results_root / run_id, variant, why, ready.access, ready.kind)
     todo = _todo(cells, run.run_dir, options)
@@ -107,9 +113,10 @@ def run_matrix(options: MatrixOptions, nvml: Nvml, emit: Event) -> MatrixRun:
         emit("failed", {"env": name, "reason": error.message})
     planned = [(env.name, item.name) for env, item in cells]
     failed = {name: why for name, why in ready.failed.items() if name in left}
-    run.skipped, run.failed, run.planned, run.prepare_s = {**unfit, **ready.skipped}, failed, planned, ready.seconds
-    runnable = [(env, item) for env, item in todo if env.name not in ready.skipped and env.name not in ready.failed]
-    emit("plan", {"variant": variant, "reason": why, "cells": len(runnable), "envs": [e.name for e in ready.envs],
+    run.skipped, run.failed, run.planned, run.prepare_s = {**unfit, **no_gpu, **ready.skipped}, failed, planned, ready.seconds
+    run.no_gpu = set(no_gpu)
+    runnable = [(env, item) for env, item in todo if env.name not in run.skipped and env.name not in ready.failed]
+    emit("plan", {"variant": variant, "reason": why, "cells": len(runnable), "envs": [e.name for e in ready.envs + needing],
                   "gpu_mode": ready.gpu_mode, "gpu_note": ready.gpu_note, "run_dir": str(run.run_dir),
                   "workers": executor.workers(runnable)})
     results.write_manifest(run.run_dir, cast(Manifest, {  # the executor's own keys spread in
@@ -173,7 +180,9 @@ def _write_skipped(run: MatrixRun, todo: list[tuple[config.EnvDef, Scenario]]) -
     built or started (harness-error), with the reason; the records written."""
     written = []
     for env, item in todo:
-        if env.name in run.skipped:
+        if env.name in run.no_gpu:  # the framework's own limit here, an answer: unsupported, with why
+            record = skipped_record(run.run_id, env.name, run.backend, item, run.skipped[env.name], Status.UNSUPPORTED)
+        elif env.name in run.skipped:
             record = skipped_record(run.run_id, env.name, run.backend, item, run.skipped[env.name])
         elif env.name in run.failed:  # its build or start failed: that is this environment's result
             record = skipped_record(run.run_id, env.name, run.backend, item, run.failed[env.name], status=Status.HARNESS_ERROR)

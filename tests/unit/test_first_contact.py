@@ -2,8 +2,10 @@
 and nothing is said to have been asked for that was not."""
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
+import pytest
 from helpers import harness_cli
 
 from harness.measurement import gpu_access
@@ -125,3 +127,25 @@ def test_a_python_pyenv_or_uv_keeps_inactive_is_found(tmp_path, monkeypatch) -> 
     assert venvs.find_python(version) == found[0]
     assert venvs.runnable(f"python{version}") == found[0]
     assert venvs.runnable("python9.9") == "python9.9"  # nothing to find: the name stays, its error says so
+
+
+def test_an_environment_whose_framework_needs_a_gpu_is_not_made_on_a_host_without_one(tmp_path: Path) -> None:
+    """CuPy has no CPU build: on a host without a GPU its environment was downloaded (130 MiB) and built only for
+    every cell to say it needs one. Now that is said first and nothing is made; the cells are unsupported, with why."""
+    from harness.measurement.nvml import Nvml
+
+    if Nvml.open().available:
+        pytest.skip("this host has a GPU: CuPy's environment is made and runs")
+    done = harness_cli("matrix", "--env", "cupy", "--backend", "venv", "--results", str(tmp_path / "results"),
+                       "--venv-dir", str(tmp_path / "venvs"))
+    assert done.returncode == 0, done.stderr[-2000:]
+    said = " ".join((done.stdout + done.stderr).split())
+    assert "CuPy has no CPU build: it needs an NVIDIA GPU and driver, and this host has none: not made here" in said
+    progress = " ".join(done.stderr.split())
+    assert progress.index("plan: ") < progress.index("not made here") < progress.index("backend: ")  # before any making
+    assert not (tmp_path / "venvs").exists() or not any((tmp_path / "venvs").iterdir())  # nothing fetched or built
+    (run_dir,) = [p for p in (tmp_path / "results").iterdir() if p.is_dir()]
+    matrix = json.loads((run_dir / "matrix.json").read_text())
+    cells = [row["cupy"] for row in matrix["cells"].values()]
+    assert len(cells) == 2 and all(c["status"] == "unsupported" and c["error"].startswith("CuPy has no CPU build")
+                                   for c in cells), cells
