@@ -103,7 +103,7 @@ def main(args: argparse.Namespace, err: Console, out: Console) -> int:
         nvml.close()
         say_fallbacks(fallbacks.lines())  # a run that stopped before its plan still says them
     if args.resume is not None and repro_run(run.run_dir):  # a repro run finished: its repro.md, as repro writes it
-        write_repro_md(run.run_dir, run.records)
+        write_repro_md(run.run_dir, run.records, run.matrix)
         err.print(f"written: {run.run_dir / 'repro.md'}")
     show_matrix(run.matrix, args.json, out, words_at=f"{run.run_dir / 'matrix.md'} (report.html: each cell's timeline)")
     warn_unreadable(run.matrix, err)

@@ -8,6 +8,7 @@ from rich.console import Console
 
 from harness.cli.shared import show_matrix, warn_unreadable
 from harness.common.errors import UsageError
+from harness.model.judged import MatrixDoc
 from harness.model.record import CellRecord
 from harness.reporting import aggregate, render
 from harness.store import results
@@ -25,12 +26,12 @@ def repro_run(run_dir: Path) -> bool:
         return False
 
 
-def write_repro_md(run_dir: Path, records: list[CellRecord]) -> None:
+def write_repro_md(run_dir: Path, records: list[CellRecord], matrix: MatrixDoc) -> None:
     """A repro run's repro.md written again whole, as repro writes it (a pasted report's section included)."""
     from harness.cli import repro_issue
 
     script = Path(records[0]["scenario"].get("path") or run_dir) if records else run_dir
-    repro_issue.write_block(run_dir, records, script)
+    repro_issue.write_block(run_dir, records, script, matrix)
 
 
 def main(args: argparse.Namespace, err: Console, out: Console) -> int:
@@ -40,7 +41,7 @@ def main(args: argparse.Namespace, err: Console, out: Console) -> int:
     judged = aggregate.read_judged(args.run_dir)
     matrix = aggregate.write_reports(args.run_dir, compare_with=args.compare, judged=judged)
     if (args.run_dir / "repro.md").is_file() or repro_run(args.run_dir):  # a repro run: its Markdown block too
-        write_repro_md(args.run_dir, judged[0])
+        write_repro_md(args.run_dir, judged[0], matrix)
     compared = matrix.get("compare")
     if compared:
         for pair in compared["pairs"]:

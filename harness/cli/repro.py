@@ -76,7 +76,7 @@ def main(args: argparse.Namespace, err: Console, out: Console) -> int:
             out.print(render.checkpoint_table(record))
     from harness.cli import repro_issue
 
-    block, answers = repro_issue.write_block(run.run_dir, records, args.script)
+    block, answers = repro_issue.write_block(run.run_dir, records, args.script, run.matrix)
     print(block, end="")
     for line in answers:
         err.print(line, markup=False, soft_wrap=True)

@@ -3,10 +3,10 @@ per framework (judgement/issue_answer.py) on the reporter's releases and today's
 and at the end of repro.md."""
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 from harness.judgement import answer, failures, issue_answer
+from harness.model.judged import MatrixDoc
 from harness.model.record import CellRecord, Status
 from harness.reporting import aggregate
 from harness.running.issue import IssuePlan
@@ -104,7 +104,7 @@ def stated_line(plan: IssuePlan) -> str:
     return "; ".join(f"{s.package} {s.version} (line {s.line}, {s.how})" for s in plan.stated) or "none"
 
 
-def write_block(run_dir: Path, records: list[CellRecord], script: Path) -> tuple[str, list[str]]:
+def write_block(run_dir: Path, records: list[CellRecord], script: Path, matrix: MatrixDoc) -> tuple[str, list[str]]:
     """repro.md, whole: the environments' tables and, for a pasted report (its plan kept in the run folder), the
     answer per framework; written to RUN_DIR/repro.md. The one writer for repro, a resumed run and `report`."""
     from harness.reporting import repro_md
@@ -118,19 +118,20 @@ def write_block(run_dir: Path, records: list[CellRecord], script: Path) -> tuple
         block += markdown(plan, said)
     try:
         results.write_text(run_dir / "repro.md", block)
-        write_page(run_dir, records, script, plan, said)
+        write_page(run_dir, records, script, plan, said, matrix)
     except OSError as exc:
         raise results.unwritable(run_dir, exc) from exc
     return block, said
 
 
-def write_page(run_dir: Path, records: list[CellRecord], script: Path, plan: IssuePlan | None, said: list[str]) -> None:
-    """report.html as repro's page (repro_page.py), over the matrix page the run wrote: the same records."""
+def write_page(run_dir: Path, records: list[CellRecord], script: Path, plan: IssuePlan | None, said: list[str],
+               matrix: MatrixDoc) -> None:
+    """report.html as repro's page (repro_page.py), over the matrix page the run wrote from ``matrix``: the same
+    records."""
     from harness.reporting import repro_page
     from harness.reporting.report_html import render
     from harness.store import results
 
-    matrix = json.loads((run_dir / "matrix.json").read_text(encoding="utf-8"))
     if plan is not None:
         lead = [f"Releases the report states: {stated_line(plan)}.", *said]
     else:

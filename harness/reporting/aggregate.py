@@ -34,22 +34,21 @@ def _levels(record: CellRecord) -> tuple[str | None, dict[str, int]]:
     return meter, {cp["label"]: (meter_value(cp.get("readings"), meter) or 0) - base for cp in checkpoints}
 
 
-def _framework_levels(record: CellRecord, peaks: bool = True) -> dict[str, int]:
-    """The framework's own count at each checkpoint (its peak so far where it keeps one, as TF
-    does; with ``peaks`` false, what is in use there), above its count at the floor: what a claim about
-    the framework's use compares."""
+def _framework_levels(record: CellRecord) -> tuple[dict[str, int], dict[str, int]]:
+    """The framework's own count at each checkpoint, above its count at the floor: its peak so far where it keeps
+    one, as TF does, and what is in use there (what a claim about the framework's use compares)."""
     checkpoints = record.get("checkpoints") or []
     floor, _, _ = verdicts.roles(checkpoints, (record.get("scenario") or {}).get("cleanup"))
     if floor is None:
-        return {}
+        return {}, {}
     base = sum(v.get("in_use") or 0 for v in (checkpoints[floor].get("view") or {}).values())
-    levels = {}
+    levels, in_use = {}, {}
     for cp in checkpoints:
-        counts = [max(v.get("peak") or 0, v.get("in_use") or 0) if peaks else v.get("in_use") or 0
-                  for v in (cp.get("view") or {}).values() if v.get("in_use") is not None]
-        if counts:
-            levels[cp["label"]] = sum(counts) - base
-    return levels
+        views = [v for v in (cp.get("view") or {}).values() if v.get("in_use") is not None]
+        if views:
+            levels[cp["label"]] = sum(max(v.get("peak") or 0, v.get("in_use") or 0) for v in views) - base
+            in_use[cp["label"]] = sum(v.get("in_use") or 0 for v in views) - base
+    return levels, in_use
 
 
 def _blind_labels(record: CellRecord, judged: Judged) -> list[str]:
@@ -80,11 +79,12 @@ def cell_summary(record: CellRecord) -> CellSummary:
     judged = record.get("verdicts") or verdicts.judge(record)
     error = record.get("error")
     meter, levels = _levels(record)
+    framework, in_use = _framework_levels(record)
     summary: CellSummary = {
         "status": judged.get("status") or record.get("status"),
         "meter": meter,
         "levels": levels,
-        "framework_levels": (framework := _framework_levels(record)),
+        "framework_levels": framework,
         "blind_labels": _blind_labels(record, judged),
         "runtime_cost": judged.get("runtime_cost"),
         "floor_basis": judged.get("floor_basis"),
@@ -104,7 +104,7 @@ def cell_summary(record: CellRecord) -> CellSummary:
         summary["multigpu"] = found
     if said := failures.caveats(record):  # how it ran, said beside its answer
         summary["caveats"] = said
-    if (in_use := _framework_levels(record, peaks=False)) != framework:  # a count that keeps its peak (TF): in use
+    if in_use != framework:  # a count that keeps its peak (TF): what is in use, where it differs
         summary["framework_in_use"] = in_use
     summary["glance"] = glance.of_cell(summary)
     return summary

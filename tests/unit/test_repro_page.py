@@ -25,9 +25,9 @@ def _written(tmp_path: Path, report: str) -> Path:
     run = tmp_path / report
     shutil.copytree(RUNS / report, run)
     judged = aggregate.read_judged(run)
-    aggregate.write_reports(run, judged=judged)
+    matrix = aggregate.write_reports(run, judged=judged)
     records = judged[0]
-    repro_issue.write_block(run, records, Path(records[0]["scenario"]["path"]))
+    repro_issue.write_block(run, records, Path(records[0]["scenario"]["path"]), matrix)
     return run
 
 
@@ -57,8 +57,8 @@ def test_a_scripts_page_says_each_environments_answer(tmp_path: Path) -> None:
     shutil.copytree(RUNS / "torch_29809", run)
     (run / "issue.json").unlink()  # as a script run: no report's plan
     judged = aggregate.read_judged(run)
-    aggregate.write_reports(run, judged=judged)
-    repro_issue.write_block(run, judged[0], Path(judged[0][0]["scenario"]["path"]))
+    matrix = aggregate.write_reports(run, judged=judged)
+    repro_issue.write_block(run, judged[0], Path(judged[0][0]["scenario"]["path"]), matrix)
     html, data = _page(run)
     assert "<title>torch_29809_block1.py: host memory per environment (" in html
     assert '<div class="lead"><p>torch: ' in html and isinstance(data["matrix"], dict) and data["matrix"]["marked"] == {}
