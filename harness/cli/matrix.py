@@ -50,7 +50,8 @@ def main(args: argparse.Namespace, err: Console, out: Console) -> int:
         say_fallbacks(fallbacks.due(kind))
         if kind == "intent":  # first, before a minute of builds: what this run does here, and why
             intent = cast(events.Intent, data)
-            err.print(f"variant: [bold]{intent['variant']}[/] ({intent['reason']})", soft_wrap=True)
+            err.print(f"variant: [bold]{intent['variant']}[/], each environment's {intent['variant'].upper()} build "
+                      f"({intent['reason']})", soft_wrap=True)
             n, m = intent["scenarios"], len(intent["envs"])
             err.print(f"plan: {n} scenario{'s' * (n != 1)} in {m} environment{'s' * (m != 1)} ({', '.join(intent['envs'])});"
                       " each environment is made or found first, then every cell runs", markup=False, soft_wrap=True)

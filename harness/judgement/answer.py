@@ -25,9 +25,11 @@ class Colour(str, Enum):
     AMBER = "amber"
     RED = "red"
     GREY = "grey"
+    BLUE = "blue"
 
 
-COLOUR = {"all": Colour.GREEN, "part": Colour.AMBER, "none": Colour.RED, "n/a": Colour.GREY}
+COLOUR = {"all": Colour.GREEN, "part": Colour.AMBER, "none": Colour.RED, "n/a": Colour.GREY,
+          "borderline": Colour.BLUE}
 MEASURED = ("released", "cached", "held", "partial")
 WORDS = {"released": "released", "cached": "cached in the pool", "held": "held by live objects",
          "partial": "partly held by live objects"}
@@ -44,6 +46,9 @@ LEGEND = {
     "part": "part back: some was returned, the rest is where the word says (or it grew in a loop)",
     "none": "none back: the driver (or the OS, for host memory) got nothing back at this step",
     "n/a": "not applicable: the cell did not measure a cleanup (error, skipped, unsupported, no signal)",
+    "borderline": "borderline: a reading within the meter's noise of a line the judge draws (what it grew near the "
+                  "smallest change judged, or what is left near the release line): either side run to run, so not "
+                  "judged; more memory in the scenario, or a meter that sees less noise, decides it",
 }
 GOES = {"heap": "malloc_trim(0) gives it back", "garbage": "gc.collect() frees it"}  # how what the word names goes
 SHORT = {back: said.split(":", 1)[0] for back, said in LEGEND.items()}  # "all back", ..., "not applicable"
@@ -157,6 +162,8 @@ def verdict_of(cell: CellSummary) -> str:
     verdict (the last one judged where none decides), else its exit's."""
     if cell.get("status") != Status.OK:
         return str(cell.get("status"))
+    if cell.get("gpu_only"):  # no verdict on what this hardware cannot show
+        return "n/a"
     steps = cell.get("steps") or []
     step = decisive_step(steps) or next((s for s in reversed(steps) if s.get("verdict") != "skipped"), None)
     return str(step["verdict"] if step else cell.get("exit") or "ok")
@@ -172,7 +179,7 @@ def of_cell(cell: CellSummary) -> Answer:
     loop = cell.get("loop") if cell.get("status") == Status.OK else None
     if not loop:
         return found
-    back = "part" if loop["growing"] and found.back in ("all", "n/a") else found.back
+    back = "part" if loop["growing"] and found.back in ("all", "n/a", "borderline") else found.back
     line = LoopLine(site=loop["site"], slope=loop["slope"], noise=loop["noise"], growing=loop["growing"],
                     state=loop["state"], text=loop["text"])
     return replace(found, back=back, loop=line)
@@ -186,7 +193,7 @@ def _answer(cell: CellSummary) -> Answer:
     steps = cell.get("steps") or []
     last = next((s for s in reversed(steps) if s.get("verdict") != "skipped"), None)
     if last is not None and last.get("verdict") == "no-signal" and last.get("word"):  # its growth is borderline
-        return Answer(back="n/a", word=str(last["word"]), label=last.get("label"), meter=last.get("meter"))
+        return Answer(back="borderline", word=str(last["word"]), label=last.get("label"), meter=last.get("meter"))
     step = decisive_step(steps)
     unmeasured = any(s.get("verdict") in ("no-signal", "unmeasured") for s in steps)
     if step is None and unmeasured:  # nothing to judge the cleanup on: grey, whatever the exit did
@@ -234,6 +241,8 @@ def _of_step(step: Step, floor_basis: str) -> Answer:
     if step.get("elsewhere"):  # a process the script started holds it: the driver did not get that back
         word += f"; another process holds {human_bytes(step['elsewhere'])}"
         back = "part" if back == "all" else back
+    elif word.startswith("borderline"):  # left within the meter's noise of the release line: neither side
+        back = "borderline"
     return Answer(back=back, word=word, label=step.get("label"), left=own, meter=meter, amounts=amounts)
 
 

@@ -5,10 +5,11 @@ On a CPU, ``torch/del_no_empty_cache`` frees its tensors through the C allocator
 "released to the OS": the opposite of what the scenario exists to show (the CUDA caching
 allocator keeps them). A GPU-only setting (JAX's preallocation, ``cuda_malloc_async``,
 ``set_memory_growth``) changes nothing there at all. Such a scenario declares why in its META
-(``gpu_only``); a cell of it that measured no GPU answers n/a with that reason, its steps kept for
-the drill-down. Records written before the key existed are read against the scenario's file. A
-user's script's line that returns only GPU memory (``torch.cuda.empty_cache()``) is a step that means
-nothing there: n/a, with why, never "released to the OS".
+(``gpu_only``); a cell of it that measured no GPU answers n/a with that reason, and so does each
+of its steps (its readings kept for the drill-down, no verdict on them). Records written before the
+key existed are read against the scenario's file. A user's script's line that returns only GPU
+memory (``torch.cuda.empty_cache()``) is a step that means nothing there: n/a, with why, never
+"released to the OS".
 """
 from __future__ import annotations
 
@@ -34,6 +35,17 @@ def not_shown(record: CellRecord) -> str:
     if not reason or not record.get("host"):
         return ""  # no reason, or the cell never ran (its environment was not built): nothing was measured
     return "" if measured_gpu(record) else str(reason)
+
+
+def steps_not_shown(record: CellRecord, steps: list[Step]) -> list[Step]:
+    """Each step of a cell that shows nothing without a GPU, where none was measured: n/a with why, its readings
+    kept (what RSS did there is no answer to the scenario's question, so no verdict is written for it)."""
+    reason = not_shown(record)
+    if not reason:
+        return steps
+    why = f"no GPU measured here: {reason}"
+    return [step if step.get("verdict") == "skipped" else
+            {**step, "verdict": "skipped", "reason": why, "word": f"n/a: {why}", "detail": None} for step in steps]
 
 
 # Lines that give back GPU memory only (the device pool of torch, CuPy), as repro labels them.

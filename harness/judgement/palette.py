@@ -1,4 +1,4 @@
-"""How the judge's four answers look, once for every renderer: a cell's background in HTML (atlas and
+"""How the judge's five answers look, once for every renderer: a cell's background in HTML (atlas and
 report), a chart's mark, the terminal's colour and a glyph for output without colour. The renderers take
 these and decide none of their own; answer.COLOUR says which answer is which colour. Also here: the terminal's
 colour of a single step's verdict or a cell's status, and the turn's mark."""
@@ -22,6 +22,7 @@ PALETTE = {
     Colour.AMBER: Shade(fill="#fff1cc", mark="#f9a825", terminal="yellow", glyph="◑"),
     Colour.RED: Shade(fill="#f9d6d6", mark="#c62828", terminal="red", glyph="✗"),
     Colour.GREY: Shade(fill="#eeeeee", mark="#9e9e9e", terminal="dim", glyph="·"),
+    Colour.BLUE: Shade(fill="#dcefff", mark="#29b6f6", terminal="cyan", glyph="≈"),  # borderline: neither side
 }
 
 
@@ -41,7 +42,7 @@ TURN = "#7b2ff7"  # a turn's mark in the atlas, a cell whose answer changed sinc
 
 
 def of_back(back: str) -> Shade:
-    """The shade of an answer ('all', 'part', 'none', 'n/a'); grey for one the judge never gives."""
+    """The shade of an answer ('all', 'part', 'none', 'n/a', 'borderline'); grey for one the judge never gives."""
     return PALETTE[COLOUR.get(back, Colour.GREY)]
 
 

@@ -38,6 +38,11 @@ def sentence(env: str, facts: Column, cells: Mapping[str, CellSummary], host_onl
             if names:
                 worst = max(names, key=lambda n: _left(said[n]))
                 parts.append(f"{len(names)} gave {how} ({_short(worst)}: {_what(said[worst])})")
+    borderline = by_back.get("borderline", [])
+    if borderline:
+        parts.append(f"{len(borderline)} borderline, within the meter's noise of a line: not judged "
+                     f"({', '.join(f'{_short(n)}: {_figures(said[n])}' for n in borderline[:3])}"
+                     f"{', ...' if len(borderline) > 3 else ''})")
     unjudged = Counter(_why_not(said[name]) for name in by_back.get("n/a", []))
     if unjudged:
         parts.append(("not judged here: " if measured else "nothing judged here: ")
@@ -73,12 +78,16 @@ def _what(glance: Glance) -> str:
     return ", ".join(said) or str(glance["word"])
 
 
+def _figures(glance: Glance) -> str:
+    """A borderline word's figures: '52.79 MiB left of 564.79 MiB grown, released at or under 64.00 MiB'."""
+    word = str(glance["word"])
+    return word.split(":", 1)[1].strip() if ":" in word else word
+
+
 def _why_not(glance: Glance) -> str:
     word = str(glance["word"])
     if word == answer.NOT_SHOWN:
         return "need a GPU"
-    if word.startswith("borderline"):
-        return "borderline"
     if word.startswith("no signal"):
         return "no signal"
     return word

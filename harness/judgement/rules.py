@@ -57,6 +57,16 @@ fails where its neighbour runs is a turn (turns.py)
 28: a build with no machine code for the GPU whose kernels the driver compiled from PTX (TensorFlow's own words in
     the cell's log) says so beside its answer (failures.ptx_jit); a framework with no CPU build on a host without a
     GPU (CuPy) is not made there, and its cells are unsupported with why (gpu_use.NEEDS_GPU)
+29: each step of a scenario about GPU memory measured without a GPU is n/a with why, its readings kept and no verdict
+    written on them (gpu_only.steps_not_shown); a borderline answer (a reading within the meter's noise of a line
+    the judge draws) is its own answer, "borderline", in its own colour, neither part back nor no signal, and never
+    a turn's side (answer.COLOUR, turns.parts)
 """
 
-RULES_VERSION = 28
+RULES_VERSION = 29
+
+
+def judged_by(version: int | str = RULES_VERSION) -> str:
+    """How every output names the rules its answers came from, with what that means to a reader."""
+    return (f"judged by rules version {version} (how readings become answers; a run read again is judged by "
+            "today's rules)")

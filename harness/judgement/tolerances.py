@@ -14,6 +14,9 @@ MiB = 1024 * 1024
 REL_TOL = 0.05
 PRIMARY_ORDER = ("nvml_process", "nvml_device", "rss")
 NVML_METERS = ("nvml_process", "nvml_device")
+# each meter in words, where a reading is shown with its meter (a drill-down's step, bisect's table)
+METER_WORDS = {"nvml_process": "GPU memory of the script's processes (NVML)",
+               "nvml_device": "GPU memory in use on the whole device (NVML)", "rss": "host memory (RSS)"}
 
 
 @dataclass(frozen=True)

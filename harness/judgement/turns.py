@@ -30,9 +30,9 @@ Key = TypeVar("Key", bound=Hashable)
 def parts(cell: CellSummary | None) -> Parts | None:
     """What a cell summary says, as a turn compares it: (what came back, the decisive verdict, loop state,
     runs/fails), a part None where it cannot be compared (cleanup steps that grew too little to judge: the exit
-    alone answers them; a verdict "held" without the framework's own count; a loop whose growth is clear of its
-    noise but under what the meter judges); None for a cell that measured nothing (skipped, a harness failure,
-    a build the GPU cannot run)."""
+    alone answers them; a borderline reading, either side of its line run to run; a verdict "held" without the
+    framework's own count; a loop whose growth is clear of its noise but under what the meter judges); None for a
+    cell that measured nothing (skipped, a harness failure, a build the GPU cannot run)."""
     status = cell.get("status") if cell else None
     if status in FAILED:
         return (None, None, None, FAILS)
@@ -43,7 +43,8 @@ def parts(cell: CellSummary | None) -> Parts | None:
     step = decisive_step(steps)
     back: str | None = str(answer["back"])
     verdict: str | None = str(step["verdict"] if step else cell.get("exit"))
-    if answer.get("back") in (None, "n/a") or (step is None and any(s.get("verdict") == "no-signal" for s in steps)):
+    if answer.get("back") in (None, "n/a", "borderline") or (
+            step is None and any(s.get("verdict") == "no-signal" for s in steps)):
         back = verdict = None
     elif step and step.get("verdict") == "held" and step.get("framework_left") is None:
         verdict = None  # no count of the framework's: pool or live objects, as a counted "cached" or "held" may be

@@ -247,7 +247,8 @@ def judge(record: CellRecord) -> Judged:
                   for i in steps]
     judged = named_live.at_steps(record, leftover.at_end(record, judged))
     meters = [meter for s in judged if (meter := s.get("meter")) is not None and meter in floors]
-    judged = [gpu_only.step_not_shown(record, step) for step in _ranks_alone(record, judged)]
+    judged = gpu_only.steps_not_shown(record, [gpu_only.step_not_shown(record, step)
+                                               for step in _ranks_alone(record, judged)])
     no_gpu = since.predates(record) or failures.cupy_compiled_for_older_gpu(record) or (
         framework_without_gpu(record) if record.get("status") == Status.OK
         else needs_a_gpu(record) or failures.no_code_for_gpu(record) or failures.import_failed(record)

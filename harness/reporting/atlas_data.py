@@ -48,7 +48,7 @@ STEP_SCHEMA = {
     "verdict": "released, cached, held, partial, no-signal or skipped: today's judgement of the readings",
     "meter": "the reading judged: nvml_process, nvml_device (GPU) or rss (host memory)",
     "left_bytes": "what was left at the step against the floor (bytes)",
-    "back": "the cell's answer to 'did it come back' (all, part, none, n/a): the atlas colour",
+    "back": "the cell's answer to 'did it come back' (all, part, none, n/a, borderline): the atlas colour",
     "word": "the cell's answer in a few words",
     "date": "when the cell ran (UTC, ISO 8601)",
 }
@@ -58,7 +58,8 @@ GRID_SCHEMA = {
     "id": "stable id of the grid cell: sha1 of technique and column (16 hex digits)",
     "technique": STEP_SCHEMA["technique"], "framework": STEP_SCHEMA["framework"], "release": STEP_SCHEMA["release"],
     "hardware": STEP_SCHEMA["hardware"], "column": STEP_SCHEMA["column"],
-    "colour": "the answer's colour: green (all back), amber (part back, or grew in a loop), red (none back), grey (n/a)",
+    "colour": "the answer's colour: green (all back), amber (part back, or grew in a loop), red (none back), grey (n/a), "
+              "blue (borderline: within the meter's noise of a line, not judged)",
     "back": STEP_SCHEMA["back"], "word": "the answer the grid shows: the one most of its measured runs gave",
     "runs": "distinct measured runs of this cell (a byte-identical copy counts once; skipped or failed ones not at all)",
     "not_measured": "runs of this cell that measured nothing (skipped, failed, not finished)",
@@ -84,7 +85,8 @@ def step_rows(cells: list[Cell]) -> list[dict[str, Any]]:
     for cell in cells:
         base = {k: v for k, v in asdict(cell).items() if k in STEP_SCHEMA}
         base.update(cell=cell.cell_id, column=cell.column)
-        for step in [s for s in cell.steps if s.get("verdict") != "skipped"] or [NO_STEP]:
+        judged = cell.status != Status.UNSUPPORTED.value  # a build this hardware cannot run: its steps answer nothing
+        for step in [s for s in cell.steps if judged and s.get("verdict") != "skipped"] or [NO_STEP]:
             label = step["label"]
             out.append({**base, "id": hashlib.sha1(f"{cell.cell_id}|{label}".encode()).hexdigest()[:16], "step": label,
                         "verdict": step["verdict"], "meter": step.get("meter") or "",
@@ -96,7 +98,7 @@ def run_rows(cells: list[Cell], commit: str = "") -> list[dict[str, Any]]:
     """One row per record: where it ran, its answer and the step that gave it, and what judged it."""
     out = []
     for cell in cells:
-        step = decisive_step(list(cell.steps)) or NO_STEP
+        step = (decisive_step(list(cell.steps)) if cell.back != "n/a" else None) or NO_STEP  # grey: no verdict
         row = {k: v for k, v in asdict(cell).items() if k in RUN_SCHEMA}
         row.update(id=cell.cell_id, column=cell.column, record=cell.record_path, record_sha1=cell.record_hash,
                    step=step["label"], verdict=step["verdict"], meter=step.get("meter") or "",

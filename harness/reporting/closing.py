@@ -45,7 +45,8 @@ def legend() -> str:
     """The table's key: each answer's glyph and the judge's short word for it (answer.SHORT), and how a cell
     here abbreviates (the amount left, +X/it for a loop's growth, why for a cell not applicable)."""
     said = {back: f"{BACK_GLYPHS[back]} {answer.SHORT[back]}" for back in answer.SHORT}
-    return f"{said['all']}  {said['part']}  {said['none']} (amount left; +X/it: grows per iteration)  {said['n/a']} (why)"
+    return (f"{said['all']}  {said['part']}  {said['none']} (amount left; +X/it: grows per iteration)  {said['borderline']}"
+            f"  {said['n/a']} (why)")
 
 
 def _said(matrix: MatrixDoc, name: str, env: str) -> Glance | None:
@@ -64,6 +65,7 @@ def _cell(matrix: MatrixDoc, name: str, env: str) -> Text:
         return Text(f"{BACK_GLYPHS['n/a']} {short}", style=BACK_STYLES["n/a"])
     amount = _short_bytes(said["left"]) if said.get("left") and back != "all" else ""
     growth = f"+{_short_bytes(loop['slope'])}/it" if loop and loop["growing"] else ""
+    amount = amount or ("borderline" if back == "borderline" and not growth else "")
     return Text(" ".join(p for p in (BACK_GLYPHS[back], amount, growth) if p), style=BACK_STYLES[back])
 
 

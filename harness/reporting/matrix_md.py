@@ -1,9 +1,12 @@
 """matrix.md: the matrix as Markdown, a cell in a phrase, and the seeds' claims this run decides."""
 from __future__ import annotations
 
+import json
+
 from harness import frameworks
+from harness.common.meta import scenario_meta
 from harness.common.units import clip, human_bytes
-from harness.judgement import per_framework
+from harness.judgement import per_framework, rules
 from harness.model.judged import CellSummary, ClaimResult, ClaimRow, Column, MatrixDoc
 from harness.model.record import Status
 from harness.reporting import glance
@@ -21,7 +24,7 @@ def cell_text(cell: CellSummary) -> str:
         left = f", {human_bytes(step['left'])} left" if judged else ""
         if judged and step.get("framework_left") is not None:
             left += f" (framework: {human_bytes(step['framework_left'])})"
-        parts.append(f"{step['label']}: {step['verdict']}{left}")
+        parts.append(f"{step['label']}: {'n/a' if step['verdict'] == 'skipped' else step['verdict']}{left}")
     parts += [f"loop ({loop['site']}): {loop['text']}"] if (loop := cell.get("loop")) else []
     if cell.get("exit"):
         parts.append(f"exit: {cell['exit']}")
@@ -79,6 +82,18 @@ def not_shown(matrix: MatrixDoc) -> list[str]:
             "memory):", *(f"- `{name}`: {reason}" for name, reason in reasons.items())]
 
 
+def variants_said(matrix: MatrixDoc) -> list[str]:
+    """What each ``name@variant`` row changes: the same scenario run again with other parameters (its META's)."""
+    said = []
+    for name in (n for n in matrix["scenarios"] if "@" in n):
+        base, variant = name.split("@", 1)
+        declared = (scenario_meta(base).get("variants") or {}).get(variant) or {}
+        setting = ", ".join([*(f"{key}={json.dumps(value)}" for key, value in (declared.get("params") or {}).items()),
+                             *(f"{key}={value}" for key, value in (declared.get("env") or {}).items())]) or "its own settings"
+        said.append(f"- `{name}`: `{base}` run with {setting}")
+    return ["", "A row named `scenario@variant` is the scenario run again with other parameters:", *said] if said else []
+
+
 def to_markdown(matrix: MatrixDoc) -> str:
     envs = matrix["environments"]
     lines = [f"## {glance.title(matrix)}", ""]
@@ -92,8 +107,8 @@ def to_markdown(matrix: MatrixDoc) -> str:
     for name in matrix["scenarios"]:
         row = matrix["cells"][name]
         lines.append(f"| `{name}` | " + " | ".join(cell_text(row[e]) if e in row else "n/a" for e in envs) + " |")
-    lines += not_shown(matrix)
-    lines += ["", "### Claims from the seeds", ""]
+    lines += not_shown(matrix) + variants_said(matrix)
+    lines += ["", "### Claims from the articles the scenarios come from (their seeds)", ""]
     shown, need_gpu = claims_to_show(matrix)
     if need_gpu:
         lines += [f"No NVIDIA GPU in this run: it measured host memory (RSS) only, so the {need_gpu} claims about GPU "
@@ -115,5 +130,5 @@ def to_markdown(matrix: MatrixDoc) -> str:
         lines += changes or ["- nothing"]
     text = matrix.get("tolerances_text") or matrix["tolerances"]["text"]
     lines += ["", f"Tolerances: {text}. n/a: the scenario does not apply to that env. "
-              f"Judged by the rules of version {matrix.get('rules_version', '?')}."]
+              f"J{rules.judged_by(matrix.get('rules_version', '?'))[1:]}."]
     return "\n".join(lines) + "\n"

@@ -5,8 +5,7 @@ from rich.table import Table
 from rich.text import Text
 
 from harness.common.units import host_memory, human_bytes
-from harness.judgement import answer, palette, sentences
-from harness.judgement.rules import RULES_VERSION
+from harness.judgement import answer, palette, rules, sentences
 from harness.judgement.tolerances import TOLERANCES
 from harness.model.judged import CellSummary, MatrixDoc
 from harness.model.record import CellRecord, Readings
@@ -68,7 +67,7 @@ def summary_line(record: CellRecord) -> Text:
 
 def tolerance_line(text: str | None = None) -> str:
     """How the verdicts were reached: a run's own words (matrix.json ``tolerances_text``), else the GPU rule."""
-    return f"tolerances: {text or TOLERANCES['text']}; judged by the rules of version {RULES_VERSION}"
+    return f"tolerances: {text or TOLERANCES['text']}; {rules.judged_by()}"
 
 
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from harness.judgement import holders, palette, verdicts
+from harness.judgement import holders, palette, tolerances, verdicts
 from harness.model.judged import Judged, MatrixDoc
 from harness.model.record import TIMELINE_COLUMNS, CellRecord, ErrorInfo, meter_value
 from harness.reporting import glance, machines, templates
@@ -56,6 +56,7 @@ def cell_detail(record: CellRecord) -> dict[str, Any]:
                      "samples": _downsample(timeline.get("samples") or []), "rate_hz": timeline.get("rate_hz")},
         "stderr_tail": (record.get("stderr_tail") or "")[-STDERR_CHARS:],
         "verdicts": judged,
+        "meters": tolerances.METER_WORDS,  # a step's meter in words
         "floor": _floor(record, judged),
         "holders": [{"label": cp["label"], "said": holders.said_at(cp)}
                     for cp in record.get("checkpoints") or [] if cp.get("holders")],

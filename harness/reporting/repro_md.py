@@ -270,9 +270,8 @@ def markdown(records: list[CellRecord], script: Path) -> str:
         lines += [f"Note: {note}.\n" for note in (record.get("scenario") or {}).get("notes") or []]
     if gpu:
         lines.append(f"Measured from outside the process with NVML (per-process and device) and /proc (RSS) by "
-                     f"gpu-cleanup-matrix {__version__}; {TOLERANCES['text']}; judged by the rules of version "
-                     f"{rules.RULES_VERSION}.")
+                     f"gpu-cleanup-matrix {__version__}; {TOLERANCES['text']}; {rules.judged_by()}.")
     else:
         lines.append(f"Measured from outside the process with /proc (RSS) by gpu-cleanup-matrix {__version__}; "
-                     f"{tolerances.tolerances_text(host_only=True)}; judged by the rules of version {rules.RULES_VERSION}.")
+                     f"{tolerances.tolerances_text(host_only=True)}; {rules.judged_by()}.")
     return "\n".join(lines) + "\n"

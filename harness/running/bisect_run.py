@@ -15,7 +15,7 @@ from packaging.version import Version
 from harness.common.errors import UsageError
 from harness.common.events import Event
 from harness.environments import pkgindex
-from harness.judgement import criteria
+from harness.judgement import criteria, tolerances
 from harness.measurement.nvml import Nvml
 from harness.model.record import CellRecord, Status
 from harness.reporting import aggregate
@@ -102,7 +102,7 @@ def run_bisect(options: BisectOptions, nvml: Nvml, emit: Event) -> BisectRun:
 def markdown(options: BisectOptions, outcome: bisection.Outcome, releases: int, walls: dict[Version, float],
              came: dict[Version, dict[str, str]] | None = None) -> str:
     meters = {s.measure.meter for s in outcome.steps if s.measure}
-    meter = {"nvml_process": "GPU memory of the script's processes (NVML)", "rss": "resident host memory (no GPU)",
+    meter = {**tolerances.METER_WORDS,
              "framework": "the framework's own in-use count (NVML flat over the pool it mapped before the loop)"}
     lines = [f"### Bisect of `{options.script.name}` over {options.package} {options.good} .. {options.bad}", "",
              f"Criterion: {options.criterion.describe()}; measured on "

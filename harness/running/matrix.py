@@ -56,9 +56,9 @@ def choose_variant(requested: str | None, nvml: Nvml) -> tuple[str, str]:
     if requested:
         return requested, "asked for"
     if nvml.available:
-        return "gpu", f"NVIDIA GPU found ({nvml.gpus[0].name}, driver {nvml.driver})"
-    return "cpu", (f"no NVIDIA GPU: {nvml.reason}; this run measures host memory (RSS) only, so the seeds' GPU "
-                   "claims cannot be decided here")
+        return "gpu", f"NVIDIA GPU found ({nvml.gpus[0].name}, driver {nvml.driver}): GPU memory read through NVML"
+    return "cpu", (f"no NVIDIA GPU: {nvml.reason}; this run measures host memory (RSS) only, so the claims about GPU "
+                   "memory the scenarios test cannot be decided here")
 
 
 def _environments(options: MatrixOptions, variant: str, items: list[Scenario]) -> list[config.EnvDef]:

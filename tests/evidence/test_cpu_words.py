@@ -28,8 +28,12 @@ def test_a_gpu_allocator_scenario_measured_on_a_cpu_is_not_shown_there() -> None
     GPU (the caching allocator keeps the blocks). Now n/a, with why; on the H100 it is judged as before."""
     for record in _cells(CPU_TORCH, "torch/del_no_empty_cache"):
         said = answer.of_cell(aggregate.cell_summary(record))
-        assert (said.back, said.word) == ("n/a", answer.NOT_SHOWN)
+        assert (said.back, said.word, said.verdict) == ("n/a", answer.NOT_SHOWN, "n/a")
         assert "caching allocator" in gpu_only.not_shown(record)
+        # each step too: n/a with why, no "released" on it, its readings kept for the drill-down
+        steps = record["verdicts"]["steps"]
+        assert steps and all(s["verdict"] == "skipped" and s["word"].startswith("n/a: no GPU measured here: torch's")
+                             and s["left"] is not None for s in steps)
     (gpu,) = _cells(REFERENCE / "h100-580.159.04", "torch/del_no_empty_cache")
     assert gpu_only.not_shown(gpu) == ""
     assert answer.of_cell(aggregate.cell_summary(gpu)).back == "none"  # the pool keeps it: what it exists to show

@@ -55,3 +55,19 @@ def test_the_pair_holds_readings_either_side_of_the_lines_they_are_judged_by() -
         assert tape["verdict"] == "partial" and tape["word"].startswith("borderline: ")
         reset = step(run, "tf2.7/tf1__placeholder_training_reset", "after_close")
         assert reset["verdict"] == "no-signal" and reset["word"].startswith("no signal: ") and "borderline" in reset["word"]
+
+
+def test_a_borderline_cell_is_its_own_answer_in_its_own_colour_and_never_a_turn() -> None:
+    """TF 2.7's gradient_tape_del left 79.5 MiB in one run and 50.4 MiB in the other, against a release line of
+    64 MiB: amber beside "released at or under 64 MiB" said part back where the reading cannot tell. Both runs now
+    answer "borderline", in a colour of its own (neither amber nor the grey of no signal), and a turn compares
+    neither side of it."""
+    from harness.judgement import palette, turns
+
+    for run in ("run-a", "run-b"):
+        record = _records(run)["tf2.7/tf2__gradient_tape_del"]
+        record["verdicts"] = verdicts.judge(record)
+        cell = aggregate.cell_summary(record)
+        assert (cell["glance"]["back"], cell["glance"]["colour"]) == ("borderline", "blue")
+        assert palette.of_back("borderline").fill not in (palette.of_back("part").fill, palette.of_back("n/a").fill)
+        assert (turns.parts(cell) or (None, None))[:2] == (None, None)

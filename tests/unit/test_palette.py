@@ -1,4 +1,4 @@
-"""One palette: the judge's four answers look the same in the atlas, the report, the charts and the
+"""One palette: the judge's five answers look the same in the atlas, the report, the charts and the
 terminal, and no style sheet or renderer keeps a colour of its own for them."""
 from __future__ import annotations
 
@@ -22,13 +22,14 @@ def test_the_style_sheets_hold_no_colour_of_an_answer_and_the_pages_get_the_pale
         assert rule in atlas_html.STYLE and rule in palette.answer_css()
 
 
-def test_the_terminal_and_the_charts_take_the_same_four_shades() -> None:
+def test_the_terminal_and_the_charts_take_the_same_five_shades() -> None:
     from dataclasses import replace
 
     from harness.reporting.atlas_chart import charts
     from tests.unit.test_atlas_cells import _cell
 
-    assert render.BACK_STYLES == {"all": "green", "part": "yellow", "none": "red", "n/a": "dim"}
+    assert render.BACK_STYLES == {"all": "green", "part": "yellow", "none": "red", "n/a": "dim", "borderline": "cyan"}
+    assert len({palette.of_back(back).fill for back in COLOUR}) == len(COLOUR)  # borderline is neither amber nor grey
     assert render.BACK_GLYPHS["none"] == palette.of_back("none").glyph == "✗"
     def cached(release: str, left: int) -> object:
         return replace(_cell(release, release, back="none", word="cached"), steps=({"label": "del", "verdict": "cached",

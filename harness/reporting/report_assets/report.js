@@ -189,7 +189,7 @@ window.onerror = function (msg) { document.body.dataset.errors = (document.body.
     (d.checkpoints || []).forEach(function (c) { marks.appendChild(el("li", {}, c.label + " (" + (c.t - t00).toFixed(2) + " s)")); });
     box.appendChild(marks);
     var steps = el("ul"); ((d.verdicts || {}).steps || []).forEach(function (st) { steps.appendChild(el("li", {}, st.label + ": " + (st.word || st.verdict) +
-      (st.left !== undefined && st.left !== null ? " (" + bytes(st.left) + " left of " + bytes(st.grown) + ", meter " + st.meter + ")" : "") +
+      (st.left !== undefined && st.left !== null ? " (" + bytes(st.left) + " left of " + bytes(st.grown) + ", on " + ((d.meters || {})[st.meter] || st.meter) + ")" : "") +
       (st.detail ? ": " + st.detail : ""))); });
     if ((d.verdicts || {}).exit) steps.appendChild(el("li", {}, "after exit: " + d.verdicts.exit.verdict));
     var v = d.verdicts || {}; if (v.floor_basis) steps.appendChild(el("li", {}, "driver floor: " + v.floor_basis +
