@@ -215,7 +215,7 @@ def backend_for(env: config.EnvDef, kind: str, variant: str, client: Any, access
     python, reused = venvs.ensure(env, variant, venv_root, build, lambda text: emit("build-log", {"text": text}))
     emit("venv", {"env": env.name, "python": python, "reused": reused})
     pins = env.variants.get(variant)
-    return ProcessBackend(python=python, name="venv", site=venvs.runs_python2(python),
+    return ProcessBackend(python=python, name="venv", site=venvs.runs_python2(python), sources=venvs.sources_of(python),
                           library_path=venv_cuda.library_path(env, variant, python),
                           cuda_path=venv_cuda.cuda_path(env, variant, python),
                           cuda_aliases=pins.venv_aliases if pins else (),

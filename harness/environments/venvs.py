@@ -161,8 +161,8 @@ def ensure(env: EnvDef, variant: str, root: Path, options: BuildOptions, note: N
         shutil.rmtree(building, ignore_errors=True)
         try:
             _create(python, version, building, options)
-            _install(env, variant, building, options, note)
-            (building / MARKER).write_text(json.dumps({"hash": wanted, "python": python,
+            sources = _install(env, variant, building, options, note)
+            (building / MARKER).write_text(json.dumps({"hash": wanted, "python": python, "sources": sources,
                                                        "packages": list(env.variant(variant).packages)}))
         except BaseException:
             shutil.rmtree(building, ignore_errors=True)
@@ -179,6 +179,17 @@ def _held(lock: Any) -> bool:
         return True
     lock.release()
     return False
+
+
+def sources_of(python: str) -> dict[str, str | None]:
+    """Where a virtualenv's packages came from, as its build wrote it (``_install``): the index pip was given
+    (``index_url``, None for PyPI alone) and why it was not the one asked for (``index_note``); {} for a
+    virtualenv made before this was kept."""
+    try:
+        found = json.loads((Path(python).parents[1] / MARKER).read_text()).get("sources")
+    except (OSError, ValueError, IndexError):
+        return {}
+    return dict(found) if isinstance(found, dict) else {}
 
 
 def _ready(folder: Path, wanted: str) -> bool:
@@ -250,8 +261,10 @@ def _recent_pip(pip: list[str], sources: list[str], name: str, note: Note) -> No
              "wheel its Python runs (21.3.1 for Python 3.6) in the wheelhouse")
 
 
-def _install(env: EnvDef, variant: str, folder: Path, options: BuildOptions, note: Note) -> None:
+def _install(env: EnvDef, variant: str, folder: Path, options: BuildOptions, note: Note) -> dict[str, str | None]:
+    """pip install the environment's pins into ``folder``; where they came from (sources_of)."""
     pins = env.variant(variant)
+    used: dict[str, str | None] = {"index_url": None if options.offline else pins.index_url or None}
     pip = [str(venv_python(folder)), "-m", "pip"]
     sources = ["--find-links", str(options.wheelhouse)] if options.wheelhouse is not None else []
     if options.offline:
@@ -265,6 +278,9 @@ def _install(env: EnvDef, variant: str, folder: Path, options: BuildOptions, not
             cpu_only = pins.index_url.rstrip("/").endswith("/cpu")  # PyTorch's CPU builds are on that index alone
             note(f"{env.name}: package index {pins.index_url} unreachable; using the wheelhouse and PyPI"
                  + (" (PyPI's torch is the CUDA build: with its nvidia-* wheels, gigabytes)" if cpu_only else ""))
+            used = {"index_url": None, "index_note": f"{pins.index_url} was unreachable when this virtualenv was made, "
+                    "so it came from PyPI" + (": PyPI's torch is the CUDA build, and it runs on the CPU too"
+                                              if cpu_only else "")}
     try:
         with InstallProgress(env.name, note) as progress:
             result = subproc.run([*argv, *pins.packages, *pins.venv_cuda], timeout=INSTALL_TIMEOUT_S,
@@ -282,3 +298,4 @@ def _install(env: EnvDef, variant: str, folder: Path, options: BuildOptions, not
     built = torch_build(folder)
     if built:
         note(f"{env.name}: installed {built}")
+    return used

@@ -29,9 +29,8 @@ TIMELINE_COLUMNS = ["t", "rss", "nvml_device", "nvml_process"]  # a timeline sam
 
 
 class Status(str, Enum):
-    """How a cell ended. ``ok``: the scenario ran to its end (its verdicts say what the memory
-    did); the script's failures (error, unsupported, timeout, crashed) and the harness's
-    (harness-error, interrupted, skipped) are told apart, since only the harness's are run again."""
+    """How a cell ended. ``ok``: the scenario ran to its end (its verdicts say what the memory did); the script's
+    failures (error, unsupported, timeout, crashed) and the harness's (harness-error, interrupted, skipped) told apart."""
 
     def __str__(self) -> str:  # printed and formatted as the plain string the file holds
         return str(self.value)
@@ -156,7 +155,8 @@ class Environment(TypedDict, total=False):
     packages: list[str]
     pin: str | None
     python_version: str | None
-    index_url: str | None
+    index_url: str | None  # the index pip was given beside PyPI: a virtualenv's as it was made (None: PyPI alone)
+    index_note: str | None  # why that is not the index the environment asked for (venvs.sources_of)
 
 
 class Gpu(TypedDict, total=False):

@@ -45,7 +45,8 @@ def _where(env: Environment) -> str:
         wheels = "CUDA from NVIDIA's wheels" if "/nvidia/" in str(env.get("library_path") or "") else ""
         source = " and ".join(part for part in (wheels, fetched_said(env.get("cuda_libraries") or [])) if part)
         cuda = f" with {source} on its library path" + (f" ({'; '.join(said)})" if said else "") if source else ""
-        return (f"a virtualenv of {packages}" if packages else "a virtualenv") + cuda
+        index = f" ({env['index_note']})" if env.get("index_note") else ""  # why not the index it asked for
+        return (f"a virtualenv of {packages}" if packages else "a virtualenv") + cuda + index
     return f"the interpreter {Path(str(env.get('interpreter') or 'python')).name}"
 
 

@@ -217,3 +217,27 @@ def test_a_virtualenv_whose_pip_predates_manylinux2014_gets_the_last_pip_its_pyt
     assert "old-pip: its pip 18.1 cannot install manylinux2014 wheels; upgrading pip first" in notes, notes
     version = subprocess.run([python, "-m", "pip", "--version"], capture_output=True, text=True, timeout=60).stdout
     assert version.startswith("pip 21.3.1 "), version
+
+
+def test_a_virtualenv_made_without_the_index_it_asked_for_says_so_in_every_record(tmp_path: Path,
+                                                                                  wheelhouse: Path) -> None:
+    """PyTorch's CPU index unreachable: pip falls back to PyPI, whose torch is the CUDA build. The record named
+    the index asked for, and a reused virtualenv gave no word of why a CPU host ran a CUDA build. The build
+    keeps where its packages came from; every cell of it, made or reused, says so, and repro.md with it."""
+    from harness.reporting.repro_md import _where
+
+    asked = "http://127.0.0.1:9/whl/cpu"  # nothing listens on the discard port: refused at once
+    env = EnvDef(name="torch-cpu", family=("torch",), dockerfile="images/adhoc", python_version=VERSION, default=False,
+                 variants={"cpu": VariantDef(base="", packages=("nvidia-fakecuda-cu11==1.0",), index_url=asked,
+                                             pip_options=("--no-index",))})
+    notes: list[str] = []
+    python, reused = venvs.ensure(env, "cpu", tmp_path / "venvs", BuildOptions(wheelhouse=wheelhouse), notes.append)
+    assert not reused and any(f"package index {asked} unreachable" in n for n in notes), notes
+    for _ in range(2):  # made, then reused: the same word
+        said = ProcessBackend(python=python, name="venv", sources=venvs.sources_of(python)).describe()
+        assert said["index_url"] is None
+        assert said["index_note"] == (f"{asked} was unreachable when this virtualenv was made, so it came from PyPI: "
+                                      "PyPI's torch is the CUDA build, and it runs on the CPU too")
+        assert said["index_note"] in _where({**said, "packages": ["torch==2.4.1"]})  # type: ignore[typeddict-item]
+        python, reused = venvs.ensure(env, "cpu", tmp_path / "venvs", BuildOptions(wheelhouse=wheelhouse), notes.append)
+    assert reused

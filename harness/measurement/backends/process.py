@@ -107,6 +107,7 @@ class ProcessBackend:
     cuda_aliases: tuple[str, ...] = ()  # older sonames it links to those wheels' newer ones (venv_cuda.ALIASES)
     cuda_path: str = ""  # its CUDA wheel whose headers the release compiles with: CUDA_PATH, unless the user sets one
     cuda_libraries: tuple[str, ...] = ()  # CUDA libraries fetched from Ubuntu's packages or a wheel (venv_libs)
+    sources: dict[str, Any] = field(default_factory=dict)  # the index a virtualenv's packages came from (venvs.sources_of)
 
     def __post_init__(self) -> None:
         self.python = resolve_python(self.python)
@@ -123,7 +124,8 @@ class ProcessBackend:
         venv = {"base": None, "library_path": self.library_path or None,
                 **({"cuda_aliases": list(self.cuda_aliases)} if self.cuda_aliases else {}),
                 **({"cuda_path": self.cuda_path} if self.cuda_path else {}),
-                **({"cuda_libraries": list(self.cuda_libraries)} if self.cuda_libraries else {})} if self.name == "venv" else {}
+                **({"cuda_libraries": list(self.cuda_libraries)} if self.cuda_libraries else {}),
+                **self.sources} if self.name == "venv" else {}  # the index used replaces the one asked for
         return {"backend": self.name, "interpreter": self.python, **venv}
 
     def environment(self, asked: dict[str, str]) -> dict[str, str]:
