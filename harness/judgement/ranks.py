@@ -13,7 +13,8 @@ from __future__ import annotations
 import re
 
 from harness.judgement import attribution
-from harness.model.record import TIMELINE_COLUMNS, CellRecord, Checkpoint, Readings, Timeline, meter_value, process_of
+from harness.model.readings import Readings
+from harness.model.record import TIMELINE_COLUMNS, CellRecord, Checkpoint, Timeline, meter_value, process_of
 
 RANK_PREFIX = re.compile(r"^(?:rank|worker) (\d+): ")  # a launcher's rank, a spawned worker
 

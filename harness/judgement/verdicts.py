@@ -65,7 +65,8 @@ from harness.judgement.tolerances import (
     tolerance,
 )
 from harness.model.judged import ExitVerdict, Judged, Step
-from harness.model.record import CellRecord, Checkpoint, Readings, Status, meter_value
+from harness.model.readings import Readings
+from harness.model.record import CellRecord, Checkpoint, Status, meter_value
 
 
 def roles(checkpoints: list[Checkpoint], cleanup: list[str] | None) -> tuple[int | None, int | None, list[int]]:

@@ -26,7 +26,8 @@ from dataclasses import dataclass, field
 from harness.measurement import procs
 from harness.measurement.nvml import Nvml, Running, used_by
 from harness.measurement.process_spans import ProcessSpans
-from harness.model.record import Readings, Settle, meter_value
+from harness.model.readings import Readings, Settle
+from harness.model.record import meter_value
 
 METERS = ("rss", "nvml_device", "nvml_process", "nvml_reserved")
 FAST_INTERVAL_S = 0.002
@@ -104,18 +105,22 @@ class Meters:
         return {str(i): {"nvml_device": self.nvml.device_used(i), "nvml_process": self.nvml.process_used(i, pids)}
                 for i in self.gpus}
 
-    def read_settled(self, tracker: PidTracker) -> tuple[Readings, Settle]:
-        """A reading that has stopped moving, and how it was obtained, with the script's resident peak so far."""
-        readings, settle = self._settled(tracker)
+    def read_settled(self, tracker: PidTracker, back: Readings | None = None) -> tuple[Readings, Settle]:
+        """A reading that has stopped moving, and how it was obtained, with the script's resident peak so far.
+        ``back``: a reading to stop at as soon as the GPU is within the settling band of it (after the cell's exit,
+        the device as it was before the cell: nothing later can come back, so no flat window is waited for)."""
+        readings, settle = self._settled(tracker, back)
         if (peak := procs.peak_rss(tracker.current())) is not None:
             readings["rss_peak"] = peak
         return readings, settle
 
-    def _settled(self, tracker: PidTracker) -> tuple[Readings, Settle]:
+    def _settled(self, tracker: PidTracker, back: Readings | None) -> tuple[Readings, Settle]:
         start = time.monotonic()
         window: list[Readings] = []
         while len(window) < FAST_READS:
             window.append(self.read(tracker.current(force=not window)))
+            if _back_at(window[-1], back):
+                return window[-1], {"settled": True, "settle_s": round(time.monotonic() - start, 4), "back": True}
             if len(window) >= FAST_WINDOW and all(r == window[-1] for r in window[-FAST_WINDOW:]):
                 return window[-1], {"settled": True, "settle_s": round(time.monotonic() - start, 4), "fast": True}
             time.sleep(FAST_INTERVAL_S)
@@ -124,6 +129,8 @@ class Meters:
             window.append(self.read(tracker.current(force=not window)))
             window = window[-SETTLE_WINDOW:]
             elapsed = time.monotonic() - start
+            if _back_at(window[-1], back):
+                return window[-1], {"settled": True, "settle_s": round(elapsed, 3), "back": True}
             if len(window) == SETTLE_WINDOW and _flat(window):
                 return window[-1], {"settled": True, "settle_s": round(elapsed, 3)}
             if elapsed >= SETTLE_TIMEOUT_S:
@@ -135,6 +142,12 @@ def _total(values: Iterable[int | None]) -> int | None:
     """A sum over GPUs, or None where any GPU could not be read (never a partial sum as a whole)."""
     found = list(values)
     return None if any(v is None for v in found) else sum(v for v in found if v is not None)
+
+
+def _back_at(reading: Readings, back: Readings | None) -> bool:
+    """Whether the GPU reads within the settling band of ``back`` (never without a GPU reading on both)."""
+    now, then = reading.get("nvml_device"), (back or {}).get("nvml_device")
+    return now is not None and then is not None and now - then <= SETTLE_BAND_BYTES
 
 
 def _flat(window: list[Readings]) -> bool:

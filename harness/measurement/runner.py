@@ -31,6 +31,7 @@ from harness.measurement.protocol import EOF_EVENT, HostChannel
 from harness.measurement.scenario import Scenario
 from harness.measurement.unrun import engine_lost, not_started, scenario_facts
 from harness.model.processes import GpuProcess, KilledProcess
+from harness.model.readings import Readings
 from harness.model.record import SCHEMA_VERSION, TIMELINE_COLUMNS, AfterExit, CellRecord, Checkpoint, Environment, Host, Status
 from harness.store.results import log_path
 
@@ -149,7 +150,7 @@ def run_cell(
             record["exit_code"] = code
             how = f"killed by signal {-code}" if code is not None and code < 0 else f"exit code {code}"
             record["error"] = {"type": "Crashed", "message": f"the process ended without reporting ({how})"}
-        record["after_exit"] = _after_exit(meters, tracker)
+        record["after_exit"] = _after_exit(meters, tracker, record.get("baseline"))
         record["timeline"] = {"columns": TIMELINE_COLUMNS, "samples": sampler.samples, "rate_hz": sampler.rate_hz(),
                               "processes": sampler.spans.as_record()}
         record["stderr_tail"] = cell.stderr_tail()
@@ -268,10 +269,10 @@ def _still_running(meters: Meters, tracker: PidTracker, script: int | None) -> l
              "gpu": None if on_gpu is None else on_gpu.get(pid, 0)} for pid in alive]
 
 
-def _after_exit(meters: Meters, tracker: PidTracker) -> AfterExit:
-    """One more reading once the cell is gone: what it leaves behind."""
+def _after_exit(meters: Meters, tracker: PidTracker, before: Readings | None) -> AfterExit:
+    """One more reading once the cell is gone: what it leaves behind (at once where the GPU is as ``before`` it)."""
     left = {pid for pid in tracker.seen if procs.alive(pid)}
-    readings, settle = meters.read_settled(PidTracker(lambda: None))
+    readings, settle = meters.read_settled(PidTracker(lambda: None), None if left else before)
     readings["nvml_process"] = meters.nvml.process_used(meters.gpu_index, tracker.seen)
     readings["rss"] = procs.rss_bytes(left) if left else None
     return {"readings": readings, "settle": settle, "processes_left": sorted(left)}

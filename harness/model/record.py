@@ -21,6 +21,7 @@ from harness.model.holders import Holders
 from harness.model.judged import Judged
 from harness.model.leftover import HeapTrim
 from harness.model.processes import AgentInfo, ChildFailed, GpuProcess, KilledProcess, NotebookRun, ProcessSpan
+from harness.model.readings import Readings, Settle
 
 SCHEMA_VERSION = 1  # of the record on disk; store/upgrade.py brings older ones to it
 Meter = Literal["rss", "nvml_device", "nvml_process"]
@@ -67,16 +68,6 @@ class ErrorKind(str, Enum):
 RUN_AGAIN = (ErrorKind.ENGINE_LOST, ErrorKind.ENVIRONMENT_FAILED, ErrorKind.START_FAILED)  # --resume retries these
 
 
-class Readings(TypedDict, total=False):
-    """Bytes per meter at one instant; ``None`` where the meter could not read (never 0)."""
-    rss: int | None
-    rss_children: int | None  # of rss: the script's child processes, their own pages (USS); absent without any
-    rss_peak: int | None  # at a checkpoint: the highest RSS of the script's own process since it started (VmHWM)
-    nvml_device: int | None
-    nvml_process: int | None
-    nvml_reserved: int | None  # the device's own reserved memory (NVML v2), not anyone's allocation
-
-
 class FrameworkView(TypedDict, total=False):
     """A framework's own count of its memory at a checkpoint (agent/framework_view.py); None: not said."""
     in_use: int | None  # bytes it counts as live
@@ -86,12 +77,6 @@ class FrameworkView(TypedDict, total=False):
     per_device_reserved: dict[str, int]
     segments: int  # torch: segments holding live blocks, which empty_cache() cannot return
     inactive_split: int
-
-
-class Settle(TypedDict, total=False):
-    settled: bool | None
-    settle_s: float | None
-    fast: bool | None  # the first reading already agreed with the next
 
 
 class Checkpoint(TypedDict, total=False):

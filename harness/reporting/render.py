@@ -8,7 +8,8 @@ from harness.common.units import host_memory, human_bytes
 from harness.judgement import answer, palette, rules, sentences
 from harness.judgement.tolerances import TOLERANCES
 from harness.model.judged import CellSummary, MatrixDoc
-from harness.model.record import CellRecord, Readings
+from harness.model.readings import Readings
+from harness.model.record import CellRecord
 from harness.reporting import glance, matrix_md
 from harness.reporting.glance import NO_GPU
 from harness.reporting.repro_notes import folded_iterations

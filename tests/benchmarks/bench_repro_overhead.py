@@ -1,7 +1,7 @@
 """What measuring costs: a ~5 s torch script run bare, and through `harness repro` (process backend).
 
-Prints the median wall time of each over --runs runs and the difference. On a GPU host the script
-works on the GPU; elsewhere on the CPU. Usage: python tests/benchmarks/bench_repro_overhead.py [--runs N]
+Prints the median wall time of each over --runs runs, the difference, and where a repro's time goes. On a GPU host the script
+works on the GPU; elsewhere on the CPU. Usage: python tests/benchmarks/bench_repro_overhead.py [--runs N] [--seconds S]
 """
 from __future__ import annotations
 
@@ -18,7 +18,7 @@ ROOT = Path(__file__).resolve().parents[2]
 SCRIPT = """import time, torch
 device = "cuda" if torch.cuda.is_available() else "cpu"
 x = torch.randn(2048, 2048, device=device)
-end = time.time() + 5
+end = time.time() + {seconds}
 while time.time() < end:
     y = x @ x
     if device == "cuda":
@@ -27,7 +27,11 @@ del x, y
 """
 
 
+LAUNCHED: list[float] = []  # when each repro was started (epoch s): the CLI's time before its cell
+
+
 def timed(argv: list[str]) -> float:
+    LAUNCHED.append(time.time())
     started = time.perf_counter()
     subprocess.run(argv, check=True, capture_output=True, cwd=ROOT,
                    env=dict(os.environ, PYTHONPATH=os.pathsep.join(filter(None, [os.environ.get("PYTHONPATH"), str(ROOT)]))))
@@ -37,12 +41,14 @@ def timed(argv: list[str]) -> float:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--runs", type=int, default=5)
+    parser.add_argument("--seconds", type=float, default=5.0, help="how long the script works (default 5)")
     args = parser.parse_args()
     bare: list[float] = []
     repro: list[float] = []
+    launched: list[float] = []
     with tempfile.TemporaryDirectory() as tmp:
         script = Path(tmp) / "five_seconds.py"
-        script.write_text(SCRIPT)
+        script.write_text(SCRIPT.format(seconds=args.seconds))
         python = sys.executable
         # An installed harness has its bytecode; a fresh checkout would pay ~0.2 s compiling it every run.
         subprocess.run([python, "-m", "compileall", "-q", str(ROOT / "harness")], check=True)
@@ -55,13 +61,14 @@ def main() -> None:
             first_bare = turn % 2 == 0
             b = timed([python, str(script)]) if first_bare else 0.0
             r = timed([python, "-m", "harness", "repro", str(script), "--interpreter", python, "--results", str(results)])
+            launched.append(LAUNCHED[-1])
             b = b if first_bare else timed([python, str(script)])
             if turn:
                 bare.append(b)
                 repro.append(r)
         startup = statistics.median(timed([python, "-c", "pass"]) for _ in range(5))
         records = sorted(results.glob("*/*/repro__five_seconds.json"))[1:]  # run ids sort by start time
-        phases = [_phases(path, wall) for path, wall in zip(records, repro, strict=True)]
+        phases = [_phases(path, wall, at) for path, wall, at in zip(records, repro, launched[1:], strict=True)]
     b, r = statistics.median(bare), statistics.median(repro)
     cell = statistics.median(p["cell"] for p in phases)
     print(f"bare script:   median {b:.2f} s of {args.runs} ({', '.join(f'{x:.2f}' for x in bare)})")
@@ -79,23 +86,54 @@ def main() -> None:
     print(f"the harness around the script (repro wall minus the script's own lines and exit, minus a bare "
           f"Python's start-up {startup:.2f} s): median {statistics.median(direct):+.2f} s "
           f"({', '.join(f'{x:+.2f}' for x in direct)})")
-    print("where a repro's time goes (median s): " + ", ".join(
-        f"{name} {statistics.median(p[name] for p in phases):.2f}" for name in phases[0] if name not in ("cell", "wall", "exit")))
+    print("where a repro's time goes (median s; * the script's own, which bare pays too):")
+    for name in (n for n in phases[0] if n not in ("cell", "wall", "exit", "script", "rate")):
+        print(f"  {name:<58} {statistics.median(p[name] for p in phases):6.3f}")
+    print(f"timeline: median {statistics.median(p['rate'] for p in phases):.0f} Hz achieved; one reading of every "
+          f"meter costs {_reading_cost() * 1e3:.2f} ms here (median of 200)")
 
 
-def _phases(path: Path, wall: float) -> dict[str, float]:
-    """A repro run's wall time by phase, from its record's timestamps."""
+def _reading_cost() -> float:
+    """What one reading of every meter (RSS, NVML device and per-process) costs on this host."""
+    from harness.measurement.meters import Meters
+    from harness.measurement.nvml import Nvml
+
+    meters, pids, took = Meters(Nvml.open()), {os.getpid()}, []
+    for _ in range(200):
+        started = time.perf_counter()
+        meters.read(pids)
+        took.append(time.perf_counter() - started)
+    return statistics.median(took)
+
+
+def _phases(path: Path, wall: float, launched: float) -> dict[str, float]:
+    """A repro run's wall time by phase, from its record's timestamps (``launched``: when its CLI was started)."""
     import datetime as dt
     import json
 
     record = json.loads(path.read_text())
     began = dt.datetime.fromisoformat(record["started_at"]).timestamp()
+    done = began + record["duration_s"]
     cps = record["checkpoints"]
     pre, start, end = record["pre_gpu"]["t"], cps[0]["t"], cps[-1]["t"]
-    return {"cell": record["duration_s"], "wall": wall, "exit": record.get("exit_s") or 0.0,
-            "cli outside the cell (start-up, render)": wall - record["duration_s"], "agent start to pre_gpu": pre - began,
-            "pre_gpu to start (imports, CUDA init)": start - pre, "script": end - start,
-            "end to cell done (exit, teardown)": began + record["duration_s"] - end}
+    settles = [cp["settle"]["settle_s"] for cp in cps if cp.get("settle")]
+    after = ((record.get("after_exit") or {}).get("settle") or {}).get("settle_s") or 0.0
+    trim = record.get("heap_trim") or {}
+    census = (trim.get("garbage") or {}).get("seconds") or 0.0
+    exit_s = record.get("exit_s") or 0.0
+    timeline = record.get("timeline") or {}
+    return {"cell": record["duration_s"], "wall": wall, "exit": exit_s, "script": end - start,
+            "CLI before the cell (interpreter, imports, plan)": began - launched,
+            "agent start to pre_gpu (the agent's own start)": pre - began,
+            "pre_gpu to start (* imports, CUDA init)": start - pre,
+            "script: start to end (* its lines)": end - start - sum(settles),
+            "checkpoint readings settling (every checkpoint)": sum(settles),
+            "heap trim and gc census at end": (trim.get("seconds") or 0.0) + census,
+            "end to exit reported (* atexit, CUDA teardown)": exit_s,
+            "after exit: the reading and teardown of the cell": done - end - exit_s,
+            "  of which the after-exit reading settled in": after,
+            "CLI after the cell (judge, matrix.json, report.html, repro.md)": launched + wall - done,
+            "rate": float(timeline.get("rate_hz") or 0.0)}
 
 
 if __name__ == "__main__":
