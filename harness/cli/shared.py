@@ -5,6 +5,7 @@ import argparse
 import io
 import json
 import os
+import sys
 from collections.abc import Callable, Collection, Mapping
 from typing import Any, cast
 
@@ -21,11 +22,15 @@ from harness.model.record import CellRecord, Status, error_type
 from harness.reporting import closing, render
 from harness.reporting.glance import NO_GPU
 
+PIPE_WIDTH = 160  # the width of output that goes to no terminal, where COLUMNS does not say
 RAN = {Status.OK, Status.ERROR, Status.UNSUPPORTED, Status.TIMEOUT, Status.CRASHED}  # its own code ran, whatever it came to
 
 
 def console(stderr: bool) -> Console:
-    return Console(stderr=stderr, no_color="NO_COLOR" in os.environ, highlight=False)
+    stream = sys.stderr if stderr else sys.stdout
+    # a log or a pipe: wide enough that a checkpoint's label and its verdict stay on one line (COLUMNS still rules)
+    wide = None if "COLUMNS" in os.environ or stream.isatty() else PIPE_WIDTH
+    return Console(stderr=stderr, no_color="NO_COLOR" in os.environ, highlight=False, width=wide)
 
 
 def build_options(args: argparse.Namespace) -> BuildOptions:

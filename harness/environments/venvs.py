@@ -182,9 +182,8 @@ def _held(lock: Any) -> bool:
 
 
 def sources_of(python: str) -> dict[str, str | None]:
-    """Where a virtualenv's packages came from, as its build wrote it (``_install``): the index pip was given
-    (``index_url``, None for PyPI alone) and why it was not the one asked for (``index_note``); {} for a
-    virtualenv made before this was kept."""
+    """Where a virtualenv's packages came from, as its build wrote it (``_install``): the index pip was given (``index_url``,
+    None for PyPI alone) and why not the one asked for (``index_note``); {} for a virtualenv made before this was kept."""
     try:
         found = json.loads((Path(python).parents[1] / MARKER).read_text()).get("sources")
     except (OSError, ValueError, IndexError):

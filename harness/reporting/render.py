@@ -24,11 +24,13 @@ def styled(word: str | None) -> Text:
 
 def checkpoint_table(record: CellRecord) -> Table:
     """One row per checkpoint (a long loop folded, as in repro.md): every meter, the framework's view,
-    the verdict of cleanup steps; no GPU columns where no GPU was read."""
+    the verdict of cleanup steps; no GPU columns where no GPU was read, no framework column where none counted."""
     scenario, env = record["scenario"], record["env"]
     gpu = bool((record.get("host") or {}).get("nvml_available"))
+    counted = any(cp.get("view") for cp in record.get("checkpoints") or [])
     table = Table(title=f"{scenario['name']} @ {env['name']} ({env.get('backend')})", title_justify="left")
-    columns = ("checkpoint", "rss", *(("nvml device", "nvml process") if gpu else ()), "framework in_use / reserved", "verdict")
+    columns = ("checkpoint", "rss", *(("nvml device", "nvml process") if gpu else ()),
+               *(("framework in_use / reserved",) if counted else ()), "verdict")
     for column in columns:
         table.add_column(column, justify="left" if column in ("checkpoint", "verdict") else "right")
     judged = {step["label"]: step for step in (record.get("verdicts") or {}).get("steps", [])}
@@ -36,7 +38,7 @@ def checkpoint_table(record: CellRecord) -> Table:
 
     def row(label: str | Text, r: Readings, fw: str, verdict: Text) -> None:
         nvml = (human_bytes(r.get("nvml_device")), human_bytes(r.get("nvml_process"))) if gpu else ()
-        table.add_row(label, host_memory(r), *nvml, fw, verdict)
+        table.add_row(label, host_memory(r), *nvml, *((fw,) if counted else ()), verdict)
 
     for index, cp in enumerate(record.get("checkpoints", [])):
         if index in folded:
@@ -47,8 +49,10 @@ def checkpoint_table(record: CellRecord) -> Table:
         fw = "; ".join(f"{name}: {human_bytes(v.get('in_use'))} / {human_bytes(v.get('reserved'))}" for name, v in views.items())
         step = judged.get(cp["label"])
         label = cp["label"] + ("" if (cp.get("settle") or {}).get("settled", True) else " (unsettled)")
-        row(label, cp["readings"], fw or "-", Text(sentences.step_word(step), style=STYLES.get(step["verdict"], ""))
-            if step else Text(""))
+        word = sentences.step_word(step) if step else ""
+        if step and step["verdict"] == "skipped" and step.get("reason"):  # why in full is in repro.md
+            word = f"n/a: {str(step['reason']).split(':')[0]}"
+        row(label, cp["readings"], fw or "-", Text(word, style=STYLES.get(step["verdict"], "")) if step else Text(""))
     after = record.get("after_exit")
     if after:
         exit_verdict = (record.get("verdicts") or {}).get("exit") or {}

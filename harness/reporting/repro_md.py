@@ -129,7 +129,7 @@ def _variables_line(record: CellRecord) -> str:
     return f"Variables: {shown}"
 
 
-def _peak_row(peak: Peak, others: bool, gpu: bool, launched: bool = False) -> list[str]:
+def _peak_row(peak: Peak, others: bool, gpu: bool, launched: bool = False, counted: bool = True) -> list[str]:
     """A timeline peak: the cell's processes together (the timeline does not tell them apart)."""
     where = f"between `{peak['after']}` and `{peak['before']}`" if peak["before"] else f"after `{peak['after']}`"
     r = peak["readings"]
@@ -138,14 +138,15 @@ def _peak_row(peak: Peak, others: bool, gpu: bool, launched: bool = False) -> li
     when, source = (f"at {peak['t_s']:.2f} s", "(timeline)") if peak["t_s"] is not None else (
         "too brief for the timeline", "(the host's high-water mark)")
     return _row([f"*peak {where.replace('|', chr(92) + '|')}, {when}*", *own, *([""] if others else []),
-                 human_bytes(r.get("nvml_device")), host_memory(r), source, ""], gpu, others)
+                 human_bytes(r.get("nvml_device")), host_memory(r), source, "" if counted else source], gpu, others, counted)
 
 
-def _row(cells: list[str], gpu: bool, others: bool) -> list[str]:
-    """A table row in the order the header has; without a GPU the GPU columns (all n/a) are left out."""
+def _row(cells: list[str], gpu: bool, others: bool, counted: bool = True) -> list[str]:
+    """A table row in the order the header has; without a GPU the GPU columns (all n/a) are left out, and the
+    framework's column where no framework counted anything (a column of "-")."""
     if not gpu:
         cells = [cells[0], *cells[3 + others:]]
-    return cells
+    return cells if counted else [*cells[:-2], cells[-1]]
 
 
 HEADER = ["checkpoint", "GPU, the script's process", "GPU, its other processes", "GPU, device", "host RSS",
@@ -216,12 +217,14 @@ def markdown(records: list[CellRecord], script: Path) -> str:
         others = launched or any(attribution.other_processes(cp, pid)[0] for cp in cps)
         named = processes.legend(record) if others else ""
         lines += [named, ""] if named else []
-        header = _row([h for h in (LAUNCHED_HEADER if launched else HEADER) if others or h != HEADER[2]], gpu, others)
+        counted = any(cp.get("view") for cp in cps)  # some framework said its own count
+        header = _row([h for h in (LAUNCHED_HEADER if launched else HEADER) if others or h != HEADER[2]], gpu, others,
+                      counted)
         lines += ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
         folded = folded_iterations(record)
         for index, cp in enumerate([*cps, None]):
             if index in peaks:
-                lines.append("| " + " | ".join(_peak_row(peaks[index], others, gpu, launched)) + " |")
+                lines.append("| " + " | ".join(_peak_row(peaks[index], others, gpu, launched, counted)) + " |")
             if cp is None:
                 break
             if index in folded:
@@ -243,7 +246,7 @@ def markdown(records: list[CellRecord], script: Path) -> str:
                      *([processes.cell(cp, record, pid)] if others else []),
                      human_bytes(r.get("nvml_device")),
                      host_memory(r), fw or "-", verdict]
-            lines.append("| " + " | ".join(_row(cells, gpu, others)) + " |")
+            lines.append("| " + " | ".join(_row(cells, gpu, others, counted)) + " |")
         findings = multigpu.findings(record)
         if findings:
             lines += ["", *(f"- {finding.sentence()}" for finding in findings)]

@@ -5,21 +5,26 @@ from __future__ import annotations
 from harness.common.units import human_bytes
 from harness.judgement import answer, growing, holders, loops, verdicts
 from harness.model.leftover import GarbageCensus
-from harness.model.record import CellRecord
+from harness.model.record import CellRecord, Checkpoint
 
 
 def loop_lines(record: CellRecord) -> list[str]:
-    """Growth per iteration of every looped checkpoint: first, last, slope."""
+    """Growth per iteration of every loop: first, last, slope; the checkpointed lines of one loop (the same
+    iterations measured) said once together, at the line that grew most."""
     meter = verdicts.measured_meter(record)
     ran = record.get("loops") or {}
     lines = []
     own = loops.groups(record.get("checkpoints") or [], loops.FRAMEWORK)
     grows = growing.growing(record.get("checkpoints") or [])
-    for site, points in loops.groups(record.get("checkpoints") or [], meter).items():
-        total = ran.get(site, points[-1][0])
+    groups = loops.groups(record.get("checkpoints") or [], meter)
+    for sites in one_loop(groups, ran):
+        total = ran.get(sites[0], groups[sites[0]][-1][0])
+        site = max(sites, key=lambda s: loops.trend(groups[s], meter, total).slope)
+        points = groups[site]
         sampled = "" if len(points) == total else f", measured at {len(points)} of them (1-10, then every 10th, 100th, ...)"
         rate = loops.trend(points, meter, total)
-        lines.append(f"- `{site}` ran {total} times{sampled}: {human_bytes(points[0][1])} at #{points[0][0]}, "
+        named = " and ".join(f"`{s}`" for s in sites) + (" (one loop)" if len(sites) > 1 else "")
+        lines.append(f"- {named} ran {total} times{sampled}: {human_bytes(points[0][1])} at #{points[0][0]}, "
                      f"{human_bytes(points[-1][1])} at #{points[-1][0]}; {rate.text()} ({meter.replace('_', ' ')})")
         counted = loops.trend(own[site], loops.FRAMEWORK, total) if site in own else None
         if counted is not None and counted.growing and not rate.growing:  # the meter is blind to it here
@@ -29,6 +34,15 @@ def loop_lines(record: CellRecord) -> list[str]:
         if grows.get(site):
             lines.append("  - what grows with it: " + "; ".join(g.text() for g in grows[site][:3]))
     return lines
+
+
+def one_loop(groups: dict[str, list[tuple[int, int]]], ran: dict[str, int]) -> list[list[str]]:
+    """The looped sites by loop, in their order: sites run as often and measured at the same iterations are the
+    checkpointed lines of one loop (``groups``: loops.groups' site -> [(iteration, value)])."""
+    by_loop: dict[tuple[int, tuple[int, ...]], list[str]] = {}
+    for site, points in groups.items():
+        by_loop.setdefault((ran.get(site, points[-1][0]), tuple(n for n, _ in points)), []).append(site)
+    return list(by_loop.values())
 
 
 def folded_iterations(record: CellRecord) -> dict[int, str]:
@@ -43,17 +57,30 @@ def folded_iterations(record: CellRecord) -> dict[int, str]:
         if n is not None:
             by_site.setdefault(site, []).append(index)
     folded: dict[int, str] = {}
-    for site, indexes in by_site.items():
-        if len(indexes) <= LOOP_ROWS:
+    iterations = {site: [(loops.site_of(cps[i]["label"])[1] or 0, 0) for i in indexes] for site, indexes in by_site.items()}
+    for sites in one_loop(iterations, {}):
+        indexes = sorted(i for site in sites for i in by_site[site])
+        if len(by_site[sites[0]]) <= LOOP_ROWS:
             continue
-        worst = max(indexes, key=lambda i: loops.value_of(cps[i], meter) or 0)
-        hidden = [i for i in indexes if i not in (indexes[0], indexes[-1], worst)]
+        per_site = [by_site[site] for site in sites]
+        worst = max(per_site, key=lambda found: max(loops.value_of(cps[i], meter) or 0 for i in found))
+        top = max(worst, key=lambda i: loops.value_of(cps[i], meter) or 0)
+        kept = {n for found in per_site for n in (found[0], found[-1])} | {i for found in per_site for i in found
+                                                                            if _same_iteration(cps, i, top)}
+        hidden = [i for i in indexes if i not in kept]
+        if not hidden:
+            continue
         first, last = (loops.site_of(cps[i]["label"])[1] for i in (hidden[0], hidden[-1]))
         for i in hidden:
             folded[i] = ""
-        folded[hidden[0]] = (f"{len(hidden)} more measured iterations of `{site}` (#{first} .. #{last}): every row in "
-                             "report.html, the growth per iteration below").replace("|", "\\|")
+        named = ", ".join(f"`{site}`" for site in sites)
+        folded[hidden[0]] = (f"{len(hidden) // len(sites)} more measured iterations of {named} (#{first} .. #{last}): "
+                             "every row in report.html, the growth per iteration below").replace("|", "\\|")
     return folded
+
+
+def _same_iteration(cps: list[Checkpoint], index: int, other: int) -> bool:
+    return loops.site_of(cps[index]["label"])[1] == loops.site_of(cps[other]["label"])[1]
 
 
 CYCLES_SAID = 1 << 20  # cycles not yet collected whose freeing gave back less are not said

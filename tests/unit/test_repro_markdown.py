@@ -25,11 +25,15 @@ def test_a_peak_between_checkpoints_gets_its_own_row() -> None:
     assert "| *peak between `ready` and `peak`, at 5.46 s* | 43.04 GiB |" in text
 
 
-def test_loops_are_summarised_per_site() -> None:
+def test_loops_are_summarised_once_per_loop() -> None:
+    """The loop checkpoints `del model` and `torch.cuda.empty_cache()`: one growth line for both, not the same line
+    twice."""
     record = _load(next((RECORDS / "repro" / "torch_model_loop" / "host-python3").glob("*.json.gz")))
     text = repro_md.markdown([record], Path("torch_model_loop.py"))
-    assert ("`torch_model_loop.py:10: del model` ran 30 times, measured at 12 of them (1-10, then every 10th, 100th, ...): "
-            "656.00 MiB at #1, 1.21 GiB at #30; grows 20.00 MiB per iteration (noise ±211.86 KiB)") in text
+    assert ("`torch_model_loop.py:10: del model` and `torch_model_loop.py:11: torch.cuda.empty_cache()` (one loop) ran 30 "
+            "times, measured at 12 of them (1-10, then every 10th, 100th, ...): 656.00 MiB at #1, 1.21 GiB at #30; grows "
+            "20.00 MiB per iteration (noise ±211.86 KiB)") in text
+    assert text.count("ran 30 times") == 1
 
 
 def test_libraries_loaded_later_are_named_not_hidden() -> None:
