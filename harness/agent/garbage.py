@@ -61,7 +61,10 @@ def _arrays_in(found, on_gpu, torch_cuda):
     ids = set(id(obj) for obj in found)
     out = {}
     try:
-        arrays = live_arrays.live_arrays(time.time() + BUDGET_S / 4, on_gpu, torch_cuda)
+        deadline = time.time() + BUDGET_S / 4
+        if not live_arrays.live_arrays(deadline, on_gpu, torch_cuda, among=found):  # mostly: no array in a cycle,
+            return out  # and no need to look at every object (each allocation counted once, as the full look does)
+        arrays = live_arrays.live_arrays(deadline, on_gpu, torch_cuda)
     except Exception:  # the search's time ran out, or a framework's object refused: no figure rather than a wrong one
         return None
     for key, (_, size, _, name) in arrays.items():

@@ -99,12 +99,12 @@ def _tf1_session(tf):
     return one
 
 
-def _scan(kinds, budget_end):
+def _scan(kinds, budget_end, among=None):
     """The live arrays of every framework in ``kinds`` ({name: test}) among the objects the collector
-    tracks: id -> (array, bytes, storage key, framework); an allocation seen again counts 0 bytes."""
+    tracks (or ``among``): id -> (array, bytes, storage key, framework); an allocation seen again counts 0 bytes."""
     found = {}
     seen_storage = set()
-    for index, obj in enumerate(gc.get_objects()):
+    for index, obj in enumerate(gc.get_objects() if among is None else among):
         if index % 4096 == 0 and time.time() > budget_end:
             raise Budget()
         if type(obj) in PROXIES:
@@ -151,10 +151,11 @@ def _jax_arrays(jax, found):
             continue
 
 
-def live_arrays(budget_end, on_gpu=(), torch_cuda=None):
+def live_arrays(budget_end, on_gpu=(), torch_cuda=None, among=None):
     """Every imported framework's live arrays on the measured device: id -> (array, bytes, key, framework).
     ``on_gpu``: the frameworks that count GPU memory here; any other's arrays are its CPU ones. ``torch_cuda``:
-    whether the script started CUDA, where the caller knows better than torch (a forked copy: torch says no)."""
+    whether the script started CUDA, where the caller knows better than torch (a forked copy: torch says no).
+    ``among``: only these objects (JAX's own list, filtered by them), instead of every object the collector tracks."""
     kinds = {}
     torch, cupy, jax, tf = (sys.modules.get(name) for name in ("torch", "cupy", "jax", "tensorflow"))
     if torch is not None and getattr(torch, "Tensor", None) is not None:
@@ -168,9 +169,12 @@ def live_arrays(budget_end, on_gpu=(), torch_cuda=None):
             kinds["tensorflow"] = _tf_array(tf, "tensorflow" in on_gpu)
         else:
             kinds["tensorflow"] = _tf1_session(tf)
-    found = _scan(kinds, budget_end) if kinds else {}
+    found = _scan(kinds, budget_end, among) if kinds else {}
     if jax is not None and getattr(jax, "live_arrays", None) is not None:
         _jax_arrays(jax, found)
+    if among is not None:
+        wanted = set(id(obj) for obj in among)
+        found = dict((key, value) for key, value in found.items() if key in wanted)
     return found
 
 

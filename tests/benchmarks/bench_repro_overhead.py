@@ -130,7 +130,8 @@ def _phases(path: Path, wall: float, launched: float) -> dict[str, float]:
             "checkpoint readings settling (every checkpoint)": sum(settles),
             "heap trim and gc census at end": (trim.get("seconds") or 0.0) + census,
             "end to exit reported (* atexit, CUDA teardown)": exit_s,
-            "after exit: the reading and teardown of the cell": done - end - exit_s,
+            "after exit: the reading and teardown of the cell": done - end - exit_s - census - (trim.get("seconds") or 0.0)
+            - ((cps[-1].get("settle") or {}).get("settle_s") or 0.0),
             "  of which the after-exit reading settled in": after,
             "CLI after the cell (judge, matrix.json, report.html, repro.md)": launched + wall - done,
             "rate": float(timeline.get("rate_hz") or 0.0)}
