@@ -31,16 +31,16 @@ def sentence(env: str, facts: Column, cells: Mapping[str, CellSummary], host_onl
     parts = []
     if measured:
         to = "to the OS" if host_only else "to the driver"
-        parts.append(f"{len(by_back.get('all', []))} of {measured} cleanup{'s' if measured > 1 else ''} gave everything "
-                     f"back {to}")
-        for back, how in (("part", "only part"), ("none", "nothing")):
+        parts.append(f"{len(by_back.get('all', []))} of {measured} cleanup{'s' if measured > 1 else ''} "
+                     f"{answer.SHORT['all']} {to}")  # the judge's own words, as every cell says them
+        for back in ("part", "none"):
             names = by_back.get(back, [])
             if names:
                 worst = max(names, key=lambda n: _left(said[n]))
-                parts.append(f"{len(names)} gave {how} ({_short(worst)}: {_what(said[worst])})")
+                parts.append(f"{len(names)} {answer.SHORT[back]} ({_short(worst)}: {_what(said[worst])})")
     borderline = by_back.get("borderline", [])
     if borderline:
-        parts.append(f"{len(borderline)} borderline, within the meter's noise of a line: not judged "
+        parts.append(f"{len(borderline)} {answer.SHORT['borderline']}, within the meter's noise of a line: not judged "
                      f"({', '.join(f'{_short(n)}: {_figures(said[n])}' for n in borderline[:3])}"
                      f"{', ...' if len(borderline) > 3 else ''})")
     unjudged = Counter(_why_not(said[name]) for name in by_back.get("n/a", []))
