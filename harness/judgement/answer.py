@@ -15,6 +15,7 @@ from dataclasses import asdict, dataclass, replace
 from enum import Enum
 
 from harness.common.units import human_bytes
+from harness.judgement.loops import LEAKING
 from harness.judgement.ranks import RANK_PREFIX
 from harness.model.judged import CellSummary, Glance, LoopLine, Step
 from harness.model.record import ErrorInfo, Status
@@ -179,7 +180,9 @@ def of_cell(cell: CellSummary) -> Answer:
     loop = cell.get("loop") if cell.get("status") == Status.OK else None
     if not loop:
         return found
-    back = "part" if loop["growing"] and found.back in ("all", "n/a", "borderline") else found.back
+    # growth clear of its noise is a leak per iteration, however little it adds up to over the iterations run
+    leaks = loop["growing"] or loop["state"] in LEAKING
+    back = "part" if leaks and found.back in ("all", "n/a", "borderline") else found.back
     line = LoopLine(site=loop["site"], slope=loop["slope"], noise=loop["noise"], growing=loop["growing"],
                     state=loop["state"], text=loop["text"])
     return replace(found, back=back, loop=line)

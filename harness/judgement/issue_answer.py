@@ -24,10 +24,10 @@ from harness.judgement import tolerances
 from harness.judgement.amounts import CANDIDATE_FROM, FACTOR
 from harness.judgement.answer import Answer, Colour
 from harness.judgement.floors import reading
+from harness.judgement.loops import LEAKING
 from harness.judgement.verdicts import IMPORT_LABEL
 from harness.model.record import CellRecord
 
-LEAKING = ("grows", "small")  # a loop's states that are growth clear of its noise (loops.py)
 # The report's own figure comes from another machine, meter and loop length: only an order of magnitude less
 # growth here says the report's leak is not what this release does.
 REPORTED_FACTOR = 10.0

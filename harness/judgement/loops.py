@@ -24,10 +24,14 @@ from dataclasses import dataclass
 from harness.common.units import human_bytes
 from harness.judgement.floors import in_use
 from harness.judgement.tolerances import FRAMEWORK_RULE, METER_RULES, MeterRule
-from harness.model.judged import LoopSummary
+from harness.model.judged import Judged, LoopSummary
 from harness.model.record import CellRecord, Checkpoint, meter_value
 
 Points = list[tuple[int, int]]
+# the states that are growth clear of the loop's noise: a leak per iteration, however little it adds up to over the
+# iterations run (amber in a cell's answer, a side of a turn, "reproduces" in an issue's replay)
+LEAKING = ("grows", "small")
+UNSEEN = "unseen"  # the meter cannot see the loop (a pool mapped before it) and no framework count can: no answer
 FRAMEWORK = "framework"  # the framework's own in-use count (the checkpoint's view), as a meter
 
 
@@ -95,7 +99,7 @@ class Trend:
         """grows; flat (inside the noise, and too little to judge over the iterations run); unclear
         (inside the noise, but enough to judge were it real); small (clear of the noise, but adding up
         to less than the meter judges); twice (two readings: no trend). A sweep calls no turn on an
-        unclear, small or twice-run loop."""
+        unclear or twice-run loop; small and grows are the same side of one (LEAKING)."""
         if self.readings < 3:
             return "twice"
         if self.growing:
@@ -113,8 +117,8 @@ class Trend:
             return f"grows {human_bytes(int(self.slope))} per iteration ({noise})"
         if self.state == "small":
             return (f"grows {human_bytes(int(self.slope))} per iteration ({noise}), "
-                    f"{human_bytes(int(self.total))} over {self.iterations} iterations: "
-                    f"under the {human_bytes(self.smallest)} this meter judges")
+                    f"{human_bytes(int(self.total))} over {self.iterations} iterations: clear of the noise, though "
+                    f"under the {human_bytes(self.smallest)} this meter judges a cleanup by")
         if self.state == "unclear":
             return (f"unclear over {self.iterations} iterations (slope {_signed(self.slope)} per iteration, inside the "
                     f"{noise}: too few or too scattered readings to call it flat or growing)")
@@ -152,7 +156,16 @@ def steepest(record: CellRecord, meter: str) -> tuple[str, int, Trend] | None:
     return site, len(points), trend(points, meter, (record.get("loops") or {}).get(site))
 
 
-def summary(record: CellRecord, meter: str) -> LoopSummary | None:
+def _premapped_before(record: CellRecord, site: str, judged: Judged | None) -> bool:
+    """Whether the judged meter's pool was mapped at the first touch (verdicts: premapped), before ``site`` ran."""
+    judged = judged or record.get("verdicts") or {}
+    labels = [cp["label"] for cp in record.get("checkpoints") or []]
+    first, loop = judged.get("first_touch"), next((i for i, label in enumerate(labels) if site_of(label)[0] == site
+                                                   and site_of(label)[1] is not None), None)
+    return bool(judged.get("premapped")) and first in labels and loop is not None and labels.index(first) < loop
+
+
+def summary(record: CellRecord, meter: str, judged: Judged | None = None) -> LoopSummary | None:
     """The matrix cell's loop line: the steepest site's growth per iteration, or flat, with its noise.
     Where ``meter`` does not see a loop grow and the framework's own count does, the framework's
     count answers, and the line says which meter saw what."""
@@ -165,6 +178,10 @@ def summary(record: CellRecord, meter: str) -> LoopSummary | None:
     if rate.growing:
         return line
     own = steepest(record, FRAMEWORK)
+    if own is None and rate.state in ("flat", "unclear") and _premapped_before(record, site, judged):
+        return {**line, "state": UNSEEN, "text": (
+            f"not seen: the pool was mapped at the first touch, before the loop, so {meter.replace('_', ' ')} stays "
+            "level whatever the loop does, and no framework count says what is in use (TensorFlow before 2.5)")}
     if own is None or not own[2].growing:
         return line
     site, measured, counted = own

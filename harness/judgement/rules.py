@@ -61,9 +61,15 @@ fails where its neighbour runs is a turn (turns.py)
     written on them (gpu_only.steps_not_shown); a borderline answer (a reading within the meter's noise of a line
     the judge draws) is its own answer, "borderline", in its own colour, neither part back nor no signal, and never
     a turn's side (answer.COLOUR, turns.parts)
+30: a loop whose growth stands clear of its noise is a leak per iteration however little it adds up to over the
+    iterations run ("small"): part back (amber) in the cell's answer and the growing side of a turn, as an issue's
+    replay already called it reproducing (loops.LEAKING); TF 2.11-2.13's predict() in a loop, retracing a
+    tf.function per signature, Keras models built in a loop without clear_session(); a loop NVML cannot see (the
+    pool mapped at the first touch, before it) with no framework count either (TensorFlow before 2.5) is "not
+    seen", never "flat" (loops.UNSEEN)
 """
 
-RULES_VERSION = 29
+RULES_VERSION = 30
 
 
 def judged_by(version: int | str = RULES_VERSION) -> str:

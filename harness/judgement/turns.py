@@ -14,6 +14,7 @@ from collections.abc import Hashable, Iterable
 from typing import Any, TypeVar
 
 from harness.judgement.answer import decisive_step
+from harness.judgement.loops import LEAKING, UNSEEN
 from harness.model.judged import CellSummary, Glance
 from harness.model.record import Status
 
@@ -31,8 +32,9 @@ def parts(cell: CellSummary | None) -> Parts | None:
     """What a cell summary says, as a turn compares it: (what came back, the decisive verdict, loop state,
     runs/fails), a part None where it cannot be compared (cleanup steps that grew too little to judge: the exit
     alone answers them; a borderline reading, either side of its line run to run; a verdict "held" without the
-    framework's own count; a loop whose growth is clear of its noise but under what the meter judges); None for a
-    cell that measured nothing (skipped, a harness failure, a build the GPU cannot run)."""
+    framework's own count; an unclear or twice-run loop: one whose growth is clear of its noise grows, however
+    little it adds up to); None for a cell that measured nothing (skipped, a harness failure, a build the GPU cannot
+    run)."""
     status = cell.get("status") if cell else None
     if status in FAILED:
         return (None, None, None, FAILS)
@@ -49,7 +51,8 @@ def parts(cell: CellSummary | None) -> Parts | None:
     elif step and step.get("verdict") == "held" and step.get("framework_left") is None:
         verdict = None  # no count of the framework's: pool or live objects, as a counted "cached" or "held" may be
     state = said["state"] if (said := cell.get("loop")) else None
-    loop = None if state in ("small", "unclear", "twice") else state  # neither a turn's side
+    # a leak per iteration is one side, however little it adds up to; unclear and twice-run loops neither side
+    loop = "grows" if state in LEAKING else None if state in ("unclear", "twice", UNSEEN) else state
     return (back, verdict, loop, RUNS)
 
 

@@ -96,7 +96,7 @@ def cell_summary(record: CellRecord) -> CellSummary:
         "python": record.get("facts", {}).get("python"),
         "killed": [cast(KilledProcess, {k: p.get(k) for k in ("pid", "role", "command", "rss", "gpu")})
                    for p in record.get("killed") or []],
-        "duration_s": record.get("duration_s"), "loop": loops.summary(record, verdicts.measured_meter(record)),
+        "duration_s": record.get("duration_s"), "loop": loops.summary(record, verdicts.measured_meter(record), judged),
     }
     if judged.get("gpu_only"):  # a scenario about GPU memory measured without a GPU: n/a, and why
         summary["gpu_only"] = judged["gpu_only"]

@@ -75,8 +75,8 @@ def test_a_slope_clear_of_the_noise_but_under_the_meters_smallest_change_is_call
     MiB = 1024 * 1024
     small = loops.trend([(i, 500 * MiB + 3 * MiB * i) for i in range(1, 31)], "rss")
     assert (small.growing, small.state) == (False, "small")
-    assert small.text() == ("grows 3.00 MiB per iteration (noise ±105.93 KiB), 90.00 MiB over 30 iterations: "
-                            "under the 128.00 MiB this meter judges")
+    assert small.text() == ("grows 3.00 MiB per iteration (noise ±105.93 KiB), 90.00 MiB over 30 iterations: clear of "
+                            "the noise, though under the 128.00 MiB this meter judges a cleanup by")
 
 
 def test_a_steady_half_mib_a_round_under_the_meters_noise_floor_is_small_and_one_step_is_flat() -> None:
