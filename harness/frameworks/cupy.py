@@ -14,6 +14,7 @@ CUDA11_BASE, CUDA11_UBUNTUS = "nvidia/cuda:11.8.0-runtime-ubuntu{ubuntu}", ("22.
 
 FRAMEWORK = Framework(
     name="cupy",
+    pool_grows_lazily=True,
     families=("cupy",),
     distributions=("cupy", "cupy-cuda*"),
     libraries=("cupyx",),

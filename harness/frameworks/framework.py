@@ -55,6 +55,9 @@ class Framework:
     imports_without_cuda: str = ""
     families_of_release: Callable[[str], tuple[str, ...]] | None = field(default=None, compare=False)
     needs_gpu: str = ""  # why it cannot run without an NVIDIA GPU (no CPU build): its environment is not made there
+    # its allocator maps GPU memory as it is asked (torch, CuPy), never a whole pool at the first touch: what that
+    # touch takes beyond it is the CUDA runtime's (judgement/floors.py, where no framework count says so)
+    pool_grows_lazily: bool = False
 
     def families_for(self, version: str) -> tuple[str, ...]:
         """The families a release of it runs (TensorFlow 1.x: tf1 only)."""

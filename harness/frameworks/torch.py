@@ -5,6 +5,7 @@ from harness.frameworks.framework import Framework
 
 FRAMEWORK = Framework(
     name="torch",
+    pool_grows_lazily=True,
     families=("torch",),
     distributions=("torch",),
     libraries=("transformers", "accelerate", "lightning", "pytorch_lightning", "diffusers", "ultralytics", "timm",

@@ -9,6 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Literal
 
+from harness import frameworks
 from harness.judgement import attribution
 from harness.judgement.tolerances import NVML_METERS
 from harness.model.record import CellRecord, Checkpoint, meter_value
@@ -89,8 +90,17 @@ def driver_floor(record: CellRecord, before_peak: list[Checkpoint], peak_cp: Che
     if pooled is not None:
         return DriverFloor(value=at_first - pooled, basis="pre-GPU + runtime", runtime_cost=at_first - pooled - base,
                            first_touch=first["label"])
-    if at_first - base > (reading(peak_cp, meter) or 0) - at_first:
+    if at_first - base > (reading(peak_cp, meter) or 0) - at_first and not _lazy_pools(record):
         return DriverFloor(value=base, basis="pre-GPU (pool mapped at first touch)", first_touch=first["label"],
                            premapped=True)
     return DriverFloor(value=at_first, basis="pre-GPU + runtime", runtime_cost=at_first - base,
                        first_touch=first["label"])
+
+
+def _lazy_pools(record: CellRecord) -> bool:
+    """Whether every framework the cell imported maps GPU memory only as it is asked (torch, CuPy): then a first
+    touch larger than what followed is the CUDA context and libraries (torch 1.0.1's 900 MiB on Hopper, read
+    without a framework count), never a pool mapped whole."""
+    found = [frameworks.named(name) for name in ((record.get("facts") or {}).get("frameworks") or {})]
+    known = [framework for framework in found if framework is not None]
+    return bool(known) and all(framework.pool_grows_lazily for framework in known)

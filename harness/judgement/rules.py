@@ -66,7 +66,9 @@ fails where its neighbour runs is a turn (turns.py)
     replay already called it reproducing (loops.LEAKING); TF 2.11-2.13's predict() in a loop, retracing a
     tf.function per signature, Keras models built in a loop without clear_session(); a loop NVML cannot see (the
     pool mapped at the first touch, before it) with no framework count either (TensorFlow before 2.5) is "not
-    seen", never "flat" (loops.UNSEEN)
+    seen", never "flat" (loops.UNSEEN); a first touch of torch or CuPy (their pools grow as asked) larger than what
+    followed is the CUDA runtime's, not a pool mapped whole, where no framework count says so (floors._lazy_pools:
+    torch 1.0.1's 900 MiB context on Hopper was "held")
 """
 
 RULES_VERSION = 30
