@@ -14,6 +14,7 @@ from typing import Any
 
 from markupsafe import Markup
 
+from harness import frameworks
 from harness.judgement import answer, palette
 from harness.judgement import claims as seed_claims
 from harness.judgement.claims import Claim
@@ -115,7 +116,7 @@ def landing(grid: dict[str, dict[str, list[Cell]]], cols: list[str], claims: lis
     counts = {"runs": len({c.run for c in cells}),
               "distinct": sum(len(measured(column)) for row in grid.values() for column in row.values()),
               "unmeasured": sum(1 for c in cells if c.status != Status.OK), "techniques": len(grid),
-              "releases": len({(c.framework, c.release) for c in cells}), "columns": len(cols)}
+              "releases": release_count(cells), "columns": len(cols)}
     keys = [(back.replace("/", ""), answer.SHORT[back], answer.LEGEND[back]) for back in answer.LEGEND]  # the judge's
     return _render("atlas_landing.html", "GPU memory cleanup atlas", tables=tables, counts=counts, script=FILTER, keys=keys)
 
@@ -171,4 +172,11 @@ def claims_page(claims: list[Claim], outcomes: list[ClaimOutcome]) -> str:
 
 def summary(cells: list[Cell], cols: list[str], grid: dict[str, Any]) -> dict[str, int]:
     return {"cells": len(cells), "techniques": len(grid), "columns": len(cols),
-            "releases": len({(c.framework, c.release) for c in cells}), "runs": len({c.run for c in cells})}
+            "releases": release_count(cells), "runs": len({c.run for c in cells})}
+
+
+def release_count(cells: list[Cell]) -> int:
+    """The framework releases the atlas measured: a registered framework's (not a script's bare Python), by its
+    public version (2.11.0 and 2.11.0+cu130 are one release), where at least one cell of it ran."""
+    return len({(c.framework, c.release.split("+", 1)[0]) for c in cells
+                if c.status == Status.OK and frameworks.named(c.framework) is not None})

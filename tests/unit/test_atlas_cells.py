@@ -310,3 +310,15 @@ def test_a_cell_that_never_imported_its_framework_takes_the_release_its_environm
     record = json.loads(gzip.decompress(path.read_bytes()))
     assert "cupy" not in record["facts"]["frameworks"]  # it never got to import it
     assert atlas._framework(record, {}) == ("cupy", "8.6.0")
+
+
+def test_the_headline_counts_framework_releases_measured_once_each() -> None:
+    """It counted `torch 2.11.0` beside `2.11.0+cu130`, a release whose cells were all skipped, and a script's bare
+    `python`: 62 releases where fewer were measured."""
+    from dataclasses import replace
+
+    from harness.reporting.atlas_html import release_count
+
+    cells = [_cell("a", "2.11.0"), _cell("b", "2.11.0+cu130"), _cell("c", "2.12.1+cu130"),
+             _cell("d", "2.13.0", status="skipped"), replace(_cell("e", "3.12.3"), framework="python")]
+    assert release_count(cells) == 2
