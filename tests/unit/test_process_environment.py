@@ -37,3 +37,22 @@ def test_without_libraries_of_its_own_a_cell_sees_what_a_bare_run_sees() -> None
 def test_a_virtualenv_says_it_was_made_from_no_base_image() -> None:
     facts = ProcessBackend(python=sys.executable, name="venv", library_path="/v/nvidia/cublas/lib").describe()
     assert facts["base"] is None and facts["library_path"] == "/v/nvidia/cublas/lib" and facts["backend"] == "venv"
+
+
+def test_a_made_virtualenv_runs_its_own_packages_not_the_hosts_pythonpath(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A shell with PYTHONPATH at another torch (a newer one, for the host's Python) ran pytorch#24200's script in
+    the torch==1.0.0 virtualenv with that torch: "SyntaxError: invalid syntax" from its __init__.py, reported as
+    the release's import failing. A virtualenv made from pins gets neither PYTHONPATH nor PYTHONHOME; a Python
+    given as it is (--interpreter) sees what a bare run of it sees, and --setenv still passes one on."""
+    import subprocess
+
+    monkeypatch.setenv("PYTHONPATH", "/elsewhere/site")
+    monkeypatch.setenv("PYTHONHOME", "/elsewhere")
+    made = ProcessBackend(python=sys.executable, name="venv").environment({})
+    assert "PYTHONPATH" not in made and "PYTHONHOME" not in made
+    seen = subprocess.run([sys.executable, "-c", "import os; print(os.environ.get('PYTHONPATH'))"], env=made,
+                          capture_output=True, text=True, timeout=60).stdout.strip()
+    assert seen == "None"
+    assert ProcessBackend(python=sys.executable).environment({})["PYTHONPATH"] == "/elsewhere/site"
+    asked = ProcessBackend(python=sys.executable, name="venv").environment({"PYTHONPATH": "/mine"})
+    assert asked["PYTHONPATH"] == "/mine"

@@ -95,6 +95,9 @@ class ProcessCell:
         return None  # the host's processes have no engine to lose
 
 
+HOST_ONLY = ("PYTHONPATH", "PYTHONHOME")  # where this host's Python finds its modules: never a made virtualenv's
+
+
 @dataclass
 class ProcessBackend:
     python: str = "python3"
@@ -129,8 +132,11 @@ class ProcessBackend:
         return {"backend": self.name, "interpreter": self.python, **venv}
 
     def environment(self, asked: dict[str, str]) -> dict[str, str]:
-        """The cell's variables: this host's, the user's (``asked``), and the environment's own library path."""
-        env = {**os.environ, **asked}
+        """The cell's variables: this host's, the user's (``asked``), and the environment's own library path. A
+        virtualenv the tool made from pins runs its own packages: the host's PYTHONPATH and PYTHONHOME (another
+        Python's, perhaps another torch) are not passed to it unless asked for with --setenv."""
+        host = {k: v for k, v in os.environ.items() if self.name != "venv" or k not in HOST_ONLY}
+        env = {**host, **asked}
         if self.library_path:
             given = asked.get("LD_LIBRARY_PATH")
             parts = (given, self.library_path) if given else (self.library_path, os.environ.get("LD_LIBRARY_PATH"))
