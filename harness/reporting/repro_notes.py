@@ -23,7 +23,8 @@ def loop_lines(record: CellRecord) -> list[str]:
         points = groups[site]
         sampled = "" if len(points) == total else f", measured at {len(points)} of them (1-10, then every 10th, 100th, ...)"
         rate = loops.trend(points, meter, total)
-        named = " and ".join(f"`{s}`" for s in sites) + (" (one loop)" if len(sites) > 1 else "")
+        quoted = [f"`{s}`" for s in sites]
+        named = (", ".join(quoted[:-1]) + " and " + quoted[-1] + " (one loop)") if len(quoted) > 1 else quoted[0]
         lines.append(f"- {named} ran {total} times{sampled}: {human_bytes(points[0][1])} at #{points[0][0]}, "
                      f"{human_bytes(points[-1][1])} at #{points[-1][0]}; {rate.text()} ({meter.replace('_', ' ')})")
         counted = loops.trend(own[site], loops.FRAMEWORK, total) if site in own else None
@@ -84,6 +85,7 @@ def _same_iteration(cps: list[Checkpoint], index: int, other: int) -> bool:
 
 
 CYCLES_SAID = 1 << 20  # cycles not yet collected whose freeing gave back less are not said
+CYCLES_OBJECTS = 1000  # or more objects in cycles are said whatever freeing them gave back (a loop piling them up)
 LOOP_ROWS = 4  # a looped site with more measured iterations than this is folded (folded_iterations)
 
 
@@ -140,9 +142,10 @@ def heap_lines(record: CellRecord) -> list[str]:
 
 def cycles_lines(census: GarbageCensus) -> list[str]:
     """The cycles the collector had not yet freed at `end` (agent/garbage.py), where freeing them gave back at
-    least ``CYCLES_SAID``: how many, what made them, what freeing them gave back and how."""
+    least ``CYCLES_SAID`` or there are ``CYCLES_OBJECTS`` of them (what a loop piles up before a full collection):
+    how many, what made them, what freeing them gave back and how."""
     freed, arrays = census.get("freed") or 0, census.get("arrays") or {}
-    if freed < CYCLES_SAID and sum(arrays.values()) < CYCLES_SAID:
+    if freed < CYCLES_SAID and sum(arrays.values()) < CYCLES_SAID and (census.get("objects") or 0) < CYCLES_OBJECTS:
         return []
     by_package: dict[str, list[str]] = {}
     for name, count, _ in (census.get("libraries") or [])[:4]:

@@ -64,7 +64,8 @@ def test_the_dataset_holds_every_reference_cell_with_stable_ids(site: Path) -> N
     assert all((ROOT / "matrix" / "reference" / r["record"]).is_file() and len(r["record_sha1"]) == 40 for r in data["runs"])
     assert {r["stand_in"] != "" for r in data["runs"] if r["release"] == "1.8.0" and r["backend"] == "docker"} == {True}
     grid = data["grid"]
-    assert {r["colour"] for r in grid} <= {"green", "amber", "red", "grey"} and all(isinstance(r["turn"], bool) for r in grid)
+    assert {r["colour"] for r in grid} <= {"green", "amber", "red", "grey", "blue"}  # blue: borderline
+    assert all(isinstance(r["turn"], bool) for r in grid)
     assert sum(r["runs"] for r in grid) <= records
     with open(site / "atlas.csv", newline="") as handle:
         table = list(csv.DictReader(handle))

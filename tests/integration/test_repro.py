@@ -94,7 +94,8 @@ def test_tf2_keras_loop_snippet(cpu_image, tmp_path: Path) -> None:
         last = record["verdicts"]["steps"][-1]
         assert "driver" not in last["detail"] and (last["verdict"] == "no-signal" or "back to the OS" in last["detail"])
         assert record["loops"] == {label: 2 for label in per_trial}
-    assert "`tf2_keras_loop.py:12: del model` ran 2 times" in (run_dir / "repro.md").read_text()
+    assert ("`tf2_keras_loop.py:12: del model`, `tf2_keras_loop.py:13: tf.keras.backend.clear_session()` and "
+            "`tf2_keras_loop.py:14: gc.collect()` (one loop) ran 2 times") in (run_dir / "repro.md").read_text()
 
 
 def test_a_script_that_fails_in_an_env_is_a_result(cpu_image, tmp_path: Path) -> None:
