@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import argparse
+import sys
 from dataclasses import replace
 from pathlib import Path
 
@@ -78,8 +79,9 @@ def main(args: argparse.Namespace, err: Console, out: Console) -> int:
 
     block, answers = repro_issue.write_block(run.run_dir, records, args.script, run.matrix)
     print(block, end="")
-    for line in answers:
-        err.print(line, markup=False, soft_wrap=True)
+    if not sys.stdout.isatty():  # the block went to a file or a pipe: its answer is said where the user reads
+        for line in answers:
+            err.print(line, markup=False, soft_wrap=True)
     err.print(f"written: {run.run_dir / 'repro.md'}, and report.html (a timeline per environment)")
     status = nothing_ran(records, err, asked_for(args))
     lacking = sorted({why for r in records if (why := failures.missing_module(r))})

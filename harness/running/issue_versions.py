@@ -40,8 +40,11 @@ FREEZE = re.compile(r"^\s*(?:\[(?:pip\d?|conda)\]\s+)?" + _ANY + r"(?:\[[\w,]+\]
 LISTED = re.compile(r"^\s*(?:\[(?:pip\d?|conda)\]\s+)?" + _ANY + r"\s{2,}" + _VER + r"(?:\s+\S+){0,3}\s*$", re.I)
 JAX_INFO = re.compile(r"^\s*(jax|jaxlib|python):\s+" + _VER + r"(?:\s+\(.*)?\s*$")
 DASHED = re.compile(r"(?<![\w.-])(jax|jaxlib)-" + _VER + r"(?![\w-])", re.I)  # JAX's template: jax-0.4.14, jaxlib-0.4.14
-FIELD = re.compile(r"^\s*[-*]?\s*\**\s*[-*]?\s*(TensorFlow|Python) version(?:\s*\([^)]*\))?\s*\**\s*:?\s*\**\s*(.*)$", re.I)
-HEADING = re.compile(r"^\s*#+\s*(TensorFlow|Python) version\s*$", re.I)
+# TensorFlow's template fields and PyTorch's of 2018-2021 ("- PyTorch Version (e.g., 1.0): 1.0.0, 1.1.0, 1.2.0")
+FIELD = re.compile(r"^\s*[-*]?\s*\**\s*[-*]?\s*(TensorFlow|PyTorch|Python) version(?:\s*\([^)]*\))?\s*\**\s*:?\s*\**\s*(.*)$",
+                   re.I)
+HEADING = re.compile(r"^\s*#+\s*(TensorFlow|PyTorch|Python) version\s*$", re.I)
+TEMPLATE = {"tensorflow": ("tensorflow", "TensorFlow's issue template"), "pytorch": ("torch", "PyTorch's issue template")}
 # numpy's template: "### Numpy/Python version information:" then `print(numpy.__version__, sys.version)`'s line
 NUMPY_HEADING = re.compile(r"^\s*#*\s*\**numpy/python version information\b", re.I)
 INSTALL = re.compile(r"\b(?:pip3?|python3? -m pip|conda)\s+install\b(.*)$", re.I)
@@ -173,13 +176,12 @@ def _one_line(lines: list[str], index: int, default: str | None, in_block: bool)
     field = _field(lines, index)
     if field:
         what, value = field
-        package = "tensorflow" if what == "tensorflow" else PYTHON
-        how = ("collect_env" if what == "python" and text.startswith("Python version:") else
-               "TensorFlow's issue template" if package != PYTHON else "the issue template")
+        package, how = TEMPLATE.get(what, (PYTHON, "the issue template"))
+        how = "collect_env" if what == "python" and text.startswith("Python version:") else how
         out = [Stated(package, version, number, text, how) for version in _values(value)]
         remark = value[value.find("("):] if "(" in value and package != PYTHON else ""
         out += [Stated(p, v, number, text, how, r)
-                for p, v, r in issue_prose.releases(remark, NAMES, "tensorflow")]
+                for p, v, r in issue_prose.releases(remark, NAMES, package)]
         return out
     if in_block:
         return []

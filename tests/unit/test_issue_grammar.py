@@ -16,7 +16,7 @@ REAL = ROOT / "tests" / "data" / "issues" / "real"
 INDEX = {"numpy": ["1.15.2", "1.15.4", "2.3.5"],
          "tensorflow": ["1.1.0", "1.2.0", "1.2.1", "1.14.0", "2.0.0", "2.0.4", "2.12.0", "2.12.1", "2.13.0", "2.13.1",
                         "2.15.0", "2.15.1", "2.16.1"],
-         "torch": ["1.0.0", "1.12.0", "1.12.1", "1.13.0", "1.13.1", "2.0.0"],
+         "torch": ["1.0.0", "1.1.0", "1.2.0", "1.12.0", "1.12.1", "1.13.0", "1.13.1", "2.0.0"],
          "jax": ["0.2.9", "0.2.12", "0.4.13", "0.4.16", "0.4.35"]}
 # report -> ({(package, release): role} of what it states, the reporter's Python, other packages, the pins that run)
 EXPECTED: dict[str, tuple[dict[tuple[str, str], str], str | None, list[str], list[str]]] = {
@@ -51,6 +51,10 @@ EXPECTED: dict[str, tuple[dict[tuple[str, str], str], str | None, list[str], lis
     "torch_108334.md": ({("torch", "2.0.0"): "bad", ("torchvision", "0.15.1"): "bad", ("torch", "0.13.0"): "good",
                          ("torchvision", "0.14.0"): "good"}, None, ["psutil", "torchvision==0.15.1"],
                         ["torch==2.0.0,torchvision==0.15.1"]),
+    # PyTorch's 2019 template: "- PyTorch Version: 1.0.0, 1.1.0, 1.2.0" is three releases of the reporter's; the prose
+    # "On pytorch==0.4.1, `torch.tensor(a)` throws" names a release, not one the report ran
+    "torch_24200.md": ({("torch", "1.0.0"): "", ("torch", "1.1.0"): "", ("torch", "1.2.0"): "", ("torch", "0.4.1"): ""},
+                       "3.6.8", ["psutil"], ["torch==1.0.0", "torch==1.1.0", "torch==1.2.0"]),
     # no versions at all: today's only, with memory_profiler (its `@profile`) installed as memory-profiler
     "torch_29809.md": ({}, None, ["memory-profiler"], []),
 }
