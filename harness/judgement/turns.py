@@ -84,6 +84,7 @@ def contested(before: Parts, after: Parts, before_runs: Iterable[Parts], after_r
 
 
 def side(cell: CellSummary) -> str:
-    """A cell's answer in words as a turn shows it: the answer's phrase, and for a run that failed what stopped it."""
-    error = cell.get("error") if cell.get("status") in FAILED else ""
+    """A cell's answer in words as a turn shows it: the answer's phrase, and for a run that failed what stopped it, for
+    a build this hardware cannot run why."""
+    error = cell.get("error") if cell.get("status") in (*FAILED, Status.UNSUPPORTED.value) else ""
     return str(cell["glance"]["text"]) + (f" ({error})" if error else "")

@@ -63,7 +63,7 @@ def grid_cell(cells: list[Cell], col: str, turned: bool, usual: str | None = Non
             + (" (other parameters)" if other else "")}
 
 
-LOOP = re.compile(r"; in the loop: (grows|flat|unclear|small|ran twice)\b( [\d.]+ [KMGT]?i?B per iteration)?")
+LOOP = re.compile(r"; in the loop: (grows|flat|unclear|small|ran twice|not seen)\b( [\d.]+ [KMGT]?i?B per iteration)?")
 
 
 def _shortened(text: str, limit: int) -> str:

@@ -101,6 +101,9 @@ def test_the_landing_grid_reads_at_desktop_and_phone_width(site: Path, chromium:
     assert probe["page"] <= probe["window"]  # the page never scrolls sideways: each framework's table does
     assert probe["scroller"] <= probe["window"] and probe["font"] >= 11
     assert dom.count('<section class="fw">') >= 4 and "torch" in dom and "tensorflow" in dom
+    # a table wider than the window says it scrolls; blank cells are in the legend
+    assert re.search(r"<h2>tensorflow · GPU</h2><p class=\"note\">\d+ columns: the table scrolls sideways", dom)
+    assert "blank: not measured there" in dom
 
 
 def test_a_cells_evidence_is_one_click_away(site: Path, chromium: str, tmp_path: Path) -> None:
