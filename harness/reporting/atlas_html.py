@@ -93,9 +93,28 @@ def _table(framework: str, techniques: list[str], grid: dict[str, dict[str, list
                      "claims": said.get(technique, []),  # every claim on the technique, not one of them
                      "cells": [grid_cell(grid[technique][c], c, c in turned, usual) if c in grid[technique] else None
                                for c in cols]})
-    heads = [{"slug": slug(col), "release": release_of(col), "hardware": lane_of(col)[1]}
-             for col in cols]
+    heads: list[dict[str, str]] = []
+    last: dict[tuple[str, str], str] = {}  # a lane's release in the column before
+    known = frameworks.named(framework.split(" ", 1)[0]) is not None  # a script's bare Python has no releases to miss
+    for col in cols:
+        lane, release = lane_of(col), release_of(col)
+        before = last.get(lane) if known else None
+        heads.append({"slug": slug(col), "release": release, "hardware": lane[1],
+                      "gap": f"releases between {before} and {release} were not measured on this hardware"
+                      if before and not adjacent(before, release) else ""})
+        last[lane] = release
     return {"framework": framework, "columns": heads, "rows": rows}
+
+
+def adjacent(before: str, after: str) -> bool:
+    """Whether no minor release lies between two (1.12.1 and 1.13.1; 1.13.1 and 2.0.0; not 1.5.1 and 2.2.2): the next
+    minor of the same major, the same minor again, or a new major's first minor."""
+    try:
+        (a_major, a_minor), (b_major, b_minor) = (tuple(int(x) for x in v.split("+")[0].split(".")[:2])
+                                                  for v in (before, after))
+    except ValueError:
+        return True  # a release this cannot read: no mark rather than a wrong one
+    return (b_major == a_major and b_minor - a_minor <= 1) or (b_major == a_major + 1 and b_minor == 0)
 
 
 def landing(grid: dict[str, dict[str, list[Cell]]], cols: list[str], claims: list[Claim], cells: list[Cell]) -> str:

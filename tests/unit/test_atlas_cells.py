@@ -323,3 +323,12 @@ def test_the_headline_counts_framework_releases_measured_once_each() -> None:
     cells = [_cell("a", "2.11.0"), _cell("b", "2.11.0+cu130"), _cell("c", "2.12.1+cu130"),
              _cell("d", "2.13.0", status="skipped"), replace(_cell("e", "3.12.3"), framework="python")]
     assert release_count(cells) == 2
+
+
+def test_a_column_after_releases_never_measured_on_its_hardware_is_marked() -> None:
+    """torch 1.5.1 stood beside 2.2.2 with no mark for the eight minors between."""
+    from harness.reporting.atlas_html import adjacent
+
+    assert not adjacent("1.5.1", "2.2.2+cu121") and not adjacent("0.2.12", "0.4.13") and not adjacent("2.4.4", "2.7.4")
+    assert adjacent("1.12.1+cu102", "1.13.1+cu117") and adjacent("1.13.1", "2.0.0") and adjacent("2.9.2", "2.9.3")
+    assert adjacent("nightly", "2.0.0")  # unreadable: no mark rather than a wrong one
