@@ -131,7 +131,7 @@ def test_the_changes_page_and_a_cell_page_read_at_desktop_and_phone_width(site: 
                                                                           width: int) -> None:
     """changes.html lists every turn, each linking the cell page it turned to; a cell page holds its
     runs' readings, the code, the citation and the command that measures it again. Neither scrolls
-    sideways (its tables do) nor logs an error."""
+    sideways (its tables do) nor logs an error, nor does the longest release page."""
     changes = (site / "changes.html").read_text(encoding="utf-8")
     linked = re.findall(r'<a href="(c/[0-9a-f]{16}\.html)">', changes)
     assert linked and all((site / link).is_file() for link in linked)
@@ -139,7 +139,8 @@ def test_the_changes_page_and_a_cell_page_read_at_desktop_and_phone_width(site: 
     assert len(linked) == sum(1 for row in data["grid"] if row["turn"])  # the page and the dataset agree on the turns
     cell = (site / linked[0]).read_text(encoding="utf-8")
     assert "Cite this" in cell and "python -m harness matrix --scenario " in cell and "matrix/reference/" in cell
-    for page in (site / "changes.html", site / linked[0]):
+    widest = max((site / "r").glob("*.html"), key=lambda page: page.stat().st_size)  # a release page, its longest
+    for page in (site / "changes.html", site / linked[0], widest):
         probed = page.with_name(f"probed-{width}-{page.name}")
         probed.write_text(page.read_text(encoding="utf-8").replace("</body>", PAGE_PROBE), encoding="utf-8")
         result = _browse(chromium, probed.as_uri(), tmp_path / f"profile-{page.name}", width)
