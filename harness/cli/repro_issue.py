@@ -6,9 +6,9 @@ from __future__ import annotations
 from pathlib import Path
 
 from harness.judgement import answer, failures, issue_answer
+from harness.judgement.cell import judge_cell
 from harness.model.judged import MatrixDoc
 from harness.model.record import CellRecord, Status
-from harness.reporting import aggregate
 from harness.running.issue import IssuePlan
 
 
@@ -70,7 +70,7 @@ def replays(plan: IssuePlan, records: list[CellRecord]) -> list[issue_answer.Rep
             release = pin.split("==")[1] if pin else str(versions[framework]).split("+")[0]
             made = record.get("status") not in (Status.HARNESS_ERROR, Status.SKIPPED)
             ran = record.get("status") == Status.OK
-            summary = aggregate.cell_summary(record)  # its error: the judge's reason first (a GPU this host lacks)
+            summary = judge_cell(record)  # its error: the judge's reason first (a GPU this host lacks)
             why = "" if ran else (failures.missing_module(record) or summary.get("error")
                                   or answer.error_line(record.get("error")) or str(record.get("status")))
             judged = answer.of_cell(summary) if made and summary.get("status") != "unsupported" else None
@@ -135,6 +135,6 @@ def write_page(run_dir: Path, records: list[CellRecord], script: Path, plan: Iss
     if plan is not None:
         lead = [f"Releases the report states: {stated_line(plan)}.", *said]
     else:
-        lead = [f"{r['env']['name']}: {answer.of_cell(aggregate.cell_summary(r)).text}" for r in records if r.get("env")]
+        lead = [f"{r['env']['name']}: {answer.of_cell(judge_cell(r)).text}" for r in records if r.get("env")]
     page = repro_page.page(matrix, records, script, lead, plan.releases if plan is not None else None)
     results.write_text(run_dir / "report.html", render(matrix, records, page=page))

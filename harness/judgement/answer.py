@@ -171,7 +171,7 @@ def verdict_of(cell: CellSummary) -> str:
 
 
 def of_cell(cell: CellSummary) -> Answer:
-    """A judged cell's answer (aggregate.cell_summary's dict); a growing loop is never shown as fine."""
+    """A judged cell's answer (cell.judge_cell's dict); a growing loop is never shown as fine."""
     found = replace(_answer(cell), verdict=verdict_of(cell))
     if cell.get("multigpu"):  # said beside the cleanup's answer, which it does not change
         found = replace(found, gpus=tuple(cell["multigpu"]))

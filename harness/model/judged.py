@@ -11,7 +11,7 @@ from harness.model.processes import GpuProcess, KilledProcess
 
 class Step(TypedDict, total=False):
     """One cleanup step judged: what was left of what the scenario grew, on which meter, and why. A cell
-    summary's copy (aggregate.summary_step) has the same keys on every step, None where the judge wrote none."""
+    summary's copy (judgement/cell.summary_step) has the same keys on every step, None where the judge wrote none."""
 
     label: Required[str]
     verdict: Required[str]  # released / cached / held / partial / no-signal / unmeasured / skipped
@@ -119,7 +119,7 @@ class LoopSummary(TypedDict):
 
 
 class CellSummary(TypedDict, total=False):
-    """A judged cell as matrix.json keeps it (reporting/aggregate.cell_summary) and every renderer reads it:
+    """A judged cell as matrix.json keeps it (judgement/cell.judge_cell) and every renderer reads it:
     the judge's status, steps and exit, the readings at each checkpoint, and the judge's answer (``glance``)."""
 
     status: Required[str | None]  # the judge's: ok, error, unsupported, ... (a record's own where it was not re-judged)

@@ -20,11 +20,12 @@ from packaging.version import InvalidVersion, Version
 from harness import frameworks
 from harness.common import pinned
 from harness.judgement import claims as seed_claims
+from harness.judgement.cell import judge_cell
 from harness.judgement.floors import in_use
 from harness.judgement.turns import parts, side
 from harness.model.judged import CellSummary, Step
 from harness.model.record import CellRecord
-from harness.reporting import aggregate, glance, machines
+from harness.reporting import glance, machines
 from harness.reporting.atlas_runs import Run
 from harness.store.results import cell_path, kept_path
 
@@ -173,7 +174,7 @@ def collect(runs: list[Run], claims: list[seed_claims.Claim]) -> tuple[list[Cell
     outcomes: list[ClaimOutcome] = []
     decided: set[tuple[str, str, str]] = set()  # claim, column, record: a copy of a run counts once
     for run in runs:
-        summaries = [aggregate.cell_summary(record) for record in run.records]
+        summaries = [judge_cell(record) for record in run.records]
         found = list(cells_of(run, summaries))
         cells += found
         for outcome in claim_outcomes(run, summaries, found, claims):

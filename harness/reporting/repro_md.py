@@ -16,10 +16,11 @@ from harness.common.fetched_libraries import aliases_said
 from harness.common.fetched_libraries import said as fetched_said
 from harness.common.units import host_memory, human_bytes
 from harness.judgement import answer, attribution, multigpu, rules, sentences, tolerances, verdicts
+from harness.judgement.cell import judge_cell
 from harness.judgement.tolerances import TOLERANCES
 from harness.model.judged import Step
 from harness.model.record import CellRecord, Checkpoint, Environment, ErrorInfo, Status
-from harness.reporting import aggregate, glance, processes
+from harness.reporting import glance, processes
 from harness.reporting.repro_notes import folded_iterations, heap_lines, holder_lines, loop_lines, notebook_lines
 from harness.reporting.timeline_peaks import Peak, peaks_between
 
@@ -256,7 +257,7 @@ def markdown(records: list[CellRecord], script: Path) -> str:
         if looped:
             lines += ["", "Growth per loop iteration:", *looped]
         if record.get("status") == Status.OK:  # the judge's answer for the environment, as every other output gives it
-            lines.append(f"\nAnswer: **{glance.text(aggregate.cell_summary(record)['glance'])}**.")
+            lines.append(f"\nAnswer: **{glance.text(judge_cell(record)['glance'])}**.")
         # the judge's word: a build's limit on the GPU is unsupported, with why
         exit_verdict = (verdict_of.get("exit") or {}).get("verdict")
         status = verdict_of.get("status") or record.get("status")

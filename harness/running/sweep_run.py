@@ -20,6 +20,7 @@ from harness.common.errors import HarnessError, UsageError
 from harness.common.events import Event
 from harness.environments import pkgindex
 from harness.judgement import amounts
+from harness.judgement.cell import judge_cell
 from harness.measurement.nvml import Nvml
 from harness.model.judged import Change, MatrixDoc, SweepRequest, SweepSummary
 from harness.model.record import CellRecord
@@ -131,7 +132,7 @@ def _repeat(options: SweepOptions, run_dir: Path, matrix: MatrixDoc, columns: li
                     emit("failed", {"env": pin_of[release], "reason": f"repeat not run: {exc.message}"})
                     break
                 kept[side] += [left[0] for record in again.records if record["scenario"]["name"] == cand["scenario"]
-                               and (left := amounts.amount(aggregate.cell_summary(record))) is not None]
+                               and (left := amounts.amount(judge_cell(record))) is not None]
     return kept
 
 
@@ -140,7 +141,7 @@ def _repeated(repeats: Path, env: str, scenario: str) -> list[int]:
     found = []
     for run_dir in sorted(p for p in repeats.glob("*") if p.is_dir()):
         path = results.cell_path(run_dir, env, scenario)
-        if path.is_file() and (left := amounts.amount(aggregate.cell_summary(results.load_record(path)))) is not None:
+        if path.is_file() and (left := amounts.amount(judge_cell(results.load_record(path)))) is not None:
             found.append(left[0])
     return found
 

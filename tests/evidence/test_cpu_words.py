@@ -8,6 +8,7 @@ import re
 from pathlib import Path
 
 from harness.judgement import answer, gpu_only
+from harness.judgement.cell import judge_cell
 from harness.measurement import scenario
 from harness.measurement.unrun import scenario_facts
 from harness.reporting import aggregate, matrix_md
@@ -27,7 +28,7 @@ def test_a_gpu_allocator_scenario_measured_on_a_cpu_is_not_shown_there() -> None
     """torch/del_no_empty_cache on a CPU read "released to the OS": the opposite of what it shows on a
     GPU (the caching allocator keeps the blocks). Now n/a, with why; on the H100 it is judged as before."""
     for record in _cells(CPU_TORCH, "torch/del_no_empty_cache"):
-        said = answer.of_cell(aggregate.cell_summary(record))
+        said = answer.of_cell(judge_cell(record))
         assert (said.back, said.word, said.verdict) == ("n/a", answer.NOT_SHOWN, "n/a")
         assert "caching allocator" in gpu_only.not_shown(record)
         # each step too: n/a with why, no "released" on it, its readings kept for the drill-down
@@ -36,7 +37,7 @@ def test_a_gpu_allocator_scenario_measured_on_a_cpu_is_not_shown_there() -> None
                              and s["left"] is not None for s in steps)
     (gpu,) = _cells(REFERENCE / "h100-580.159.04", "torch/del_no_empty_cache")
     assert gpu_only.not_shown(gpu) == ""
-    assert answer.of_cell(aggregate.cell_summary(gpu)).back == "none"  # the pool keeps it: what it exists to show
+    assert answer.of_cell(judge_cell(gpu)).back == "none"  # the pool keeps it: what it exists to show
 
 
 def test_cpu_outputs_say_host_memory_first_and_use_no_gpu_words_for_host_readings() -> None:

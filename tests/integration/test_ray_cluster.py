@@ -15,6 +15,7 @@ from typing import Any
 import pytest
 from helpers import ROOT, default_sigint
 
+from harness.judgement.cell import judge_cell
 from harness.reporting import aggregate
 
 SCENARIOS = ["torch/del_gc_empty_cache", "torch/del_no_empty_cache", "torch/reference_cycle", "torch/loss_graph_kept"]
@@ -68,8 +69,8 @@ def test_cells_spread_over_nodes_with_the_verdicts_of_one_machine(cpu_image: Any
     assert len(many) == len(SCENARIOS) and {r["status"] for r in many} == {"ok"}
     nodes = {r["node"]["node_id"] for r in many}
     assert nodes <= {w.node_id for w in workers} and len(nodes) == 2  # the head has no cell slot
-    ours = {r["scenario"]["name"]: aggregate.outcome(aggregate.cell_summary(r)) for r in many}
-    theirs = {r["scenario"]["name"]: aggregate.outcome(aggregate.cell_summary(r)) for r in one}
+    ours = {r["scenario"]["name"]: aggregate.outcome(judge_cell(r)) for r in many}
+    theirs = {r["scenario"]["name"]: aggregate.outcome(judge_cell(r)) for r in one}
     assert ours == theirs
     assert json.loads((run_dir / "manifest.json").read_text())["backend"] == "ray"
     assert (run_dir / "logs" / "torch").is_dir() and (run_dir / "report.html").is_file()

@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 
 from harness.judgement import verdicts
-from harness.reporting import aggregate
+from harness.judgement.cell import judge_cell
 
 RUNS = Path(__file__).resolve().parents[1] / "data" / "cpu-runs"
 MiB = 1024 * 1024
@@ -26,7 +26,7 @@ def _answers(name: str) -> dict[str, tuple[str, str, str | None]]:
     out = {}
     for key, record in _records(name).items():
         record["verdicts"] = verdicts.judge(record)
-        glance = aggregate.cell_summary(record)["glance"]
+        glance = judge_cell(record)["glance"]
         out[key] = (glance["back"], glance["word"].split(":")[0], (glance.get("loop") or {}).get("state"))
     return out
 
@@ -67,7 +67,7 @@ def test_a_borderline_cell_is_its_own_answer_in_its_own_colour_and_never_a_turn(
     for run in ("run-a", "run-b"):
         record = _records(run)["tf2.7/tf2__gradient_tape_del"]
         record["verdicts"] = verdicts.judge(record)
-        cell = aggregate.cell_summary(record)
+        cell = judge_cell(record)
         assert (cell["glance"]["back"], cell["glance"]["colour"]) == ("borderline", "blue")
         assert palette.of_back("borderline").fill not in (palette.of_back("part").fill, palette.of_back("n/a").fill)
         assert (turns.parts(cell) or (None, None))[:2] == (None, None)

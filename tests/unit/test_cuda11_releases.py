@@ -9,8 +9,8 @@ import copy
 from pathlib import Path
 
 from harness.judgement import failures, verdicts
+from harness.judgement.cell import judge_cell
 from harness.model.record import Status
-from harness.reporting import aggregate
 from harness.store import results
 
 RECORDS = Path(__file__).resolve().parents[1] / "data" / "records" / "cuda11-h100"
@@ -34,7 +34,7 @@ def test_a_crash_with_cuda_libraries_linked_under_older_names_is_the_environment
 
 def test_a_cell_that_ran_with_such_libraries_says_so_beside_its_answer() -> None:
     ran = _record("tf-2.3.4-tf2__model_del")
-    summary = aggregate.cell_summary(ran)
+    summary = judge_cell(ran)
     assert summary["status"] == Status.OK.value
     assert any(c.startswith("ran with newer CUDA libraries linked under the older names") for c in summary["caveats"])
     ran["env"]["cuda_aliases"] = ["libcudart.so.10.1=libcudart.so.11.0"]  # what today's backend records

@@ -9,6 +9,7 @@ import json
 import pytest
 from helpers import ROOT
 
+from harness.judgement.cell import judge_cell
 from harness.reporting import glance
 
 RECORDS = ROOT / "tests" / "data" / "records"
@@ -28,12 +29,11 @@ def test_a_build_that_ran_by_ptx_jit_says_so_beside_its_answer() -> None:
     """TF 2.7.4 on an H100 has no sm_90 code: TensorFlow's log says its kernels are JIT-compiled from PTX, and the
     answer says how it ran; JAX 0.4.34's CUDA 12 build has its own code and says nothing of it."""
     from harness.judgement import answer
-    from harness.reporting import aggregate
 
     path = RECORDS / "compare" / "tf27" / "host-tf-2.7.4" / "tf2__tf_function_training.json.gz"
     record = json.loads(gzip.decompress(path.read_bytes()))
-    said = answer.of_cell(aggregate.cell_summary(record)).text
+    said = answer.of_cell(judge_cell(record)).text
     assert said.endswith("; ran by PTX JIT (no machine code for compute capability 9.0 in this build: a first start "
                          "compiles its kernels, the JIT cache keeps them)"), said
     other = json.loads(gzip.decompress((RECORDS / "jax-h200" / "jax__jit_cache_clear.json.gz").read_bytes()))
-    assert "PTX JIT" not in answer.of_cell(aggregate.cell_summary(other)).text
+    assert "PTX JIT" not in answer.of_cell(judge_cell(other)).text

@@ -10,7 +10,8 @@ import pytest
 from helpers import repro_record
 
 from harness.judgement import answer, leftover
-from harness.reporting import aggregate, repro_md
+from harness.judgement.cell import judge_cell
+from harness.reporting import repro_md
 
 MiB = 1 << 20
 SCRIPT = """import gc
@@ -34,7 +35,7 @@ def test_what_the_allocator_keeps_is_told_from_what_lives(tmp_path: Path) -> Non
     assert trim["before"] - trim["after"] >= 200 * MiB, trim
     (end,) = [s for s in record["verdicts"]["steps"] if s["label"] == "end"]
     assert end["meter"] == "rss" and 200 * MiB <= end["heap"] <= end["left"], end
-    said = answer.of_cell(aggregate.cell_summary(record)).text
+    said = answer.of_cell(judge_cell(record)).text
     assert said.startswith("kept by the C allocator as free heap: ") and "(malloc_trim(0) gives it back)" in said, said
     text = repro_md.markdown([record], script)
     assert "was the C allocator's free heap (glibc's: `malloc_trim(0)`, called once the script was done" in text, text

@@ -10,7 +10,7 @@ import json
 from pathlib import Path
 
 from harness.judgement import verdicts
-from harness.reporting import aggregate
+from harness.judgement.cell import judge_cell
 
 RECORD = Path(__file__).resolve().parents[1] / "data" / "records" / "old-torch-h100" / "torch__loss_history_loop@as_float.json.gz"
 MiB = 1 << 20
@@ -25,7 +25,7 @@ def test_torch_without_its_count_has_its_context_as_the_runtime_not_a_pool() -> 
     steps = {step["label"]: step for step in judged["steps"]}
     assert (steps["after_empty_cache"]["verdict"], steps["after_empty_cache"]["left"]) == ("released", 0)
     record["verdicts"] = judged
-    assert aggregate.cell_summary(record)["glance"]["back"] == "all"  # as the run with torch's count says
+    assert judge_cell(record)["glance"]["back"] == "all"  # as the run with torch's count says
 
 
 def test_a_framework_whose_pool_is_mapped_whole_keeps_the_first_touch_reading() -> None:

@@ -6,11 +6,12 @@ import sys
 import time
 from pathlib import Path
 
+from harness.judgement.cell import judge_cell
 from harness.measurement import procs
 from harness.measurement.backends.process import ProcessBackend
 from harness.measurement.nvml import Nvml
 from harness.measurement.runner import CellOptions, run_cell
-from harness.reporting import aggregate, matrix_md, repro_md
+from harness.reporting import matrix_md, repro_md
 from harness.running import repro
 
 DETACH = """import os, subprocess, sys
@@ -41,7 +42,7 @@ def test_a_detached_child_outliving_the_script_is_named_and_killed(tmp_path: Pat
     assert not procs.alive(child["pid"])
     said = repro_md.markdown([record], tmp_path / "detach.py")
     assert f"once the harness had killed 1 process still running as the cell ended: PID {child['pid']}" in said
-    assert f"killed by the harness: PID {child['pid']}" in matrix_md.cell_text(aggregate.cell_summary(record))
+    assert f"killed by the harness: PID {child['pid']}" in matrix_md.cell_text(judge_cell(record))
 
 
 def test_the_timeout_fires_and_kills_the_script_and_what_it_detached(tmp_path: Path) -> None:

@@ -6,7 +6,8 @@ import copy
 from pathlib import Path
 
 from harness.judgement import answer, loops, verdicts
-from harness.reporting import aggregate, repro_md
+from harness.judgement.cell import judge_cell
+from harness.reporting import repro_md
 from harness.store.results import load_record
 
 # h200-580.159.04-docker-gpus
@@ -20,7 +21,7 @@ def test_a_loop_flat_on_nvml_and_growing_in_the_frameworks_count_grows() -> None
     line = loops.summary(record, meter)
     assert line is not None and line["state"] == "grows" and line["meter"] == loops.FRAMEWORK
     assert "in the framework's own in-use count; nvml process flat" in line["text"]
-    cell = aggregate.cell_summary(record)
+    cell = judge_cell(record)
     assert "in the loop: grows" in cell["glance"]["text"]  # the answer every output shows says so
     assert cell["glance"]["colour"] != answer.Colour.GREEN.value
     assert any("the framework's own in-use count grows" in text for text in repro_md.loop_lines(record))

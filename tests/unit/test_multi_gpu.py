@@ -5,6 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from harness.judgement.answer import error_line
+from harness.judgement.cell import judge_cell
 from harness.measurement.backends.base import CellSpec
 from harness.measurement.meters import Meters
 from harness.measurement.nvml import GpuFacts, Nvml
@@ -158,7 +159,6 @@ def test_what_torch_still_holds_after_nccl_gives_back_is_left_not_runtime() -> N
     129 MiB torch still counts live are still left there (rules 7 called the step 'released', all of
     it the runtime's), and the job's answer is the worst rank's last step."""
     from harness.judgement import answer, verdicts
-    from harness.reporting import aggregate
     from harness.store import results
 
     run = LAUNCHERS / "20261126T065203Z-32ae8c"
@@ -166,7 +166,7 @@ def test_what_torch_still_holds_after_nccl_gives_back_is_left_not_runtime() -> N
     steps = {s["label"]: s for s in verdicts.judge(record)["steps"]}
     after = steps["rank 0: ddp_torchrun.py:23: dist.destroy_process_group()"]
     assert after["verdict"] == "partial" and after["live"] > 128 * 2**20 and after["left"] == 132 * 2**20
-    said = answer.of_cell(aggregate.cell_summary(record))
+    said = answer.of_cell(judge_cell(record))
     assert said.back == "part" and said.label.startswith("rank ")
 
 

@@ -12,6 +12,7 @@ import pytest
 from rich.console import Console
 
 from harness.judgement import answer, verdicts
+from harness.judgement.cell import judge_cell
 from harness.reporting import aggregate, atlas, atlas_html, atlas_runs, matrix_md, render, report_html, repro_md, sweeps
 from harness.store import results
 
@@ -39,7 +40,7 @@ def _record(case: str) -> tuple[Path, dict]:
 @pytest.mark.parametrize("case", sorted(CASES))
 def test_one_record_reads_the_same_in_every_output(case: str, tmp_path: Path) -> None:
     run_dir, record = _record(case)
-    said = answer.of_cell(aggregate.cell_summary(record))
+    said = answer.of_cell(judge_cell(record))
     text, colour = said.text, said.colour.value
     assert said.left is not None and said.amounts is not None
     matrix = aggregate.matrix_from([record], [], "one", [(record["env"]["name"], record["scenario"]["name"])])
@@ -55,7 +56,7 @@ def test_one_record_reads_the_same_in_every_output(case: str, tmp_path: Path) ->
     assert f"Answer: **{text}**." in repro_md.markdown([record], Path(record["scenario"].get("path") or "x.py"))
 
     run = atlas_runs.Run(run_dir, "one", [record], [])
-    (grid_cell,) = atlas.cells_of(run, [aggregate.cell_summary(record)])
+    (grid_cell,) = atlas.cells_of(run, [judge_cell(record)])
     assert (grid_cell.word, grid_cell.back) == (text, said.back)
     td = atlas_html.grid_cell([grid_cell], grid_cell.column, False)
     assert f"back-{said.back.replace('/', '')}" in td["classes"]
@@ -75,10 +76,10 @@ def test_one_record_reads_the_same_in_every_output(case: str, tmp_path: Path) ->
 
 def test_the_words_say_where_the_memory_is() -> None:
     _, keras = _record("keras-loop")
-    said = answer.of_cell(aggregate.cell_summary(keras))
+    said = answer.of_cell(judge_cell(keras))
     assert said.text.startswith("held by live objects: 45.70 MiB live, 138.14 GiB in the pool with the runtime's own")
     _, torch = _record("torch-repro")
-    said = answer.of_cell(aggregate.cell_summary(torch))
+    said = answer.of_cell(judge_cell(torch))
     assert said.text.startswith("partly held by live objects: 65.00 MiB live")
     assert "the runtime keeps 224.00 MiB until exit" in said.text and said.left == 66 * 2**20
 

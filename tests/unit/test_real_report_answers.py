@@ -6,6 +6,7 @@ from helpers import ROOT
 
 from harness.cli import repro_issue
 from harness.judgement import answer
+from harness.judgement.cell import judge_cell
 from harness.reporting import aggregate
 from harness.running import issue_saved
 
@@ -33,7 +34,7 @@ def test_what_the_holder_search_saw_alive_is_live_not_held_by_the_process() -> N
     which no framework count says on a CPU; the rest is the process's."""
     records, _ = aggregate.read_judged(RUNS / "torch_29809")
     (record,) = records
-    cell = answer.of_cell(aggregate.cell_summary(record))
+    cell = answer.of_cell(judge_cell(record))
     assert cell.text.startswith("partly held by live objects: 190.96 MiB live, 25.41 MiB held by the process"), cell.text
 
 

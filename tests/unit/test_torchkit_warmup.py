@@ -15,7 +15,7 @@ from typing import Any
 import pytest
 
 from harness.judgement import answer, failures
-from harness.reporting import aggregate
+from harness.judgement.cell import judge_cell
 
 KIT = Path(__file__).resolve().parents[2] / "harness" / "scenarios" / "torch"
 CUBLAS = ("CUDA error: CUBLAS_STATUS_EXECUTION_FAILED when calling `cublasSgemm( handle, opa, opb, m, n, k, "
@@ -112,6 +112,6 @@ def test_the_judge_says_beside_the_answer_what_the_cell_ran_without() -> None:
 def test_a_record_with_the_note_is_judged_with_it() -> None:
     record = _record({"without": "cuBLAS", "cause": CUBLAS})
     record.update(scenario={"name": "torch/del_gc_empty_cache"}, env={"name": "torch==1.4.0"}, variant="gpu")
-    summary = aggregate.cell_summary(record)  # type: ignore[arg-type]
+    summary = judge_cell(record)  # type: ignore[arg-type]
     assert summary["caveats"][0].startswith("measured without cuBLAS")
     assert "measured without cuBLAS" in summary["glance"]["text"]

@@ -14,7 +14,8 @@ import pytest
 from helpers import ROOT, repro_record
 
 from harness.judgement import answer, verdicts
-from harness.reporting import aggregate, repro_md
+from harness.judgement.cell import judge_cell
+from harness.reporting import repro_md
 
 MiB = 1 << 20
 SCRIPT = """import gc, sys
@@ -43,7 +44,7 @@ def test_cycles_not_yet_collected_are_told_from_live_objects(tmp_path: Path) -> 
     assert census["libraries"][0][:2] == ["__main__.Node", 200], census
     (end,) = [s for s in record["verdicts"]["steps"] if s["label"] == "end"]
     assert 190 * MiB <= end["garbage"] <= end["left"], end
-    said = answer.of_cell(aggregate.cell_summary(record)).text
+    said = answer.of_cell(judge_cell(record)).text
     assert said.startswith(answer.GARBAGE_WORD + ": ") and "(gc.collect() frees it)" in said, said
     text = repro_md.markdown([record], tmp_path / "cycles.py")
     assert "was reference cycles Python's garbage collector had not yet freed" in text, text
@@ -66,7 +67,7 @@ def test_gpu_memory_only_cycles_keep_is_theirs_not_live(script: str, framework: 
     record = json.loads(gzip.decompress(path.read_bytes()))
     assert record["heap_trim"]["garbage"]["arrays"] == {framework: held}, record["heap_trim"]
     record["verdicts"] = verdicts.judge(record)
-    said = answer.of_cell(aggregate.cell_summary(record))
+    said = answer.of_cell(judge_cell(record))
     assert said.word == answer.GARBAGE_WORD and said.amounts and said.amounts.garbage == held, said
     assert said.text.startswith(f"{answer.GARBAGE_WORD}: {held >> 20}.00 MiB (gc.collect() frees it)"), said.text
     assert not said.amounts.live, said.amounts  # none of it is live: before, "held by live objects"
