@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from typing import cast
 
+from harness.judgement.tolerances import FRAMEWORK_RULE
 from harness.model.judged import Step
 from harness.model.record import CellRecord
 
@@ -28,8 +29,9 @@ def at_end(record: CellRecord, steps: list[Step]) -> list[Step]:
         if step.get("meter") == "rss":
             heap = min(freed, left)
             said = {"heap": heap, "garbage": min(cycles, left - heap)}
-        else:  # the framework's own count holds them: what it says is in use, no more
+            said = {k: n for k, n in said.items() if n > tol}  # less is the meter's noise
+        else:  # the framework's own count holds them: what it says is in use, no more, as exact as that count
             said = {"garbage": min(sum(arrays.values()), left, step.get("framework_left") or 0)}
-        said = {k: n for k, n in said.items() if n > tol}  # less is the meter's noise
+            said = {k: n for k, n in said.items() if n > FRAMEWORK_RULE.abs_tol}  # not 5% of a pool mapped whole
         out.append(cast(Step, {**step, **said}) if said else step)
     return out

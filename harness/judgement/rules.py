@@ -68,7 +68,8 @@ fails where its neighbour runs is a turn (turns.py)
     pool mapped at the first touch, before it) with no framework count either (TensorFlow before 2.5) is "not
     seen", never "flat" (loops.UNSEEN); a first touch of torch or CuPy (their pools grow as asked) larger than what
     followed is the CUDA runtime's, not a pool mapped whole, where no framework count says so (floors._lazy_pools:
-    torch 1.0.1's 900 MiB context on Hopper was "held")
+    torch 1.0.1's 900 MiB context on Hopper was "held"); what only cycles keep of the framework's count is held to
+    that count's precision, not 5% of a pool mapped whole (leftover.at_end: JAX preallocating 104.5 GiB)
 """
 
 RULES_VERSION = 30
