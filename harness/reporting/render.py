@@ -153,4 +153,6 @@ def matrix_summary(matrix: MatrixDoc) -> str:
                   "memory are not decided")
     changed = matrix.get("compare")
     diff = f"; {len(changed['changed'])} changed since {changed['other']}" if changed else ""
+    if not any(claim["results"] for claim in matrix.get("claims", [])):  # a script's repro decides no claim
+        return f"{cells}{diff}"
     return f"{cells}; claims: {claims}{diff}"
