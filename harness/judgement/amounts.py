@@ -8,6 +8,7 @@ judges them again.
 """
 from __future__ import annotations
 
+from collections.abc import Collection
 from typing import Any
 
 from harness.common.units import human_bytes
@@ -40,9 +41,11 @@ def key(scenario: str, release: str) -> str:
     return f"{scenario}|{release}"
 
 
-def candidates(matrix: MatrixDoc, columns: list[tuple[str, str]]) -> list[Candidate]:
+def candidates(matrix: MatrixDoc, columns: list[tuple[str, str]],
+               turned: Collection[tuple[str, str]] = ()) -> list[Candidate]:
     """Neighbouring measured releases of a row with the same words but amounts FACTOR apart and more
-    than half the meter's noise floor apart (repeats decide whether they are a turn)."""
+    than half the meter's noise floor apart (repeats decide whether they are a turn); none where the answer
+    already turns there (``turned``: (scenario, release) of the plain turns), which repeats need not confirm."""
     found: list[Candidate] = []
     for scenario in matrix["scenarios"]:
         row = matrix["cells"].get(scenario, {})
@@ -54,7 +57,8 @@ def candidates(matrix: MatrixDoc, columns: list[tuple[str, str]]) -> list[Candid
             words = str(row[env]["glance"]["word"])
             if last is not None and last["words"] == words and last["meter"] == now[1]:
                 low, high = sorted((int(last["left"]), now[0]))
-                if high - low > CANDIDATE_FROM * tolerances.METER_RULES[now[1]].abs_tol and high >= FACTOR * max(low, 1):
+                if (high - low > CANDIDATE_FROM * tolerances.METER_RULES[now[1]].abs_tol and high >= FACTOR * max(low, 1)
+                        and (scenario, release) not in turned):
                     found.append({"scenario": scenario, "before_release": last["release"], "release": release,
                                   "before_env": last["env"], "env": env, "before": last["left"], "after": now[0],
                                   "meter": now[1], "words": words})

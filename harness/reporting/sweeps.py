@@ -46,8 +46,10 @@ def judge(summary: SweepSummary, matrix: MatrixDoc) -> None:
     """The sweep's turns on ``matrix``: where the answer changes, and where only the amount did
     (candidates, confirmed by the repeats kept in the summary)."""
     columns = _columns(summary)
-    summary["amounts"] = amounts.judge(amounts.candidates(matrix, columns), summary.get("repeats") or {})
-    summary["changes"] = changes(matrix, columns) + amounts.as_changes(summary["amounts"])
+    plain = changes(matrix, columns)
+    turned = {(c["scenario"], c["release"]) for c in plain}
+    summary["amounts"] = amounts.judge(amounts.candidates(matrix, columns, turned), summary.get("repeats") or {})
+    summary["changes"] = plain + amounts.as_changes(summary["amounts"])
     summary["runtime"] = runtime_costs(matrix, columns)
     summary["unfinished"] = unfinished(matrix, columns)
     skipped = summary.setdefault("skipped", {})

@@ -114,7 +114,8 @@ def _repeat(options: SweepOptions, run_dir: Path, matrix: MatrixDoc, columns: li
     run folders under repeats/); what each run left is kept, the first run's included."""
     pin_of = {release: pin for release, pin in columns}
     kept: dict[str, list[int]] = {}
-    found = sorted(amounts.candidates(matrix, columns), key=amounts.ratio, reverse=True)
+    turned = {(c["scenario"], c["release"]) for c in sweeps.changes(matrix, columns)}  # these need no repeats
+    found = sorted(amounts.candidates(matrix, columns, turned), key=amounts.ratio, reverse=True)
     for cand in found[:REPEATED_AT_MOST]:  # the largest: a sweep whose every row moves is not repeated whole
         for release, env in ((cand["before_release"], cand["before_env"]), (cand["release"], cand["env"])):
             side = amounts.key(cand["scenario"], release)
