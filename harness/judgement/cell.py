@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import cast
 
 from harness.judgement import answer, failures, floors, loops, multigpu, tolerances, verdicts
-from harness.model.judged import CellSummary, Judged, Step
+from harness.model.judged import CellSummary, Step
 from harness.model.processes import KilledProcess
 from harness.model.record import CellRecord, meter_value
 
@@ -42,15 +42,6 @@ def _framework_levels(record: CellRecord) -> tuple[dict[str, int], dict[str, int
     return levels, in_use
 
 
-def _blind_labels(record: CellRecord, judged: Judged) -> list[str]:
-    """Labels whose NVML reading cannot show use: after the first touch of a pool mapped there."""
-    if not judged.get("premapped"):
-        return []
-    labels = [cp["label"] for cp in record.get("checkpoints") or []]
-    first = judged.get("first_touch")
-    return labels[labels.index(first) + 1:] if first in labels else []
-
-
 def summary_step(step: Step) -> Step:
     """A judged step as matrix.json keeps it: the same keys on every step (None where the judge wrote none), and
     the judge's word where it gave one."""
@@ -78,7 +69,7 @@ def judge_cell(record: CellRecord) -> CellSummary:
         "meter": meter,
         "levels": levels,
         "framework_levels": framework,
-        "blind_labels": _blind_labels(record, judged),
+        "blind_labels": floors.blind_labels(record, judged),
         "runtime_cost": judged.get("runtime_cost"),
         "floor_basis": judged.get("floor_basis"),
         "exit_meter": (judged.get("exit") or {}).get("meter"),

@@ -12,6 +12,7 @@ from typing import Any, Literal
 from harness import frameworks
 from harness.judgement import attribution
 from harness.judgement.tolerances import NVML_METERS
+from harness.model.judged import Judged
 from harness.model.record import CellRecord, Checkpoint, meter_value
 
 
@@ -104,3 +105,12 @@ def _lazy_pools(record: CellRecord) -> bool:
     found = [frameworks.named(name) for name in ((record.get("facts") or {}).get("frameworks") or {})]
     known = [framework for framework in found if framework is not None]
     return bool(known) and all(framework.pool_grows_lazily for framework in known)
+
+
+def blind_labels(record: CellRecord, judged: Judged) -> list[str]:
+    """Labels whose NVML reading cannot show use: after the first touch of a pool mapped there."""
+    if not judged.get("premapped"):
+        return []
+    labels = [cp["label"] for cp in record.get("checkpoints") or []]
+    first = judged.get("first_touch")
+    return labels[labels.index(first) + 1:] if first in labels else []

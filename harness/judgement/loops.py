@@ -22,7 +22,7 @@ import math
 from dataclasses import dataclass
 
 from harness.common.units import human_bytes
-from harness.judgement.floors import in_use
+from harness.judgement.floors import blind_labels, in_use
 from harness.judgement.tolerances import FRAMEWORK_RULE, METER_RULES, MeterRule
 from harness.model.judged import Judged, LoopSummary
 from harness.model.record import CellRecord, Checkpoint, meter_value
@@ -157,12 +157,10 @@ def steepest(record: CellRecord, meter: str) -> tuple[str, int, Trend] | None:
 
 
 def _premapped_before(record: CellRecord, site: str, judged: Judged | None) -> bool:
-    """Whether the judged meter's pool was mapped at the first touch (verdicts: premapped), before ``site`` ran."""
-    judged = judged or record.get("verdicts") or {}
-    labels = [cp["label"] for cp in record.get("checkpoints") or []]
-    first, loop = judged.get("first_touch"), next((i for i, label in enumerate(labels) if site_of(label)[0] == site
-                                                   and site_of(label)[1] is not None), None)
-    return bool(judged.get("premapped")) and first in labels and loop is not None and labels.index(first) < loop
+    """Whether the loop at ``site`` began after the first touch of a pool mapped whole (floors.blind_labels)."""
+    began = next((cp["label"] for cp in record.get("checkpoints") or [] if site_of(cp["label"])[0] == site
+                  and site_of(cp["label"])[1] is not None), None)
+    return began is not None and began in blind_labels(record, judged or record.get("verdicts") or {})
 
 
 def summary(record: CellRecord, meter: str, judged: Judged | None = None) -> LoopSummary | None:
