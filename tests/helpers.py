@@ -136,3 +136,17 @@ def repro_record(tmp_path: Path, source: str, name: str = "leak.py") -> Any:
     assert record["status"] == "ok", record.get("stderr_tail")
     record["verdicts"] = verdicts.judge(record)
     return record
+
+
+def reference_runs(root: Path) -> list[Path]:
+    """The run folders under ``root`` that hold records (as the atlas finds them: atlas_runs)."""
+    return sorted(p.parent for p in root.rglob("manifest.json") if any(p.parent.glob("*/*.json*")))
+
+
+def reference_matrix(run_dir: Path) -> Any:
+    """A committed reference run's matrix.json as `report` writes it (made again from its records, never committed)."""
+    import json
+
+    from harness.reporting import aggregate
+
+    return json.loads(json.dumps(aggregate.build_matrix(run_dir), default=str))

@@ -64,3 +64,4 @@ class Manifest(TypedDict, total=False):
     fallback: str  # the executor's own word on where the cells went instead
     cluster: Any  # a cluster's executor: what it offered
     request: Request
+    note: str  # the run's own line above its table (a sweep's range, the variant and why): matrix.json is made again

@@ -14,7 +14,7 @@ from harness.judgement.cell import judge_cell
 from harness.model.judged import CellSummary, ChangedCell, Compare, MatrixDoc, SweepSummary
 from harness.model.record import SCHEMA_VERSION, CellRecord, Status
 from harness.reporting import glance, machines, matrix_md, pairing, sweeps
-from harness.store.results import read_manifest, read_records, write_json, write_text
+from harness.store.results import read_manifest, read_records, write_json, write_manifest, write_text
 
 MATRIX_SCHEMA_VERSION = 1
 
@@ -30,9 +30,30 @@ def read_judged(run_dir: Path) -> tuple[list[CellRecord], list[tuple[Path, str]]
 
 
 def build_matrix(run_dir: Path, planned: list[tuple[str, str]] | None = None, note: str = "") -> MatrixDoc:
+    """The run's matrix as today's rules make it from its records (what ``report`` writes as matrix.json)."""
     records, broken = read_judged(run_dir)
     return matrix_from(records, broken, run_name(run_dir, records), planned if planned is not None else planned_cells(run_dir),
-                       note)
+                       note or _kept_note(run_dir, ""))
+
+
+def _kept_note(run_dir: Path, note: str) -> str:
+    """The run's note: ``note`` where given (kept in the manifest, whence a re-render reads it: matrix.json is made
+    again, never kept), else the manifest's, else a matrix.json's written before the manifest kept it."""
+    try:
+        manifest = read_manifest(run_dir)
+    except (OSError, ValueError):
+        manifest = None
+    if note:
+        if manifest is not None and manifest.get("note") != note:
+            manifest["note"] = note
+            write_manifest(run_dir, manifest)
+        return note
+    if manifest is not None and manifest.get("note"):
+        return manifest["note"]
+    try:
+        return str(json.loads((run_dir / "matrix.json").read_text(encoding="utf-8")).get("note", ""))
+    except (OSError, ValueError):
+        return ""
 
 
 def planned_cells(run_dir: Path) -> list[tuple[str, str]]:
@@ -141,11 +162,7 @@ def write_reports(run_dir: Path, planned: list[tuple[str, str]] | None = None, n
     records, broken = judged if judged is not None else read_judged(run_dir)
     if planned is None:
         planned = planned_cells(run_dir)
-    if not note:
-        try:
-            note = json.loads((run_dir / "matrix.json").read_text(encoding="utf-8")).get("note", "")
-        except (OSError, ValueError):
-            note = ""
+    note = _kept_note(run_dir, note)
     matrix = matrix_from(records, broken, run_name(run_dir, records), planned, note)
     if compare_with is not None:
         matrix["compare"] = compare(matrix, build_matrix(compare_with))

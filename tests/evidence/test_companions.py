@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+from helpers import reference_matrix
 from packaging.version import Version
 
 from harness.judgement import criteria
@@ -17,7 +18,7 @@ SWEEP = Path(__file__).resolve().parents[2] / "matrix" / "reference" / "sweeps" 
 def test_a_sweep_names_each_releases_companions_where_they_change() -> None:
     (folder,) = [p.parent for p in SWEEP.glob("*/sweep.json")]
     summary = json.loads((folder / "sweep.json").read_text())
-    sweeps.judge(summary, json.loads((folder / "matrix.json").read_text()))
+    sweeps.judge(summary, reference_matrix(folder))
     assert summary["companions"]["2.16.2"]["keras"] == "3.15.1" and "tensorflow" not in summary["companions"]["2.16.2"]
     line = next(line for line in sweeps.markdown(summary).splitlines() if line.startswith("Companions"))
     assert "keras 2.12.0 (2.12.1), 2.13.1 (2.13.1), 2.14.0 (2.14.1), 2.15.0 (2.15.1), 3.15.1 (2.16.2 .. 2.21.0)" in line

@@ -3,9 +3,10 @@
 On the committed CPU sweeps (no GPU: host memory only) and the H100 reference of the same scenarios."""
 from __future__ import annotations
 
-import json
 import re
 from pathlib import Path
+
+from helpers import reference_matrix
 
 from harness.judgement import answer, gpu_only
 from harness.judgement.cell import judge_cell
@@ -15,7 +16,7 @@ from harness.reporting import aggregate, matrix_md
 from harness.running import catalogue
 
 REFERENCE = Path(__file__).resolve().parents[2] / "matrix" / "reference"
-CPU_TORCH = next((REFERENCE / "sweeps" / "cpu-torch-2.12-2.15").glob("*/matrix.json")).parent
+CPU_TORCH = next((REFERENCE / "sweeps" / "cpu-torch-2.12-2.15").glob("*/manifest.json")).parent
 GPU_WORDS = re.compile(r"\b(driver|pool|runtime|GPU|cached)\b")
 
 
@@ -41,7 +42,7 @@ def test_a_gpu_allocator_scenario_measured_on_a_cpu_is_not_shown_there() -> None
 
 
 def test_cpu_outputs_say_host_memory_first_and_use_no_gpu_words_for_host_readings() -> None:
-    matrix = json.loads((CPU_TORCH / "matrix.json").read_text(encoding="utf-8"))
+    matrix = reference_matrix(CPU_TORCH)
     text = matrix_md.to_markdown(matrix)
     assert "Measured on: no GPU: host memory (RSS) only." in text.splitlines()[:8]
     assert "- `torch/del_no_empty_cache`: torch's CUDA caching allocator keeps freed blocks" in text

@@ -3,9 +3,8 @@ the memory back, words that hold against what the record shows, the release in e
 from __future__ import annotations
 
 import io
-import json
 
-from helpers import ROOT
+from helpers import ROOT, reference_matrix, reference_runs
 from rich.console import Console
 
 from harness.reporting import render
@@ -14,8 +13,8 @@ REFERENCE = ROOT / "matrix" / "reference"
 
 
 def _matrix(*parts: str) -> dict:
-    (path,) = sorted(REFERENCE.joinpath(*parts).glob("**/matrix.json"))[:1]
-    return json.loads(path.read_text())
+    (path,) = sorted(REFERENCE.joinpath(*parts).glob("**/manifest.json"))[:1]
+    return reference_matrix(path.parent)
 
 
 def _glance(matrix: dict, scenario: str) -> dict:
@@ -46,15 +45,15 @@ def test_memory_a_child_process_holds_is_not_all_back() -> None:
 
 
 def test_no_reference_cell_shows_a_negative_amount_or_live_objects_nothing_counted() -> None:
-    for path in REFERENCE.rglob("matrix.json"):
-        matrix = json.loads(path.read_text())
+    for run in reference_runs(REFERENCE):
+        matrix = reference_matrix(run)
         for row in matrix["cells"].values():
             for cell in row.values():
                 glance = cell["glance"]
-                assert glance["left"] is None or glance["left"] >= 0, path
+                assert glance["left"] is None or glance["left"] >= 0, run
                 step = next((s for s in cell["steps"] if s["label"] == glance["label"]), None)
                 if step and "live objects" in glance["word"]:  # a framework's count, or what the holder search saw (25)
-                    assert step["framework_left"] is not None or step.get("named"), (path, glance)
+                    assert step["framework_left"] is not None or step.get("named"), (run, glance)
 
 
 def test_the_terminal_table_fits_80_columns_with_six_environments_and_never_cuts_a_scenario() -> None:

@@ -118,3 +118,17 @@ def test_compare_pairs_two_releases_of_a_framework_and_refuses_two_frameworks(tm
     shutil.copytree(records / "torch", torch)
     refused = harness_cli("report", str(torch), "--compare", str(old))
     assert refused.returncode == 2 and refused.stderr.count("\n") == 1 and "nothing to compare" in refused.stderr
+
+
+def test_a_re_render_keeps_the_runs_note_without_its_matrix_json(run_dir: Path, tmp_path: Path) -> None:
+    """matrix.json is made again from the records (the references commit none): the run's own note lives in its
+    manifest, so `report` on a folder without matrix.json still says it."""
+    import shutil
+
+    copy = tmp_path / "run-n"
+    shutil.copytree(run_dir, copy)
+    (copy / "matrix.json").unlink()
+    assert json.loads((copy / "manifest.json").read_text())["note"] == "test run"
+    result = harness_cli("report", str(copy))
+    assert result.returncode == 0, result.stderr
+    assert json.loads((copy / "matrix.json").read_text())["note"] == "test run"
