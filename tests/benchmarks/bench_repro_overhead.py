@@ -13,6 +13,7 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+from typing import Any
 
 ROOT = Path(__file__).resolve().parents[2]
 SCRIPT = """import time, torch
@@ -87,8 +88,11 @@ def main() -> None:
           f"Python's start-up {startup:.2f} s): median {statistics.median(direct):+.2f} s "
           f"({', '.join(f'{x:+.2f}' for x in direct)})")
     print("where a repro's time goes (median s; * the script's own, which bare pays too):")
-    for name in (n for n in phases[0] if n not in ("cell", "wall", "exit", "script", "rate")):
+    for name in (n for n in phases[0] if n not in ("cell", "wall", "exit", "script", "rate", "slow", "checkpoints")):
         print(f"  {name:<58} {statistics.median(p[name] for p in phases):6.3f}")
+    slow = [n for p in phases for n in p["slow"]]
+    print(f"checkpoints: median {statistics.median(p['checkpoints'] for p in phases):.0f} a run; settled past the fast "
+          f"window: {len(slow)} in {len(phases)} runs ({', '.join(sorted(set(slow))) or 'none'})")
     print(f"timeline: median {statistics.median(p['rate'] for p in phases):.0f} Hz achieved; one reading of every "
           f"meter costs {_reading_cost() * 1e3:.2f} ms here (median of 200)")
 
@@ -106,7 +110,7 @@ def _reading_cost() -> float:
     return statistics.median(took)
 
 
-def _phases(path: Path, wall: float, launched: float) -> dict[str, float]:
+def _phases(path: Path, wall: float, launched: float) -> dict[str, Any]:
     """A repro run's wall time by phase, from its record's timestamps (``launched``: when its CLI was started)."""
     import datetime as dt
     import json
@@ -134,7 +138,9 @@ def _phases(path: Path, wall: float, launched: float) -> dict[str, float]:
             - ((cps[-1].get("settle") or {}).get("settle_s") or 0.0),
             "  of which the after-exit reading settled in": after,
             "CLI after the cell (judge, matrix.json, report.html, repro.md)": launched + wall - done,
-            "rate": float(timeline.get("rate_hz") or 0.0)}
+            "rate": float(timeline.get("rate_hz") or 0.0), "checkpoints": len(cps),
+            "slow": [f"{cp['label'][:40]} {cp['settle']['settle_s']:.3f} s" for cp in cps
+                     if not (cp.get("settle") or {}).get("fast")]}
 
 
 if __name__ == "__main__":
