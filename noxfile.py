@@ -56,7 +56,8 @@ def tests(session: nox.Session) -> None:
 @nox.session
 def evidence(session: nox.Session) -> None:
     """The committed references as evidence: every record loads and is judged into a matrix that follows its schema,
-    re-rendering changes no tracked file, the README's examples and the claims and words they settle still hold (also part of tests)."""
+    re-rendering changes no tracked file, the README's examples and the claims and words they settle still hold (also
+    part of tests)."""
     session.install("-q", "-e", ".[test]")
     session.run("python", "-m", "pytest", "tests/evidence", *session.posargs)
 

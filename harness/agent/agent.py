@@ -166,7 +166,7 @@ def make_checkpoint(channel, look=None):
         channel.send("checkpoint", **fields)
         channel.wait_ack(seq)
         if search and label == "end":  # measured once the script is done: glibc's free heap, uncollected cycles
-            channel.heap_trim = garbage.at_end(counting, live, fields.get("holders"))
+            channel.heap_trim = garbage.at_end(counting, live, fields.get("holders"), look is not None)
     return checkpoint
 
 

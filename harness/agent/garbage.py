@@ -136,14 +136,15 @@ def census(on_gpu=()):
     return found
 
 
-def at_end(counting=(), live=(), search=None):
+def at_end(counting=(), live=(), search=None, searched=False):
     """heap.trim()'s reading with this census as its "garbage" (taken first: the copy trims its own heap), or
     None where the C library has no malloc_trim. ``counting``: the frameworks whose own count is read here;
-    ``live``: those that count memory in use now; ``search``: what holders.py found at `end`. Where every count
-    says nothing is in use, or the search found none of their arrays at all (a cycle's arrays are among what it
-    looks at; what a count keeps without one, as torch's cuBLAS workspace, no cycle keeps), the copy (0.2 s on a
-    CUDA process: its fork and two collections) is not made."""
-    if live and _no_arrays(search):
+    ``live``: those that count memory in use now; ``search``: what holders.find found at `end` where it looked
+    (``searched``; None: no array of theirs). Where every count says nothing is in use, or the search found none
+    of their arrays at all (a cycle's arrays are among what it looks at; what a count keeps without one, as
+    torch's cuBLAS workspace, no cycle keeps), the copy (0.2 s on a CUDA process: its fork and two collections)
+    is not made."""
+    if live and searched and _no_arrays(search):
         live = ()
     found = census(counting) if live or not counting else None
     trim = heap.trim()
@@ -154,7 +155,7 @@ def at_end(counting=(), live=(), search=None):
 
 def _no_arrays(search):
     """Whether the search at `end` looked at every object and found no array of a framework that counts."""
-    return (isinstance(search, dict) and search.get("total") == 0 and not search.get("budget_hit")
+    return search is None or (isinstance(search, dict) and search.get("total") == 0 and not search.get("budget_hit")
             and not search.get("unreadable") and "error" not in search)
 
 

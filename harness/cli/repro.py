@@ -11,9 +11,7 @@ from rich.console import Console
 from harness.cli.shared import asked_for, command_line_envs, matrix_options, nothing_ran, plain_events
 from harness.common.errors import UsageError
 from harness.environments import config
-from harness.judgement import failures
 from harness.measurement.nvml import Nvml
-from harness.reporting import render, repro_md
 from harness.running import catalogue, launch, repro
 from harness.running.matrix import run_matrix
 from harness.store import results
@@ -69,6 +67,9 @@ def main(args: argparse.Namespace, err: Console, out: Console) -> int:
         run = run_matrix(options, nvml, plain_events(err))
     finally:
         nvml.close()
+    from harness.judgement import failures
+    from harness.reporting import render, repro_md
+
     records = sorted(run.records, key=lambda r: run.matrix["environments"].index(r["env"]["name"]))
     for record in records:
         if repro_md.never_ran(record):

@@ -12,15 +12,13 @@ from typing import Any, cast
 from rich.console import Console
 
 from harness.cli.fallbacks import FallbackLines
+from harness.cli.warm import after_cells
 from harness.common import events
 from harness.common.errors import UsageError
 from harness.environments import config
 from harness.environments.images import BuildOptions
-from harness.judgement import per_framework
 from harness.model.judged import MatrixDoc
 from harness.model.record import CellRecord, Status, error_type
-from harness.reporting import closing, render
-from harness.reporting.glance import NO_GPU
 
 PIPE_WIDTH = 160  # the width of output that goes to no terminal, where COLUMNS does not say
 RAN = {Status.OK, Status.ERROR, Status.UNSUPPORTED, Status.TIMEOUT, Status.CRASHED}  # its own code ran, whatever it came to
@@ -95,6 +93,10 @@ def warn_unreadable(matrix: MatrixDoc, err: Console) -> None:
 def show_matrix(matrix: MatrixDoc, as_json: bool, out: Console, words_at: str | None = None) -> None:
     """The matrix's table, or where it would not fit the screen (and ``words_at`` names where each cell's
     words are), a block per framework family; then one sentence per environment and the tolerances."""
+    from harness.judgement import per_framework
+    from harness.reporting import closing, render
+    from harness.reporting.glance import NO_GPU
+
     if as_json:
         print(json.dumps(matrix, indent=1, sort_keys=True))
         return
@@ -134,7 +136,11 @@ def plain_events(err: Console) -> Any:
     def emit(kind: str, data: Mapping[str, Any]) -> None:
         for line in fallbacks.due(kind):
             err.print(line, markup=False, soft_wrap=True)
-        if kind == "cell-done":
+        if kind == "cell-start":
+            after_cells()
+        elif kind == "cell-done":
+            from harness.reporting import render
+
             err.print(render.summary_line(cast(CellRecord, data)))  # the record, as the runner sent it
         elif kind == "ipython":
             err.print(ipython_line(cast(events.IPython, data)), markup=False)

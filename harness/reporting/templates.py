@@ -21,5 +21,10 @@ def _environment() -> Any:
                               undefined=jinja2.StrictUndefined)
 
 
+def get(template: str) -> Any:
+    """A template compiled once per process (Jinja2's environment caches it): cli/warm compiles report.html early."""
+    return _environment().get_template(template)
+
+
 def render(template: str, **data: Any) -> str:
-    return str(_environment().get_template(template).render(**data))
+    return str(get(template).render(**data))

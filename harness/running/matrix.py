@@ -13,7 +13,7 @@ import sys
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, cast
+from typing import TYPE_CHECKING, Any, cast
 
 from harness import __version__, frameworks
 from harness.common.errors import UsageError
@@ -26,12 +26,14 @@ from harness.measurement.unrun import skipped_record
 from harness.model.judged import MatrixDoc
 from harness.model.manifest import Manifest
 from harness.model.record import CellRecord, Status
-from harness.reporting import aggregate
 from harness.running import catalogue, interruption
 from harness.running.executors import Batch, executor_for, pin_facts
 from harness.running.request import MatrixOptions
 from harness.running.resume import request_of
 from harness.store import results
+
+if TYPE_CHECKING:
+    from harness.reporting.aggregate import ReadRun
 
 
 @dataclass
@@ -147,6 +149,8 @@ def run_matrix(options: MatrixOptions, nvml: Nvml, emit: Event) -> MatrixRun:
         raise interruption.RunInterrupted(run.run_dir) from exc
     finally:
         note = f"Variant `{variant}` ({why}); {ready.note}"
+        from harness.reporting import aggregate  # here: what only the end needs, imported while the cells run (cli/warm)
+
         try:
             run.matrix = aggregate.write_reports(run.run_dir, planned, note=note, judged=_in_memory(run, options))
         except OSError as exc:
@@ -156,7 +160,7 @@ def run_matrix(options: MatrixOptions, nvml: Nvml, emit: Event) -> MatrixRun:
     return run
 
 
-def _in_memory(run: MatrixRun, options: MatrixOptions) -> aggregate.ReadRun | None:
+def _in_memory(run: MatrixRun, options: MatrixOptions) -> ReadRun | None:
     """This run's records as written, in the order reading them back gives (judged when they ended, by
     today's rules): its reports need no second read. A resumed run's earlier parts are read instead,
     and so is a run cut before its records came back."""

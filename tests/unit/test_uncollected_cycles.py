@@ -93,8 +93,10 @@ node = []
 node.append(node)
 del node  # one cycle the collector has not yet freed
 said = {{}}
-for name, search in (("nothing", {{"total": 0}}), ("arrays", {{"total": 1 << 20}}), ("cut", {{"total": 0, "budget_hit": True}})):
-    trim = garbage.at_end(["torch"], ["torch"], search)
+cases = (("none found", None, True), ("nothing", {{"total": 0}}, True), ("arrays", {{"total": 1 << 20}}, True),
+         ("cut", {{"total": 0, "budget_hit": True}}, True), ("not searched", None, False))
+for name, search, searched in cases:
+    trim = garbage.at_end(["torch"], ["torch"], search, searched)
     said[name] = trim is not None and "garbage" in trim
 print(json.dumps(said))
 """
@@ -106,4 +108,4 @@ def test_no_copy_where_the_search_found_no_array_a_cycle_could_keep() -> None:
     made; where it found arrays, or stopped short, it is."""
     out = subprocess.run([sys.executable, "-c", AT_END.format(agent=str(ROOT / "harness" / "agent"))],
                          capture_output=True, text=True, check=True).stdout
-    assert json.loads(out) == {"nothing": False, "arrays": True, "cut": True}, out
+    assert json.loads(out) == {"none found": False, "nothing": False, "arrays": True, "cut": True, "not searched": True}, out

@@ -2,7 +2,8 @@
 # What a repro costs on a lent GPU machine (tests/benchmarks/bench_repro_overhead.py), run in the background from a
 # copy of the checkout so it outlives the call and other calls (carrying pieces) can go on beside it; then where the
 # CLI's own start goes (-X importtime, cProfile of one repro) and `--help`'s time. The harness's dependencies from
-# the carried .lab/wheels into /root/hs.
+# the carried .lab/wheels into /root/hs, compiled to bytecode as pip's install does (an install with --no-compile,
+# on a host that sets PYTHONDONTWRITEBYTECODE, compiled jinja2, packaging and pynvml again at every start: 0.3 s).
 #   start RESULTS [RUNS] [SECONDS]   there: the copy, the install, the benchmark and the profiles, in the background
 #   wait RESULTS SECONDS             there: up to SECONDS for it, then what it printed
 set -euo pipefail
@@ -14,7 +15,7 @@ case ${1:?usage: repro_overhead_gpu.sh start RESULTS [RUNS] [SECONDS] | wait RES
     python3 -m pip install -q --no-index --no-deps --target /root/hs "$lab_here"/.lab/wheels/*.whl
     lab_queue_copy "$src" "$results"
     cd "$src" && setsid nohup bash -c "export PYTHONPATH=/root/hs:$src; \
-python3 -m compileall -q harness >/dev/null; \
+python3 -m compileall -q harness /root/hs >/dev/null; \
 python3 tests/benchmarks/bench_repro_overhead.py --runs $runs --seconds $seconds >'$results/bench-${seconds}s.txt' 2>&1; \
 printf 'import torch\nx = torch.ones(1024, 1024, device=\"cuda\")\ndel x\n' >/tmp/one.py; \
 python3 -X importtime -m harness repro /tmp/one.py --interpreter python3 --results /tmp/prof-r >/dev/null 2>'$results/importtime.txt'; \
