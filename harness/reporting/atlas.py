@@ -26,6 +26,7 @@ from harness.judgement.turns import parts, side
 from harness.model.judged import CellSummary, Step
 from harness.model.record import CellRecord
 from harness.reporting import glance, machines
+from harness.reporting.atlas_how import ran_with
 from harness.reporting.atlas_runs import Run
 from harness.store.results import cell_path, kept_path
 
@@ -61,6 +62,7 @@ class Cell:
     slope: int | None = None  # a loop's growth per iteration (bytes), by the meter that answered; None: no loop
     setenv: tuple[tuple[str, str], ...] = ()  # the variables the run set for its cells (--setenv), sorted
     stand_in: str = ""  # the base it ran on stood in for the one its image names: what it was (Run.stand_in)
+    ran_with: str = ""  # how the release ran where not as its own install would (atlas_how.ran_with)
 
     @property
     def column(self) -> str:
@@ -105,6 +107,7 @@ class ClaimOutcome:
     run: str
     why: str
     record: str = ""  # the hash of the claim's own cell's record: a copied run decides nothing again
+    ran_with: str = ""  # how that cell's release ran where not as its own install would (atlas_how)
 
 
 def claim_outcomes(run: Run, summaries: list[CellSummary], cells: list[Cell],
@@ -122,7 +125,7 @@ def claim_outcomes(run: Run, summaries: list[CellSummary], cells: list[Cell],
             where = atlas_cell.get(f"{claim.scenario}|{env}")
             if where and result["outcome"] in ("confirmed", "contradicted", "not reproduced"):
                 found.append(ClaimOutcome(claim.id, result["outcome"], where.column, run.name, str(result["why"]),
-                                          where.record_hash))
+                                          where.record_hash, where.ran_with))
     return found
 
 
@@ -163,7 +166,8 @@ def cells_of(run: Run, summaries: list[CellSummary]) -> Iterator[Cell]:
                    compared=parts(summary) or (),
                    slope=loop["slope"] if (loop := summary.get("loop")) else None,
                    setenv=tuple(sorted((str(k), str(v)) for k, v in (record.get("setenv") or {}).items())),
-                   stand_in=run.stand_in if run.stand_in_all or env.get("backend") == "docker" else "",
+                   stand_in=(stand_in := run.stand_in if run.stand_in_all or env.get("backend") == "docker" else ""),
+                   ran_with=ran_with(record, framework, release, stand_in),
                    checkpoints=tuple({"label": cp["label"], "readings": cp.get("readings") or {}, "in_use": in_use(cp)}
                                      for cp in record.get("checkpoints") or []))
 

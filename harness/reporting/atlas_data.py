@@ -23,8 +23,9 @@ from harness.reporting.atlas import Cell, grid_id
 from harness.reporting.atlas_answers import answer_of, turns
 
 NO_STEP: Step = {"label": "", "verdict": ""}  # a cell without a judged step: its row says none
-DATASET_VERSION = 3  # 3: each run row names its record (path, sha1) and stand-in base; the rules and commit
-# that judged it all (2: grid and runs beside the steps; 1: the steps, as "rows")
+DATASET_VERSION = 4  # 4: each run row says how its release ran where not as its own install would (ran_with);
+# 3: each run row names its record (path, sha1) and stand-in base; the rules and commit that judged it all (2: grid
+# and runs beside the steps; 1: the steps, as "rows")
 STEP_SCHEMA = {
     "id": "stable id of the row: sha1 of run, environment, technique and step (16 hex digits)",
     "cell": "stable id of the measured cell (run, environment, technique): every step of it shares this",
@@ -73,6 +74,9 @@ RUN_SCHEMA = {"id": "stable id of the record's cell (run, environment, technique
               "record_sha1": "sha1 of the record as read (its JSON, keys sorted, judged by rules_version): a copy "
                              "of a run has the same",
               "stand_in": "what the base image was where it stood in for the one the image names, else empty",
+              "ran_with": ("how the release ran where not as its own install would: a lockstep companion at another "
+                           "release, packages its environment added, a stand-in for the framework's own image; else "
+                           "empty"),
               "step": "the step that answers (the last measured one)", "verdict": STEP_SCHEMA["verdict"],
               "meter": STEP_SCHEMA["meter"], "left_bytes": STEP_SCHEMA["left_bytes"],
               "rules_version": "the version of the judge's rules that judged this record (judgement/rules.py)",

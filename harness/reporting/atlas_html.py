@@ -53,16 +53,17 @@ def grid_cell(cells: list[Cell], col: str, turned: bool, usual: str | None = Non
     other = usual is not None and bool(runs) and shown.params != usual  # ``usual``: the row's most common parameters
     return {"classes": f"c back-{back.replace('/', '')}" + (" turn" if turned else "") + (" split" if split else "")
             + (" params" if other else ""),
-            "title": " | ".join(f"{c.run} ({c.backend}{', on a stand-in base' if c.stand_in else ''}): {c.word}"
-                                for c in cells)
+            "title": " | ".join(f"{c.run} ({c.backend}{', on a stand-in base' if c.stand_in else ''}"
+                                f"{f', ran with {c.ran_with}' if c.ran_with else ''}): {c.word}" for c in cells)
             + (f" | ran with other parameters than the row's: {shown.params} (the row's: {usual})" if other else ""),
             "target": evidence_link(shown, 0) if len(cells) == 1 else f"t/{slug(shown.technique)}.html#{slug(col)}",
             "page": f"c/{grid_id(shown.technique, col)}.html",  # the cell's own page: its records, how to measure again
             "word": _shortened(shown.word, 60),
             "more": (f" (+{len(runs) - 1} run{'s' if len(runs) > 2 else ''})" if len(runs) > 1 else "")
-            + (" (other parameters)" if other else "")}
+            + (" (other parameters)" if other else "") + (f" {RAN_WITH_MARK}" if shown.ran_with else "")}
 
 
+RAN_WITH_MARK = "†"  # a cell whose release ran otherwise than its own install would (atlas_how): said beside its answer
 LOOP = re.compile(r"; in the loop: (grows|flat|unclear|small|ran twice|not seen)\b( [\d.]+ [KMGT]?i?B per iteration)?")
 
 
@@ -99,9 +100,11 @@ def _table(framework: str, techniques: list[str], grid: dict[str, dict[str, list
     for col in cols:
         lane, release = lane_of(col), release_of(col)
         before = last.get(lane) if known else None
+        how = sorted({c.ran_with for t in techniques for c in measured(grid[t].get(col) or []) if c.ran_with})
         heads.append({"slug": slug(col), "release": release, "hardware": lane[1],
                       "gap": f"releases between {before} and {release} were not measured on this hardware"
-                      if before and not adjacent(before, release) else ""})
+                      if before and not adjacent(before, release) else "",
+                      "how": f"{RAN_WITH_MARK} ran with " + " | ".join(how) if how else ""})
         last[lane] = release
     return {"framework": framework, "columns": heads, "rows": rows}
 
@@ -140,12 +143,12 @@ def landing(grid: dict[str, dict[str, list[Cell]]], cols: list[str], claims: lis
     return _render("atlas_landing.html", "GPU memory cleanup atlas", tables=tables, counts=counts, script=FILTER, keys=keys)
 
 
-FACTS = ("run", "backend", "image", "definition_hash", "python", "cuda", "hardware", "driver", "date")
+FACTS = ("run", "backend", "image", "definition_hash", "python", "cuda", "hardware", "driver", "date", "ran_with")
 
 
 def _evidence_rows(cells: list[Cell], key: str, depth: int) -> list[dict[str, Any]]:
     return [{"id": slug(getattr(cell, key)), "key": getattr(cell, key), "back": cell.back.replace("/", ""),
-             "word": cell.word, "facts": [str(getattr(cell, f))[:40] for f in FACTS],
+             "word": cell.word, "facts": [str(getattr(cell, f))[:40 if f != "ran_with" else None] for f in FACTS],
              "steps": "; ".join(f"{s.get('label')}: {s.get('verdict')}" for s in cell.steps if s.get("verdict") != "skipped"),
              "link": evidence_link(cell, depth), "remake": f"nox -s report -- matrix/reference/{cell.run}",
              "page": f"{'../' * depth}c/{grid_id(cell.technique, cell.column)}.html"}
@@ -168,7 +171,7 @@ def evidence(title: str, cells: list[Cell], key: str, tests: Claim | None = None
     answers = Counter(c.back for c in cells)
     shown = [(caption, Markup(svg)) for caption, svg in charts or []]  # SVG made by atlas_chart, its text escaped there
     return _render("atlas_evidence.html", title, depth=1, tests=tests, charts=shown,
-                   heads=(key, "answer", "steps", *FACTS, "evidence", "remade by", "cell page"),
+                   heads=(key, "answer", "steps", *(f.replace("_", " ") for f in FACTS), "evidence", "remade by", "cell page"),
                    agree=", ".join(f"{n} {b}" for b, n in answers.most_common()),
                    rows=_evidence_rows(sorted(cells, key=_order(cells, key)), key, 1))
 

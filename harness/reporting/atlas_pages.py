@@ -142,10 +142,13 @@ def cell_page(technique: str, column: str, cells: list[Cell], claims: list[Claim
     ident = grid_id(technique, column)
     rows = [{"run": c.run, "env": c.env, "backend": c.backend, "status": c.status, "word": c.word,
              "back": c.back.replace("/", ""), "record": c.record_path, "hash": c.record_hash, "params": c.params,
-             "link": evidence_link(c, 1), "readings": _readings(c), "stand_in": c.stand_in} for c in cells]
+             "link": evidence_link(c, 1), "readings": _readings(c), "stand_in": c.stand_in, "ran_with": c.ran_with}
+            for c in cells]
+    how = sorted({c.ran_with for c in runs if c.ran_with})
     cite = (f"GPU memory cleanup atlas: {technique} on {column}, grid cell {ident}; "
             f"judged by rules {rules.RULES_VERSION} at commit {commit[:12]}; "
-            f"{len(runs)} measured run{'s' if len(runs) != 1 else ''} ({shown.date[:10] or 'undated'}).")
+            f"{len(runs)} measured run{'s' if len(runs) != 1 else ''} ({shown.date[:10] or 'undated'})"
+            + (f"; ran with {' | '.join(how)}" if how else "") + ".")
     return templates.render("atlas_cell.html", title=f"{technique} · {column}", depth=1, style=STYLE, ident=ident, meters=METERS,
                             back=back.replace("/", ""), word=shown.word, runs=len(runs), claims=claims, rows=rows,
                             code=source.read_text(encoding="utf-8") if source.is_file() else "",

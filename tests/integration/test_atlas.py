@@ -49,7 +49,7 @@ def _browse(chromium: str, url: str, profile: Path, width: int) -> subprocess.Co
 def test_the_dataset_holds_every_reference_cell_with_stable_ids(site: Path) -> None:
     """atlas.json: flat lists (grid, runs, steps), each described by its schema; atlas.csv: the grid."""
     data = json.loads((site / "atlas.json").read_text())
-    assert data["dataset_version"] == 3
+    assert data["dataset_version"] == 4
     for name in ("grid", "runs", "steps"):
         rows = data[name]
         assert set(data["schema"][name]) == set(rows[0]) and len({r["id"] for r in rows}) == len(rows), name
@@ -63,6 +63,11 @@ def test_the_dataset_holds_every_reference_cell_with_stable_ids(site: Path) -> N
     assert not [e.message for e in jsonschema.Draft202012Validator(schema).iter_errors(data)][:3]
     assert all((ROOT / "matrix" / "reference" / r["record"]).is_file() and len(r["record_sha1"]) == 40 for r in data["runs"])
     assert {r["stand_in"] != "" for r in data["runs"] if r["release"] == "1.8.0" and r["backend"] == "docker"} == {True}
+    # how a release ran where not as its own install would: said on every run row of it (and in the grid's header)
+    assert {r["ran_with"] for r in data["runs"] if r["release"] == "1.8.0" and r["hardware"] == "H200"} == {
+        "a stand-in for tensorflow/tensorflow:1.8.0-gpu as its base"}
+    assert "jaxlib 0.4.34 (not 0.4.35); nvidia-cuda-nvcc-cu12 12.6.85 added" in {r["ran_with"] for r in data["runs"]}
+    assert "† ran with a stand-in for tensorflow/tensorflow:1.8.0-gpu as its base" in (site / "index.html").read_text()
     grid = data["grid"]
     assert {r["colour"] for r in grid} <= {"green", "amber", "red", "grey", "blue"}  # blue: borderline
     assert all(isinstance(r["turn"], bool) for r in grid)
