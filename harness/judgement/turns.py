@@ -23,6 +23,7 @@ from harness.model.record import Status
 FAILED = (Status.ERROR.value, Status.CRASHED.value, Status.TIMEOUT.value)
 RUNS, FAILS = "runs", "fails"
 RUN_PART = 3  # the index of the "did it run" part
+RUNS_TO_CONFIRM = 3  # a turn stands on this many agreeing runs on each side; on fewer it is a candidate turn
 
 Parts = tuple[Any, ...]
 Key = TypeVar("Key", bound=Hashable)

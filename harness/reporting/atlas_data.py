@@ -20,7 +20,7 @@ from harness.judgement.answer import COLOUR, decisive_step
 from harness.model.judged import Step
 from harness.model.record import Status
 from harness.reporting.atlas import Cell, grid_id
-from harness.reporting.atlas_answers import answer_of, turns
+from harness.reporting.atlas_answers import answer_of, confirmed, turn_runs
 
 NO_STEP: Step = {"label": "", "verdict": ""}  # a cell without a judged step: its row says none
 DATASET_VERSION = 4  # 4: each run row says how its release ran where not as its own install would (ran_with);
@@ -65,6 +65,9 @@ GRID_SCHEMA = {
     "runs": "distinct measured runs of this cell (a byte-identical copy counts once; skipped or failed ones not at all)",
     "not_measured": "runs of this cell that measured nothing (skipped, failed, not finished)",
     "turn": "true where the answer differs from the previous measured release on the same hardware",
+    "turn_confirmed": "true where that turn stands on 3 or more agreeing runs on each side (false: a candidate turn)",
+    "spread_bytes": ("how far the measured runs' amounts left at their answering step lie apart (max - min, bytes); "
+                     "empty with fewer than 2 runs or no amount"),
 }
 RUN_KEYS = ("run", "env", "column", "framework", "release", "hardware", "driver", "backend", "image", "definition_hash",
             "python", "cuda", "technique", "family", "status", "back", "word", "date")
@@ -116,15 +119,22 @@ def grid_rows(grid: dict[str, dict[str, list[Cell]]], cols: list[str]) -> list[d
     """One row per grid cell, as the grid shows it (atlas_html.grid_cell takes the same answer)."""
     out = []
     for technique in sorted(grid):
-        turned = turns(grid[technique], cols)
+        turned = turn_runs(grid[technique], cols)
         for col in (c for c in cols if c in grid[technique]):
             cells = grid[technique][col]
             shown, runs, back = answer_of(cells)
             out.append({"id": grid_id(technique, col), "technique": technique,
                         "framework": shown.framework, "release": shown.release, "hardware": shown.hardware, "column": col,
                         "colour": COLOUR[back].value, "back": back, "word": shown.word, "runs": len(runs),
-                        "not_measured": sum(1 for c in cells if c.status != Status.OK), "turn": col in turned})
+                        "not_measured": sum(1 for c in cells if c.status != Status.OK), "turn": col in turned,
+                        "turn_confirmed": col in turned and confirmed(turned[col]), "spread_bytes": _spread(runs)})
     return out
+
+
+def _spread(runs: list[Cell]) -> int | str:
+    """max - min of what the runs left at their answering step, or '' with fewer than two amounts."""
+    left = [int(amount) for c in runs if (step := decisive_step(list(c.steps))) and (amount := step.get("left")) is not None]
+    return max(left) - min(left) if len(left) > 1 else ""
 
 
 def as_csv(table: list[dict[str, Any]], schema: dict[str, str]) -> str:

@@ -21,7 +21,7 @@ from harness.judgement.claims import Claim
 from harness.model.record import Status
 from harness.reporting import templates
 from harness.reporting.atlas import Cell, ClaimOutcome, column_sort_key, columns, grid_id, lane_of, release_of
-from harness.reporting.atlas_answers import answer_of, consensus, measured, turns
+from harness.reporting.atlas_answers import answer_of, candidate_words, confirmed, consensus, measured, turn_runs
 
 STYLE = (templates.ASSETS / "atlas.css").read_text(encoding="utf-8") + palette.answer_css()  # the answers' colours: the judge's
 FILTER = (templates.ASSETS / "atlas.js").read_text(encoding="utf-8")
@@ -43,19 +43,23 @@ def evidence_link(cell: Cell, depth: int) -> str:
     return f"{'../' * depth}runs/{cell.run}/report.html#cell={quote(cell.report_key, safe='')}"
 
 
-def grid_cell(cells: list[Cell], col: str, turned: bool, usual: str | None = None) -> dict[str, str]:
+def grid_cell(cells: list[Cell], col: str, turn: tuple[int, int] | None, usual: str | None = None) -> dict[str, str]:
     """A grid cell: the colour and the word of one answer, the one most of its measured runs gave
     (ties: the newest run's), so colour and word always come from the same run; measured runs that
     disagree stripe it. A copy of a run counts once; runs that did not measure (skipped, harness
-    failures) are named in the title, never counted as runs or as disagreement."""
+    failures) are named in the title, never counted as runs or as disagreement. ``turn``: the agreeing runs
+    on each side where the row turns here (a candidate turn on fewer than RUNS_TO_CONFIRM); a cell of one
+    measured run is marked so."""
     shown, runs, back = answer_of(cells)
     split = len({c.back for c in runs}) > 1
     other = usual is not None and bool(runs) and shown.params != usual  # ``usual``: the row's most common parameters
-    return {"classes": f"c back-{back.replace('/', '')}" + (" turn" if turned else "") + (" split" if split else "")
-            + (" params" if other else ""),
+    return {"classes": f"c back-{back.replace('/', '')}" + ("" if turn is None else " turn" if confirmed(turn)
+                                                              else " turn candidate") + (" split" if split else "")
+            + (" params" if other else "") + (" one-run" if len(runs) == 1 else ""),
             "title": " | ".join(f"{c.run} ({c.backend}{', on a stand-in base' if c.stand_in else ''}"
                                 f"{f', ran with {c.ran_with}' if c.ran_with else ''}): {c.word}" for c in cells)
-            + (f" | ran with other parameters than the row's: {shown.params} (the row's: {usual})" if other else ""),
+            + (f" | ran with other parameters than the row's: {shown.params} (the row's: {usual})" if other else "")
+            + (f" | {candidate_words(turn)}" if turn is not None else "") + (" | 1 measured run" if len(runs) == 1 else ""),
             "target": evidence_link(shown, 0) if len(cells) == 1 else f"t/{slug(shown.technique)}.html#{slug(col)}",
             "page": f"c/{grid_id(shown.technique, col)}.html",  # the cell's own page: its records, how to measure again
             "word": _shortened(shown.word, 60),
@@ -87,12 +91,12 @@ def _table(framework: str, techniques: list[str], grid: dict[str, dict[str, list
     """One framework's grid: its techniques by its releases and hardware."""
     rows = []
     for technique in techniques:
-        turned = turns(grid[technique], cols)
+        turned = turn_runs(grid[technique], cols)
         shown = [found for c in cols if c in grid[technique] and (found := consensus(grid[technique][c])) is not None]
         usual = Counter(c.params for c in shown).most_common(1)[0][0] if shown else None
         rows.append({"technique": technique, "slug": slug(technique),
                      "claims": said.get(technique, []),  # every claim on the technique, not one of them
-                     "cells": [grid_cell(grid[technique][c], c, c in turned, usual) if c in grid[technique] else None
+                     "cells": [grid_cell(grid[technique][c], c, turned.get(c), usual) if c in grid[technique] else None
                                for c in cols]})
     heads: list[dict[str, str]] = []
     last: dict[tuple[str, str], str] = {}  # a lane's release in the column before

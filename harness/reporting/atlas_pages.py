@@ -20,9 +20,10 @@ from harness.common.units import human_bytes
 from harness.environments.config import load_environments
 from harness.judgement import rules
 from harness.judgement.claims import Claim
+from harness.judgement.turns import RUNS_TO_CONFIRM
 from harness.reporting import templates, upstream
 from harness.reporting.atlas import Cell, grid_id, lane_of, release_of
-from harness.reporting.atlas_answers import agreeing, answer_of, measured, standing, turn_points
+from harness.reporting.atlas_answers import agreeing, answer_of, candidate_words, confirmed, measured, standing, turn_points
 from harness.reporting.atlas_html import STYLE, evidence_link
 
 SCENARIOS = SCENARIOS_DIR
@@ -162,6 +163,8 @@ def changes_page(found: list[Change]) -> str:
         "before": c.before.release, "before_word": c.before.word, "before_runs": c.before_runs,
         "before_back": c.before.back.replace("/", ""), "after": c.after.release, "after_word": c.after.word,
         "after_runs": c.after_runs, "after_back": c.after.back.replace("/", ""), "between": ", ".join(c.between),
-        "elsewhere": ", ".join(c.elsewhere), "upstream": c.upstream}
+        "elsewhere": ", ".join(c.elsewhere), "upstream": c.upstream,
+        "standing": candidate_words((c.before_runs, c.after_runs)), "confirmed": confirmed((c.before_runs, c.after_runs))}
         for c in found]
-    return templates.render("atlas_changes.html", title="What changed when", depth=0, style=STYLE, rows=rows)
+    return templates.render("atlas_changes.html", title="What changed when", depth=0, style=STYLE, rows=rows,
+                            confirmed=sum(1 for r in rows if r["confirmed"]), needed=RUNS_TO_CONFIRM)

@@ -9,8 +9,8 @@ from harness.judgement.answer import COLOUR
 from harness.reporting.atlas_data import DATASET_VERSION, GRID_SCHEMA, RUN_SCHEMA, STEP_SCHEMA
 
 COUNTS = {"runs", "not_measured", "rules_version"}  # whole numbers
-FLAGS = {"turn"}
-MAYBE_BYTES = {"left_bytes"}  # bytes, or "" where nothing was left to judge (a cell without a step)
+FLAGS = {"turn", "turn_confirmed"}
+MAYBE_BYTES = {"left_bytes", "spread_bytes"}  # bytes, or "" where there is no amount (a cell without a step)
 
 
 def _column(name: str, description: str) -> dict[str, Any]:

@@ -26,14 +26,14 @@ def _cell(run: str, release: str = "2.5.0", back: str = "all", word: str = "rele
 def test_two_agreeing_runs_a_copy_and_a_broken_run_are_one_green_cell_of_two_runs() -> None:
     cells = [_cell("a"), _cell("b"), _cell("a-copy", digest="hash-a"),
              _cell("broken-image", back="n/a", word="harness-error: the image has no torch", status="harness-error")]
-    td = grid_cell(cells, "torch 2.5.0 · H100", False)
+    td = grid_cell(cells, "torch 2.5.0 · H100", None)
     assert td["classes"] == "c back-all"  # green, not striped as "runs disagree"
     assert td["word"] + td["more"] == "released (+1 run)"  # two distinct measured runs
     assert "broken-image (docker): harness-error" in td["title"]  # named in the title, as what it is
 
 
 def test_a_cell_that_measured_nothing_is_grey() -> None:
-    td = grid_cell([_cell("a", back="all", word="skipped: no Python 3.9 here", status="skipped")], "c", False)
+    td = grid_cell([_cell("a", back="all", word="skipped: no Python 3.9 here", status="skipped")], "c", None)
     assert td["classes"] == "c back-na"
 
 
@@ -62,6 +62,28 @@ def test_a_release_whose_runs_disagree_on_the_turn_does_not_turn() -> None:
     assert consensus(row["torch 1.0.1 · H100"]).word.startswith("held")  # type: ignore[union-attr]
     assert turns(row, list(row)) == set()  # shown "held", but a run of 1.0.1 said what 1.2.0 says
     assert turns({"torch 1.0.1 · H100": [held], "torch 1.2.0 · H100": [after]}, list(row)) == {"torch 1.2.0 · H100"}
+
+
+def test_a_turn_on_fewer_than_three_runs_a_side_is_a_candidate_and_a_cell_of_one_run_says_so() -> None:
+    """790 of 970 coloured cells rested on one run and no turn had 3 on both sides: the grid, the changes page and
+    atlas.json now say which turns repeats confirmed, and mark a cell of one measured run."""
+    from harness.reporting.atlas_answers import candidate_words, turn_runs
+    from harness.reporting.atlas_data import grid_rows
+
+    def side(release: str, back: str, n: int) -> list[Cell]:
+        return [_cell(f"{release}-{i}", release, back=back, word="released" if back == "all" else "held",
+                      digest=f"{release}-{i}") for i in range(n)]
+
+    for before, after, classes in ((3, 1, "c back-none turn candidate one-run"), (3, 3, "c back-none turn")):
+        row = {"torch 2.4.0 · H100": side("2.4.0", "all", before), "torch 2.5.0 · H100": side("2.5.0", "none", after)}
+        runs = turn_runs(row, list(row))
+        assert runs == {"torch 2.5.0 · H100": (before, after)}
+        td = grid_cell(row["torch 2.5.0 · H100"], "torch 2.5.0 · H100", runs["torch 2.5.0 · H100"])
+        assert td["classes"] == classes and ("candidate turn: 3 runs before, 1 after" in td["title"]) == (after == 1)
+        (after_row,) = [r for r in grid_rows({"torch/del_gc_empty_cache": row}, list(row)) if r["release"] == "2.5.0"]
+        assert after_row["turn"] and after_row["turn_confirmed"] == (after == 3) and after_row["runs"] == after
+    assert candidate_words((1, 3)) == "candidate turn: 1 run before, 3 after (3 each confirm it)"
+    assert candidate_words((3, 4)) == "confirmed: 3 and 4 runs"
 
 
 def test_words_are_cut_at_a_word_never_inside_a_number() -> None:
@@ -252,7 +274,7 @@ def test_a_loops_trend_survives_the_cut() -> None:
 def test_every_grid_cell_links_its_own_page_beside_its_evidence() -> None:
     from harness.reporting.atlas import grid_id
 
-    td = grid_cell([_cell("a")], "torch 2.5.0 · H100", False)
+    td = grid_cell([_cell("a")], "torch 2.5.0 · H100", None)
     assert td["page"] == f"c/{grid_id('torch/del_gc_empty_cache', 'torch 2.5.0 · H100')}.html"
     assert td["target"].startswith("runs/a/report.html#cell=")  # the evidence stays one click away
 

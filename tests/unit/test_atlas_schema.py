@@ -10,7 +10,8 @@ from harness.reporting.atlas_schema import atlas_schema
 
 GRID_ROW = {"id": "5e90bf448618cc74", "technique": "tf1/allow_growth", "framework": "tensorflow", "release": "2.21.0",
             "hardware": "H100 80GB HBM3", "column": "tensorflow 2.21.0 · H100 80GB HBM3", "colour": "red", "back": "none",
-            "word": "held by the process: 1.00 GiB", "runs": 2, "not_measured": 1, "turn": False}
+            "word": "held by the process: 1.00 GiB", "runs": 2, "not_measured": 1, "turn": False,
+            "turn_confirmed": False, "spread_bytes": ""}
 
 
 def _doc(**grid_row: object) -> dict[str, object]:

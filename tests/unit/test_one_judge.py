@@ -58,7 +58,7 @@ def test_one_record_reads_the_same_in_every_output(case: str, tmp_path: Path) ->
     run = atlas_runs.Run(run_dir, "one", [record], [])
     (grid_cell,) = atlas.cells_of(run, [judge_cell(record)])
     assert (grid_cell.word, grid_cell.back) == (text, said.back)
-    td = atlas_html.grid_cell([grid_cell], grid_cell.column, False)
+    td = atlas_html.grid_cell([grid_cell], grid_cell.column, None)
     assert f"back-{said.back.replace('/', '')}" in td["classes"]
     head, _, trend = td["word"].partition("…")  # the grid cuts the words, never the loop's trend after them
     assert text.startswith(head) and (not trend or trend.removeprefix("; loop: ").split("/")[0] in text)
