@@ -20,7 +20,7 @@ from harness.cli.options import add_options
 from harness.cli.shared import console
 from harness.common.commands import command
 from harness.common.errors import HarnessError
-from harness.environments import config
+from harness.definitions import config
 
 # command -> (its module here, its help). A module is imported only when its command runs: the
 # start-up of `repro` is part of what measuring costs.

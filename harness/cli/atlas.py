@@ -7,7 +7,7 @@ from rich.console import Console
 
 from harness.common.errors import UsageError
 from harness.common.units import human_bytes
-from harness.environments import config
+from harness.definitions import config
 from harness.reporting import atlas_site
 
 

@@ -9,7 +9,8 @@ from rich.console import Console
 from harness.cli.shared import build_options
 from harness.common.errors import UsageError
 from harness.common.units import human_bytes
-from harness.environments import config, images
+from harness.definitions import config
+from harness.environments import images
 from harness.environments.docker_client import connect
 from harness.measurement.nvml import Nvml
 from harness.running.matrix import choose_variant

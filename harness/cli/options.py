@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from harness import frameworks
-from harness.environments.config import DEFAULT_INDEX
+from harness.definitions.config import DEFAULT_INDEX
 from harness.environments.tool_sites import venv_cache
 from harness.judgement import criteria
 

@@ -10,7 +10,7 @@ from rich.console import Console
 
 from harness.cli.shared import asked_for, command_line_envs, matrix_options, nothing_ran, plain_events
 from harness.common.errors import UsageError
-from harness.environments import config
+from harness.definitions import config
 from harness.measurement.nvml import Nvml
 from harness.running import catalogue, launch, repro
 from harness.running.matrix import run_matrix

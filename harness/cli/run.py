@@ -17,7 +17,8 @@ from harness.cli.shared import matrix_options
 from harness.common.commands import command
 from harness.common.errors import UsageError
 from harness.common.units import human_bytes
-from harness.environments import config, images
+from harness.definitions import config
+from harness.environments import images
 from harness.judgement.tolerances import tolerances_text
 from harness.measurement import scenario
 from harness.measurement.nvml import Nvml

@@ -5,7 +5,7 @@ import argparse
 
 from rich.console import Console
 
-from harness.environments import config
+from harness.definitions import config
 from harness.running import catalogue
 
 

@@ -15,7 +15,7 @@ from harness.cli.fallbacks import FallbackLines
 from harness.cli.warm import after_cells
 from harness.common import events
 from harness.common.errors import UsageError
-from harness.environments import config
+from harness.definitions import config
 from harness.environments.images import BuildOptions
 from harness.model.judged import MatrixDoc
 from harness.model.record import CellRecord, Status, error_type

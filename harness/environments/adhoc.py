@@ -22,8 +22,8 @@ from packaging.version import Version
 
 from harness import frameworks
 from harness.common.errors import EnvironmentNotFound, UsageError
+from harness.definitions.config import VENV_ONLY, EnvDef, VariantDef, modules_of
 from harness.environments import pins, pkgindex
-from harness.environments.config import VENV_ONLY, EnvDef, VariantDef, modules_of
 from harness.frameworks.framework import GpuBuild
 
 DOCKERFILE = "images/adhoc"

@@ -9,7 +9,8 @@ from typing import Any
 from harness.common.commands import command
 from harness.common.errors import HarnessError
 from harness.common.units import human_bytes
-from harness.environments import cdi, config, images, pkgindex
+from harness.definitions import config
+from harness.environments import cdi, images, pkgindex
 from harness.measurement import gpu_access
 from harness.measurement.nvml import Nvml
 

@@ -21,8 +21,8 @@ from pathlib import Path
 from typing import Any
 
 from harness.common import pinned
+from harness.definitions.config import EnvDef
 from harness.environments import cuda_code
-from harness.environments.config import EnvDef
 from harness.environments.images import BuildOptions
 from harness.environments.tool_sites import cache_root
 from harness.judgement import gpu_code

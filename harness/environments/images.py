@@ -26,7 +26,7 @@ from typing import Any
 
 from harness import frameworks
 from harness.common.errors import BaseUnavailable, BuildError
-from harness.environments.config import EnvDef, data_root
+from harness.definitions.config import EnvDef, data_root
 
 HASH_LABEL = "harness.definition-hash"
 IDENTITY_LABEL = "harness.build-identity"

@@ -23,7 +23,8 @@ from packaging.utils import InvalidWheelFilename, canonicalize_name, parse_wheel
 from packaging.version import InvalidVersion, Version
 
 from harness.common.errors import EnvironmentNotFound, UsageError
-from harness.environments import config, pins
+from harness.definitions import config
+from harness.environments import pins
 
 DEFAULT_INDEX = config.DEFAULT_INDEX
 ACCEPT = "application/vnd.pypi.simple.v1+json, text/html;q=0.1"  # an index without JSON answers HTML (PEP 503)

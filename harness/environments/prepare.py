@@ -16,7 +16,8 @@ from typing import Any
 from harness.common import threads
 from harness.common.errors import BaseUnavailable, BuildError, DockerUnavailable, HarnessError, UsageError
 from harness.common.events import Event
-from harness.environments import config, gpu_fit, images, venv_cuda, venvs
+from harness.definitions import config
+from harness.environments import gpu_fit, images, venv_cuda, venvs
 from harness.measurement import gpu_access, subproc
 from harness.measurement.backends.base import Backend
 from harness.measurement.nvml import Nvml

@@ -6,8 +6,8 @@ import os
 from pathlib import Path
 
 from harness.common.fetched_libraries import aliases_said, said
+from harness.definitions.config import EnvDef, VariantDef
 from harness.environments import venv_libs
-from harness.environments.config import EnvDef, VariantDef
 
 ALIASES = "cuda-aliases"  # a virtualenv's folder of old sonames linked to its CUDA wheels' newer ones
 

@@ -29,8 +29,8 @@ from pathlib import Path
 from typing import Any
 
 from harness.common.errors import BuildError
+from harness.definitions.config import EnvDef
 from harness.environments import venv_cuda, venv_leftovers, venv_libs
-from harness.environments.config import EnvDef
 from harness.environments.images import BuildOptions, index_reachable
 from harness.environments.install_progress import InstallProgress, torch_build
 from harness.measurement import subproc

@@ -19,7 +19,7 @@ from harness.common import tomlfile
 from harness.common.errors import UsageError, suggest
 from harness.common.pinned import exact
 from harness.common.units import human_bytes
-from harness.environments.config import data_root, load_environments
+from harness.definitions.config import data_root, load_environments
 from harness.model.judged import CellSummary, ClaimResult
 from harness.model.record import Status
 

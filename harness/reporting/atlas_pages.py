@@ -17,7 +17,7 @@ from packaging.version import InvalidVersion, Version
 
 from harness.common.meta import SCENARIOS_DIR
 from harness.common.units import human_bytes
-from harness.environments.config import load_environments
+from harness.definitions.config import load_environments
 from harness.judgement import rules
 from harness.judgement.claims import Claim
 from harness.judgement.turns import RUNS_TO_CONFIRM

@@ -10,7 +10,7 @@ from packaging.version import InvalidVersion, Version
 
 from harness.common import tomlfile
 from harness.common.errors import UsageError
-from harness.environments.config import data_root
+from harness.definitions.config import data_root
 
 KEYS = {"technique", "url", "title", "says", "good", "bad"}
 

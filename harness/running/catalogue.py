@@ -10,7 +10,7 @@ from pathlib import Path
 
 from harness.common.errors import UsageError, suggest
 from harness.common.meta import SCENARIOS_DIR
-from harness.environments.config import EnvDef
+from harness.definitions.config import EnvDef
 from harness.measurement import scenario
 from harness.measurement.scenario import Scenario
 
@@ -45,7 +45,7 @@ def plan(envs: list[EnvDef], scenarios: list[Scenario]) -> list[tuple[EnvDef, Sc
 
 def no_overlap(envs: list[EnvDef], chosen: list[Scenario]) -> str:
     """One line for filters that leave no cell: which families each side has, and where they meet."""
-    from harness.environments import config
+    from harness.definitions import config
 
     families = sorted({f for item in chosen for f in item.families})
     fitting = [env.name for env in config.load_environments().values() if any(applies(env, i) for i in chosen)]

@@ -26,8 +26,8 @@ from pathlib import Path
 from typing import Any
 
 from harness.common.errors import EnvironmentNotFound, UsageError
+from harness.definitions.config import EnvDef
 from harness.environments import images, prepare, venvs
-from harness.environments.config import EnvDef
 from harness.measurement.nvml import Nvml
 from harness.measurement.runner import CellOptions, run_cell
 from harness.measurement.scenario import Scenario

@@ -17,7 +17,8 @@ from typing import Any, Protocol
 
 from harness.common.errors import HarnessError, UsageError
 from harness.common.events import Event
-from harness.environments import config, prepare
+from harness.definitions import config
+from harness.environments import prepare
 from harness.measurement import gpu_access
 from harness.measurement.nvml import Nvml
 from harness.measurement.runner import CellOptions, run_cell

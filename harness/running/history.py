@@ -19,7 +19,7 @@ from typing_extensions import Required, TypedDict
 from harness.common import tomlfile
 from harness.common.errors import HarnessError, UsageError
 from harness.common.events import Event
-from harness.environments.config import data_root
+from harness.definitions.config import data_root
 from harness.measurement.nvml import Nvml
 from harness.running import sweep_run
 from harness.running.request import MatrixOptions

@@ -22,7 +22,7 @@ from harness.running import issue_prose, issue_replay, issue_text, issue_version
 if TYPE_CHECKING:
     from packaging.version import Version
 
-    from harness.environments.config import EnvDef
+    from harness.definitions.config import EnvDef
 
 SUFFIXES = (".md", ".markdown", ".txt")
 MAX_RELEASES = 4  # per framework: more than this stated, the rest are named, not run
@@ -140,7 +140,7 @@ def plan(path: Path, folder: Path, block: int | None = None, index_url: str | No
          replay_as: str | None = None) -> IssuePlan:
     """Read the report at ``path`` and write its code to ``folder``: what to run, how (``replay_as``: --as
     script|ipython, else as the report says it ran), and on which releases."""
-    from harness.environments import config
+    from harness.definitions import config
 
     text, name = read(path)
     found = issue_text.blocks(text)

@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any, cast
 from harness import __version__, frameworks
 from harness.common.errors import UsageError
 from harness.common.events import Event
-from harness.environments import config
+from harness.definitions import config
 from harness.measurement import gpu_access
 from harness.measurement.nvml import Nvml
 from harness.measurement.scenario import Scenario

@@ -11,7 +11,8 @@ from dataclasses import dataclass, field, fields
 from pathlib import Path
 from typing import Any
 
-from harness.environments import config, images, tool_sites
+from harness.definitions import config
+from harness.environments import images, tool_sites
 from harness.measurement.scenario import Scenario
 
 KEPT = {"kept": True}  # a request's plain value: into the manifest, and back on --resume

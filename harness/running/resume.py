@@ -7,7 +7,7 @@ from pathlib import Path
 from typing import Any, cast
 
 from harness.common.errors import UsageError
-from harness.environments import config
+from harness.definitions import config
 from harness.model.manifest import Request
 from harness.running.request import MatrixOptions, kept_fields
 from harness.store import results

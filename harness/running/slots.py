@@ -11,7 +11,7 @@ from typing import Any
 
 from harness.common import threads
 from harness.common.errors import UsageError
-from harness.environments import config
+from harness.definitions import config
 from harness.measurement.nvml import Nvml
 from harness.measurement.scenario import Scenario
 from harness.model.record import CellRecord

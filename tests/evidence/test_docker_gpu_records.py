@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from harness.environments import config
+from harness.definitions import config
 from harness.judgement import verdicts
 from harness.judgement.gpu_use import framework_without_gpu
 from harness.store.results import load_record

@@ -10,7 +10,7 @@ from enginekit import SecondEngine, can_start_engines, lose_engine_mid_run
 from faultkit import Outcome, cli, records
 from helpers import broken_pin
 
-from harness.environments import config
+from harness.definitions import config
 
 
 def _docker_missing() -> str:

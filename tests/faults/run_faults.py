@@ -83,7 +83,7 @@ def ctrl_c_two_cells(tmp: Path) -> Outcome:
 
 def shared_virtualenvs(tmp: Path) -> Outcome:
     code = ("import json, sys; from pathlib import Path; from harness.environments import venvs; "
-            "from harness.environments.config import EnvDef, VariantDef; from harness.environments.images import BuildOptions; "
+            "from harness.definitions.config import EnvDef, VariantDef; from harness.environments.images import BuildOptions; "
             "e = EnvDef(name='six', family=('any',), python_version='%d.%d' % sys.version_info[:2], "
             "variants={'cpu': VariantDef(base='', packages=('six==1.16.0',))}); "
             "print(json.dumps(venvs.ensure(e, 'cpu', Path(sys.argv[1]), BuildOptions(), lambda t: None)))")

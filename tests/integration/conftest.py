@@ -15,7 +15,8 @@ import pytest
 from helpers import TEST_IMAGE_PREFIX
 
 from harness.common.errors import HarnessError
-from harness.environments import config, images
+from harness.definitions import config
+from harness.environments import images
 from harness.measurement.backends.owned_containers import LABEL_RUN, remove_container
 
 

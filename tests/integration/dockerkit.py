@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 
-from harness.environments import config
+from harness.definitions import config
 
 
 def docker_run(image: str, *argv: str) -> str:

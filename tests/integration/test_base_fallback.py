@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 from helpers import harness_cli
 
-from harness.environments import config
+from harness.definitions import config
 
 PYTHON = f"{sys.version_info[0]}.{sys.version_info[1]}"
 ENVIRONMENTS = f"""
@@ -68,8 +68,8 @@ def test_asked_for_docker_the_missing_base_is_the_answer_in_one_line(environment
 
 def test_doctor_names_a_base_that_is_neither_here_nor_pullable(docker_client: object) -> None:
     """doctor says, before any run, which bases are missing and whether a registry can give them."""
+    from harness.definitions.config import EnvDef, VariantDef
     from harness.environments import doctor
-    from harness.environments.config import EnvDef, VariantDef
 
     env = EnvDef(name="nobase", family=("torch",), python_version=PYTHON, dockerfile="images/torch",
                  variants={"cpu": VariantDef(base="gpu-cleanup-matrix-test/no-such-base:absent", packages=("torch==2.13.0",))})
@@ -100,7 +100,7 @@ def test_a_release_no_cuda_base_has_a_python_for_is_made_as_a_virtualenv_only(do
     """torch 1.0.1 has wheels for Python 2.7 and 3.7, no CUDA base image has either: with Docker
     answering, the tool leaves the image out and makes a virtualenv (here: no Python of its own on
     this host, so skipped with both reasons); asked for Docker, skipped with the way that works."""
-    from harness.environments.config import EnvDef, VariantDef
+    from harness.definitions.config import EnvDef, VariantDef
     from harness.environments.images import BuildOptions
     from harness.environments.prepare import prepare
     from harness.measurement.nvml import Nvml

@@ -16,7 +16,7 @@ import pytest
 from enginekit import SecondEngine, can_start_engines, lose_engine_mid_run
 from helpers import DETACHING, broken_pin, harness_cli, processes_with
 
-from harness.environments import config
+from harness.definitions import config
 
 BASE = config.mirrored("python:3.11-slim-bookworm")  # any image with Python: a plain script needs no framework
 

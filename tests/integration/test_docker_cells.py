@@ -7,7 +7,7 @@ from typing import Any
 import pytest
 from helpers import SCENARIOS
 
-from harness.environments import config
+from harness.definitions import config
 from harness.judgement import tolerances
 from harness.measurement import scenario
 from harness.measurement.backends.docker import DockerBackend

@@ -17,8 +17,9 @@ import pytest
 from dockerkit import base_or_skip
 
 from harness.common.errors import BuildError
-from harness.environments import config, images
-from harness.environments.config import REPO
+from harness.definitions import config
+from harness.definitions.config import REPO
+from harness.environments import images
 
 CHECK = images.BuildOptions(check_only=True)
 

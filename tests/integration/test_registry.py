@@ -12,7 +12,8 @@ from typing import Any
 
 import pytest
 
-from harness.environments import adhoc, config, images, prepare
+from harness.definitions import config
+from harness.environments import adhoc, images, prepare
 
 
 @pytest.fixture()

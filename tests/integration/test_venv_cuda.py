@@ -15,8 +15,8 @@ from pathlib import Path
 
 import pytest
 
+from harness.definitions.config import EnvDef, VariantDef
 from harness.environments import venv_cuda, venvs
-from harness.environments.config import EnvDef, VariantDef
 from harness.environments.images import BuildOptions, index_reachable
 from harness.measurement.backends.process import ProcessBackend
 from tests.helpers import debian_package, old_pythons

@@ -15,15 +15,15 @@ from pathlib import Path
 
 from helpers import ROOT
 
+from harness.definitions.config import EnvDef, VariantDef
 from harness.environments import venvs
-from harness.environments.config import EnvDef, VariantDef
 
 VERSION = f"{sys.version_info[0]}.{sys.version_info[1]}"
 ENSURE = """
 import json, sys
 from pathlib import Path
 from harness.environments import venvs
-from harness.environments.config import EnvDef, VariantDef
+from harness.definitions.config import EnvDef, VariantDef
 from harness.environments.images import BuildOptions
 env = EnvDef(name="six", family=("any",), python_version=sys.argv[2],
              variants={"cpu": VariantDef(base="", packages=(sys.argv[3],))})

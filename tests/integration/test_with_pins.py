@@ -11,7 +11,7 @@ from typing import Any
 
 from helpers import ROOT
 
-from harness.environments import config
+from harness.definitions import config
 
 SNIPPETS = ROOT / "tests" / "repro"
 

@@ -13,7 +13,8 @@ import pytest
 
 from harness.common import pinned
 from harness.common.errors import UsageError
-from harness.environments import adhoc, config, pins
+from harness.definitions import config
+from harness.environments import adhoc, pins
 
 PROJECTS = {
     "tensorflow": ["tensorflow-2.9.2-cp310-cp310-manylinux_2_17_x86_64.manylinux2014_x86_64.whl",

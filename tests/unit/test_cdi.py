@@ -121,7 +121,7 @@ def test_doctor_on_docker_29_without_the_hook_names_the_way_to_gpus(tmp_path: Pa
 
 
 def test_doctor_says_what_tf_1_8_needs_on_a_newer_gpu() -> None:
-    from harness.environments import config
+    from harness.definitions import config
     from harness.environments.doctor import old_cuda_notes
     from harness.measurement.nvml import GpuFacts
 

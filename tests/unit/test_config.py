@@ -8,7 +8,7 @@ import pytest
 
 from harness import frameworks as registry
 from harness.common.errors import UsageError
-from harness.environments import config
+from harness.definitions import config
 
 
 def test_shipped_environments_load_with_both_variants() -> None:
@@ -92,7 +92,7 @@ def test_a_file_found_valid_is_not_checked_again_and_a_broken_one_always_is(tmp_
     is remembered under the cache folder, keyed by its text and the schema's; a broken one never is."""
     import tomllib
 
-    from harness.environments import schema
+    from harness.definitions import schema
 
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
     good = (config.data_root() / "matrix" / "environments.toml").read_text(encoding="utf-8")

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 
-from harness.environments.config import REPO
+from harness.definitions.config import REPO
 
 PAGES = [REPO / "README.md", *sorted((REPO / "docs").glob("*.md"))]
 LINK = re.compile(r"\]\(([^)\s#]+)(?:#[^)\s]*)?\)")

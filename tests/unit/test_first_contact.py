@@ -27,7 +27,7 @@ def test_no_gpu_for_containers_is_never_said_to_be_asked_for_when_nothing_was() 
 
 
 def test_two_interpreters_in_one_run_keep_a_column_each() -> None:
-    from harness.environments import config
+    from harness.definitions import config
 
     envs = config.distinct_names([config.adhoc_interpreter("/venvs/jax/bin/python", []),
                                   config.adhoc_interpreter("/venvs/torch/bin/python", []),
@@ -44,7 +44,7 @@ def test_the_terminal_and_matrix_md_count_the_undecided_claims_alike() -> None:
     import json
     import re
 
-    from harness.environments.config import REPO
+    from harness.definitions.config import REPO
     from harness.reporting import glance, matrix_md, render
 
     # a run without a GPU whose claims were judged (matrix/reference/cpu-issue-reports/runs/20261127T045147Z-143257)
@@ -75,7 +75,7 @@ def test_multiprocessings_resource_tracker_is_not_left_running(tmp_path: Path) -
 def test_an_environment_that_cannot_run_the_script_is_said_never_dropped(tmp_path: Path) -> None:
     import sys
 
-    from harness.environments import config
+    from harness.definitions import config
     from harness.running import catalogue, repro
 
     script = tmp_path / "bug.py"
@@ -93,7 +93,7 @@ def test_an_environment_that_cannot_run_the_script_is_said_never_dropped(tmp_pat
 def test_matrix_md_columns_name_the_releases_and_the_hardware() -> None:
     import json
 
-    from harness.environments.config import REPO
+    from harness.definitions.config import REPO
     from harness.reporting import matrix_md
 
     matrix = json.loads((REPO / "tests" / "data" / "records" / "h200" / "matrix.json").read_text())  # h200-580.159.04's

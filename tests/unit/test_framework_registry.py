@@ -11,7 +11,8 @@ import pytest
 from packaging.version import Version
 
 from harness import frameworks
-from harness.environments import adhoc, config, schema
+from harness.definitions import config, schema
+from harness.environments import adhoc
 from harness.frameworks.framework import Framework
 from harness.judgement import claims
 from harness.measurement.nvml import Nvml

@@ -11,8 +11,8 @@ from pathlib import Path
 
 import pytest
 
+from harness.definitions.config import EnvDef, VariantDef
 from harness.environments import gpu_fit
-from harness.environments.config import EnvDef, VariantDef
 from harness.environments.images import BuildOptions
 from harness.environments.prepare import prepare
 from harness.measurement.nvml import GpuFacts, Nvml

@@ -136,7 +136,7 @@ def test_a_reporters_release_that_could_not_be_made_is_said_with_why(index: None
 
 
 def test_todays_release_is_the_environment_with_the_newest_pins() -> None:
-    from harness.environments import config
+    from harness.definitions import config
 
     envs = config.load_environments()
     assert issue.todays([envs[n] for n in ("tf1.8", "tf2.7", "tf-current")], ["tensorflow"]) == ["tf-current"]

@@ -8,7 +8,7 @@ import shlex
 import pytest
 
 from harness.cli import build_parser, split_command
-from harness.environments.config import REPO
+from harness.definitions.config import REPO
 
 README = "\n".join(p.read_text(encoding="utf-8") for p in [REPO / "README.md", *sorted((REPO / "docs").glob("*.md"))])
 COMMAND = re.compile(r"(?:nox -s ([a-z-]+) --|python -m harness) ([^`#\n]*)")

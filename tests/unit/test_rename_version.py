@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from harness.environments.config import data_root
+from harness.definitions.config import data_root
 
 SCRIPT = data_root() / "images" / "tf1.8" / "rename_version.py"
 pytestmark = pytest.mark.skipif(shutil.which("gcc") is None, reason="needs gcc")

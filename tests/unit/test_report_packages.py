@@ -9,7 +9,8 @@ from pathlib import Path
 import pytest
 
 from harness.common.errors import UsageError
-from harness.environments import config, pins
+from harness.definitions import config
+from harness.environments import pins
 from harness.judgement import failures
 from harness.measurement.backends.process import ProcessBackend
 from harness.measurement.nvml import Nvml

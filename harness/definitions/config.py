@@ -18,7 +18,7 @@ from typing import Any, Literal, cast
 
 from harness import frameworks
 from harness.common.errors import UsageError, suggest
-from harness.environments import schema
+from harness.definitions import schema
 
 if sys.version_info >= (3, 11):
     import tomllib
