@@ -1,7 +1,7 @@
 """Package data from outside the package. The environment definitions, the claims, the GPU history and the
 Dockerfiles live at the top of the checkout (matrix/, images/), where users read and edit them;
 a wheel carries a copy under harness/resources/, which the installed tool reads
-(harness/environments/config.py: data_root). Everything else is in pyproject.toml."""
+(harness/definitions/config.py: data_root). Everything else is in pyproject.toml."""
 import shutil
 from pathlib import Path
 
