@@ -92,3 +92,12 @@ def judge_cell(record: CellRecord) -> CellSummary:
         summary["framework_in_use"] = in_use
     summary["glance"] = answer.of_cell(summary).as_dict()
     return summary
+
+
+def judge_unrun(status: str, error: str | None = None) -> CellSummary:
+    """A planned cell with no readable record (missing, unreadable): its status, and the judge's answer to that."""
+    cell: CellSummary = {"status": status, "steps": [], "exit": None}
+    if error:
+        cell["error"] = error
+    cell["glance"] = answer.of_cell(cell).as_dict()
+    return cell

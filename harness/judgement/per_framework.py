@@ -23,7 +23,7 @@ def sentences(matrix: MatrixDoc, host_only: bool) -> list[str]:
 
 
 def sentence(env: str, facts: Column, cells: Mapping[str, CellSummary], host_only: bool) -> str:
-    said = {name: cell.get("glance") or answer.of_cell(cell).as_dict() for name, cell in cells.items()}
+    said = {name: cell["glance"] for name, cell in cells.items()}
     by_back: dict[str, list[str]] = {}
     for name, glance in sorted(said.items()):
         by_back.setdefault(str(glance["back"]), []).append(name)

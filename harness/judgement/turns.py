@@ -41,7 +41,7 @@ def parts(cell: CellSummary | None) -> Parts | None:
         return (None, None, None, FAILS)
     if not cell or status != Status.OK.value:
         return None
-    answer: Glance | dict[str, Any] = cell.get("glance") or {}
+    answer: Glance = cell["glance"]
     steps = cell.get("steps") or []
     step = decisive_step(steps)
     back: str | None = str(answer["back"])

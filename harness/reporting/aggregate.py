@@ -10,7 +10,7 @@ import json
 from pathlib import Path
 
 from harness.judgement import claims, rules, tolerances, verdicts
-from harness.judgement.cell import judge_cell
+from harness.judgement.cell import judge_cell, judge_unrun
 from harness.model.judged import CellSummary, ChangedCell, Compare, MatrixDoc, SweepSummary
 from harness.model.record import SCHEMA_VERSION, CellRecord, Status
 from harness.reporting import glance, machines, matrix_md, pairing, sweeps
@@ -86,13 +86,13 @@ def matrix_from(records: list[CellRecord], broken: list[tuple[Path, str]], run: 
     folders = {env.replace("/", "_"): env for env, _ in planned or []}
     for path, why in broken:  # a truncated or foreign file: its cell says so, never "missing"
         env, name = folders.get(path.parent.name, path.parent.name), path.stem.replace("__", "/")
-        cells.setdefault(name, {})[env] = _unjudged("unreadable", f"unreadable record {path.name}: {why}"[:200])
+        cells.setdefault(name, {})[env] = judge_unrun("unreadable", f"unreadable record {path.name}: {why}"[:200])
         ran.add((env, name))
         if env not in envs:
             envs.append(env)
     for env, name in planned or []:
         if (env, name) not in ran:
-            cells.setdefault(name, {}).setdefault(env, _unjudged("missing"))
+            cells.setdefault(name, {}).setdefault(env, judge_unrun("missing"))
     envs = [e for e in envs if any(e in row for row in cells.values())]  # an env split by machine: its columns only
     machine = glance.machine(records)
     return {
@@ -116,15 +116,6 @@ def matrix_from(records: list[CellRecord], broken: list[tuple[Path, str]], run: 
             for c in claims.load_claims()
         ],
     }
-
-
-def _unjudged(status: str, error: str | None = None) -> CellSummary:
-    """A planned cell with no readable record: its status, and the judge's answer to that (grey)."""
-    cell: CellSummary = {"status": status, "steps": [], "exit": None}
-    if error:
-        cell["error"] = error
-    cell["glance"] = glance.of_cell(cell)
-    return cell
 
 
 def outcome(cell: CellSummary) -> str:

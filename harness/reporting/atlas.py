@@ -140,7 +140,7 @@ def cells_of(run: Run, summaries: list[CellSummary]) -> Iterator[Cell]:
     run_gpu = next((str(((r.get("host") or {}).get("gpu") or {}).get("name") or "") for r in records
                     if ((r.get("host") or {}).get("gpu") or {}).get("name")), "")
     for record, summary in zip(records, summaries, strict=True):
-        answer = glance.of_cell(summary)
+        answer = summary["glance"]
         framework, release = _framework(record, versions.get(str((record.get("env") or {}).get("name")), {}))
         host, env, facts = record.get("host") or {}, record.get("env") or {}, record.get("facts") or {}
         gpu = str((host.get("gpu") or {}).get("name") or ("" if host else run_gpu)).replace("NVIDIA ", "")

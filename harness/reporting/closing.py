@@ -13,7 +13,6 @@ from harness.common.units import human_bytes
 from harness.judgement import answer
 from harness.judgement.per_framework import main_release
 from harness.model.judged import Glance, MatrixDoc
-from harness.reporting import glance
 from harness.reporting.render import BACK_GLYPHS, BACK_STYLES
 
 
@@ -51,7 +50,7 @@ def legend() -> str:
 
 def _said(matrix: MatrixDoc, name: str, env: str) -> Glance | None:
     cell = matrix["cells"].get(name, {}).get(env)
-    return (cell.get("glance") or glance.of_cell(cell)) if cell else None
+    return cell["glance"] if cell else None
 
 
 def _cell(matrix: MatrixDoc, name: str, env: str) -> Text:

@@ -6,17 +6,12 @@ import re
 from collections.abc import Callable
 
 from harness.judgement import answer
-from harness.model.judged import CellSummary, Column, Glance, MatrixDoc
+from harness.model.judged import Column, Glance, MatrixDoc
 from harness.model.record import CellRecord
 
 NO_GPU = "no GPU: host memory (RSS) only"
 LEGEND = answer.LEGEND
 decisive_step = answer.decisive_step
-
-
-def of_cell(cell: CellSummary) -> Glance:
-    """The judge's answer for a cell (judgement/answer.py), as matrix.json keeps it."""
-    return answer.of_cell(cell).as_dict()
 
 
 def text(glance: Glance) -> str:

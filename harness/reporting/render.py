@@ -84,7 +84,7 @@ MIN_ENV_WIDTH = 16  # narrower than this, a verdict reads as a column of fragmen
 
 def _cell_text(cell: CellSummary) -> Text:
     """The landing view's answer (glance.py): the colour says whether the driver got it back, the word why."""
-    g = cell.get("glance") or glance.of_cell(cell)
+    g = cell["glance"]
     at = f" (at {g['label']})" if g.get("label") else ""
     return Text(f"{BACK_GLYPHS.get(g['back'], '')} {glance.text(g)}{at}", style=BACK_STYLES.get(g["back"], ""))
 
