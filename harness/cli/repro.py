@@ -14,6 +14,7 @@ from harness.definitions import config
 from harness.measurement.nvml import Nvml
 from harness.running import catalogue, launch, repro
 from harness.running.matrix import run_matrix
+from harness.running.report_file import is_report
 from harness.store import results
 
 
@@ -25,11 +26,10 @@ def python2_possible(args: argparse.Namespace, envs: dict[str, config.EnvDef], n
 
 
 def main(args: argparse.Namespace, err: Console, out: Console) -> int:
-    from harness.running import issue  # here: a report's readers (packaging) cost a plain script's start-up nothing
-
     report = None
-    if issue.is_report(args.script):  # a pasted bug report: its code, on the releases it states and on today's
+    if is_report(args.script):  # a pasted bug report: its code, on the releases it states and on today's
         from harness.cli import repro_issue
+        from harness.running import issue  # here: a report's readers (packaging) cost a plain script's start nothing
 
         report = issue.plan(args.script, args.results / "reports", args.block, args.index_url, args.replay_as)
         for line in repro_issue.stated_lines(report):

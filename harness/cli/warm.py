@@ -10,10 +10,10 @@ from __future__ import annotations
 import importlib
 import threading
 
-AFTER_CELLS = ("harness.reporting.aggregate", "harness.reporting.render", "harness.reporting.closing",
-               "harness.reporting.repro_md", "harness.reporting.report_html", "harness.reporting.repro_page",
-               "harness.judgement.per_framework", "harness.judgement.failures", "harness.judgement.issue_answer",
-               "harness.cli.repro_issue")
+AFTER_CELLS = ("harness.judgement.verdicts", "harness.reporting.aggregate", "harness.reporting.render",
+               "harness.reporting.closing", "harness.reporting.repro_md", "harness.reporting.report_html",
+               "harness.reporting.repro_page", "harness.judgement.per_framework", "harness.judgement.failures",
+               "harness.judgement.issue_answer", "harness.cli.repro_issue")
 TEMPLATES = ("report.html",)
 _started = threading.Event()
 

@@ -21,7 +21,6 @@ from typing import Any, cast
 
 from harness import __version__
 from harness.common.events import Event
-from harness.judgement import verdicts
 from harness.measurement import agent_messages as messages
 from harness.measurement import procs
 from harness.measurement.backends.base import Backend, CellSpec, RunningCell
@@ -156,6 +155,7 @@ def run_cell(
         record["stderr_tail"] = cell.stderr_tail()
         record["stray_stdout"] = channel.stray_lines[-50:]
     record["duration_s"] = round(time.monotonic() - started, 3)
+    from harness.judgement import verdicts  # here: the judge loads while the cell runs (cli/warm)
     record["verdicts"] = verdicts.judge(record)
     notify("done", record)
     return record

@@ -11,7 +11,6 @@ from typing import Any
 from harness import __version__
 from harness.common.commands import command
 from harness.common.events import Event
-from harness.judgement import verdicts
 from harness.judgement.gpu_use import NEEDS_GPU
 from harness.measurement.backends.base import EngineLost
 from harness.measurement.scenario import Scenario
@@ -58,6 +57,7 @@ def skipped_record(run_id: str, env_name: str, backend: str, scenario: Scenario,
         "exit_code": None, "after_exit": None, "timeline": None, "stderr_tail": "", "duration_s": 0.0,
         "started_at": dt.datetime.now(dt.timezone.utc).isoformat(),
     }
+    from harness.judgement import verdicts  # here: the judge loads while the cell runs (cli/warm)
     record["verdicts"] = verdicts.judge(record)
     return record
 
@@ -86,6 +86,7 @@ def not_started(record: CellRecord, exc: Exception, started: float, notify: Even
                         else {"type": ErrorKind.START_FAILED.value, "message": f"the cell could not start: {message}"})
     record.update({"status": Status.HARNESS_ERROR, "error": error, "after_exit": None, "timeline": None, "stderr_tail": "",
                    "stray_stdout": [], "duration_s": round(time.monotonic() - started, 3)})
+    from harness.judgement import verdicts  # here: the judge loads while the cell runs (cli/warm)
     record["verdicts"] = verdicts.judge(record)
     notify("done", record)
     return record

@@ -5,7 +5,6 @@ from collections.abc import Iterable
 from pathlib import Path
 
 from harness.common.commands import command
-from harness.judgement import verdicts
 from harness.measurement.backends import docker as docker_backend
 from harness.measurement.backends.base import Backend
 from harness.measurement.backends.owned_containers import remove_labelled
@@ -38,6 +37,7 @@ def mark(record: CellRecord, run_dir: Path) -> None:
     again = command("matrix", "--resume", str(run_dir))
     record["error"] = {"type": ErrorKind.INTERRUPTED.value, "message": "stopped by Ctrl-C or SIGTERM before it ended; "
                        f"nothing follows about the scenario: `{again}` runs it again"}
+    from harness.judgement import verdicts  # here: the judge loads while the cell runs (cli/warm)
     record["verdicts"] = verdicts.judge(record)
 
 

@@ -24,7 +24,6 @@ if TYPE_CHECKING:
 
     from harness.definitions.config import EnvDef
 
-SUFFIXES = (".md", ".markdown", ".txt")
 MAX_RELEASES = 4  # per framework: more than this stated, the rest are named, not run
 
 
@@ -67,10 +66,6 @@ class IssuePlan:
     def unpinned(self) -> list[str]:
         """The other imports by name, for today's environments (``--pip``): pip's release for their Python."""
         return [p.split("==")[0] for p in self.packages]
-
-
-def is_report(path: Path | None) -> bool:
-    return path is not None and (str(path) == "-" or path.suffix.lower() in SUFFIXES)
 
 
 def read(path: Path) -> tuple[str, str]:
