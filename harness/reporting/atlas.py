@@ -56,6 +56,7 @@ class Cell:
     steps: tuple[Step, ...]
     record_hash: str = ""  # sha1 of the record's content: a byte-identical copy of a run is the same run
     record_path: str = ""  # the record's file under the references
+    file_sha1: str = ""  # sha1 of that file as committed (sha1sum matrix/reference/<record_path>)
     params: str = ""  # the scenario's parameters as it ran (JSON)
     checkpoints: tuple[dict[str, Any], ...] = ()  # each checkpoint's label, raw readings and the framework's in-use bytes
     compared: tuple[Any, ...] = ()  # what a turn compares (judgement/turns.parts); (): the colour alone
@@ -160,8 +161,9 @@ def cells_of(run: Run, summaries: list[CellSummary]) -> Iterator[Cell]:
                    word=side(summary),  # a failed run says what stopped it
                    date=str(record.get("started_at") or ""), steps=tuple(summary.get("steps") or ()),
                    record_hash=hashlib.sha1(json.dumps(record, sort_keys=True, default=str).encode()).hexdigest(),
-                   record_path=str(Path(run.name) / kept_path(cell_path(run.path, str(env.get("name")),
-                                                                        scenario["name"])).relative_to(run.path)),
+                   record_path=str(Path(run.name) / (kept := kept_path(cell_path(run.path, str(env.get("name")),
+                                                                                scenario["name"]))).relative_to(run.path)),
+                   file_sha1=hashlib.sha1(kept.read_bytes()).hexdigest() if kept.is_file() else "",
                    params=json.dumps(scenario.get("params") or {}, sort_keys=True),
                    compared=parts(summary) or (),
                    slope=loop["slope"] if (loop := summary.get("loop")) else None,

@@ -74,8 +74,7 @@ RUN_KEYS = ("run", "env", "column", "framework", "release", "hardware", "driver"
 RUN_SCHEMA = {"id": "stable id of the record's cell (run, environment, technique)",
               **{k: STEP_SCHEMA[k] for k in RUN_KEYS},
               "record": "the record's file under matrix/reference/ (gzipped JSON)",
-              "record_sha1": "sha1 of the record as read (its JSON, keys sorted, judged by rules_version): a copy "
-                             "of a run has the same",
+              "record_sha1": "sha1 of the record's file as committed (sha1sum matrix/reference/<record>)",
               "stand_in": "what the base image was where it stood in for the one the image names, else empty",
               "ran_with": ("how the release ran where not as its own install would: a lockstep companion at another "
                            "release, packages its environment added, a stand-in for the framework's own image; else "
@@ -107,7 +106,7 @@ def run_rows(cells: list[Cell], commit: str = "") -> list[dict[str, Any]]:
     for cell in cells:
         step = (decisive_step(list(cell.steps)) if cell.back != "n/a" else None) or NO_STEP  # grey: no verdict
         row = {k: v for k, v in asdict(cell).items() if k in RUN_SCHEMA}
-        row.update(id=cell.cell_id, column=cell.column, record=cell.record_path, record_sha1=cell.record_hash,
+        row.update(id=cell.cell_id, column=cell.column, record=cell.record_path, record_sha1=cell.file_sha1,
                    step=step["label"], verdict=step["verdict"], meter=step.get("meter") or "",
                    left_bytes=left if (left := step.get("left")) is not None else "",
                    rules_version=rules.RULES_VERSION, commit=commit)

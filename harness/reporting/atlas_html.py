@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import re
 from collections import Counter
+from dataclasses import asdict
 from typing import Any
 
 from markupsafe import Markup
@@ -192,7 +193,8 @@ def claims_page(claims: list[Claim], outcomes: list[ClaimOutcome]) -> str:
                       "slug": slug(claim.scenario), "confirmed": counts["confirmed"],
                       "contradicted": counts["contradicted"], "not_reproduced": counts["not reproduced"],
                       "tally": seed_claims.tally([f.outcome for f in found]),
-                      "where": sorted(found, key=lambda f: (f.outcome, column_sort_key(f.column)))})
+                      "where": [{**asdict(f), "page": f"c/{grid_id(claim.scenario, f.column)}.html"}
+                                for f in sorted(found, key=lambda f: (f.outcome, column_sort_key(f.column)))]})
     return _render("atlas_claims.html", "Claims from the seed articles", claims=items)
 
 

@@ -142,19 +142,28 @@ def cell_page(technique: str, column: str, cells: list[Cell], claims: list[Claim
     source = SCENARIOS / f"{technique.split('@', 1)[0]}.py"  # a variant runs its scenario's file with other params
     ident = grid_id(technique, column)
     rows = [{"run": c.run, "env": c.env, "backend": c.backend, "status": c.status, "word": c.word,
-             "back": c.back.replace("/", ""), "record": c.record_path, "hash": c.record_hash, "params": c.params,
+             "back": c.back.replace("/", ""), "record": c.record_path, "hash": c.record_hash, "sha1": c.file_sha1,
+             "params": c.params,
              "link": evidence_link(c, 1), "readings": _readings(c), "stand_in": c.stand_in, "ran_with": c.ran_with}
             for c in cells]
-    how = sorted({c.ran_with for c in runs if c.ran_with})
-    cite = (f"GPU memory cleanup atlas: {technique} on {column}, grid cell {ident}; "
-            f"judged by rules {rules.RULES_VERSION} at commit {commit[:12]}; "
-            f"{len(runs)} measured run{'s' if len(runs) != 1 else ''} ({shown.date[:10] or 'undated'})"
-            + (f"; ran with {' | '.join(how)}" if how else "") + ".")
+    cite = _cite(technique, column, ident, shown, runs, commit)
     return templates.render("atlas_cell.html", title=f"{technique} · {column}", depth=1, style=STYLE, ident=ident, meters=METERS,
                             back=back.replace("/", ""), word=shown.word, runs=len(runs), claims=claims, rows=rows,
                             code=source.read_text(encoding="utf-8") if source.is_file() else "",
                             rules=rules.RULES_VERSION, commit=commit, cite=cite, remeasure=_remeasure(shown),
                             rerender=f"python -m harness report matrix/reference/{shown.run}")
+
+
+def _cite(technique: str, column: str, ident: str, shown: Cell, runs: list[Cell], commit: str) -> str:
+    """A grid cell as a reader cites it: where its page is, what it answered on which GPU, driver and CUDA, how it
+    ran where not as its own install would, and what judged it."""
+    how = sorted({c.ran_with for c in runs if c.ran_with})
+    where = (f"{shown.hardware}, NVIDIA driver {shown.driver}" if shown.driver else shown.hardware) + (
+        f", CUDA {shown.cuda}" if shown.cuda else "")
+    return (f"GPU memory cleanup atlas: {technique} on {column}, grid cell {ident} (its page: c/{ident}.html): "
+            f"{shown.word}; {len(runs)} measured run{'s' if len(runs) != 1 else ''} ({shown.date[:10] or 'undated'}) "
+            f"on {where}" + (f"; ran with {' | '.join(how)}" if how else "")
+            + f"; judged by rules {rules.RULES_VERSION} at commit {commit[:12]}.")
 
 
 def changes_page(found: list[Change]) -> str:

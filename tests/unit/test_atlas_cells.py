@@ -171,10 +171,13 @@ def test_a_cell_page_cites_its_records_and_says_how_to_measure_it_again() -> Non
     from harness.reporting.atlas_pages import cell_page
 
     cell = replace(_cell("h100-run", "2.5.0"), record_path="h100-run/torch/torch__del_gc_empty_cache.json.gz",
-                   params='{"mib": 256}',
+                   params='{"mib": 256}', file_sha1="5" * 40, date="2026-11-27T10:00",
                    checkpoints=({"label": "peak", "readings": {"nvml_process": 3 << 30}, "in_use": 1 << 28},))
     page = cell_page("torch/del_gc_empty_cache", "torch 2.5.0 · H100", [cell], [], "0123456789abcdef")
-    for said in ("matrix/reference/h100-run/torch/torch__del_gc_empty_cache.json.gz", "hash-h100-run", "{&#34;mib&#34;: 256}",
+    ident = atlas.grid_id("torch/del_gc_empty_cache", "torch 2.5.0 · H100")
+    cite = (f"grid cell {ident} (its page: c/{ident}.html): released; 1 measured run (2026-11-27) on H100, NVIDIA driver "
+            "580, CUDA 12.8; judged by rules ")
+    for said in ("matrix/reference/h100-run/torch/torch__del_gc_empty_cache.json.gz", "5" * 40, "{&#34;mib&#34;: 256}", cite,
                  "3.00 GiB", "256.00 MiB", "rules ", "0123456789abcdef",
                  # the environment the run used: the tool's own torch image, not any torch 2.5.0
                  "python -m harness matrix --scenario torch/del_gc_empty_cache --env torch --variant gpu --backend docker",
@@ -306,7 +309,11 @@ def test_a_run_that_re_judges_unsupported_and_a_copied_run_count_as_no_run_and_n
     from harness.reporting.atlas_data import run_rows
 
     row = next(r for r in run_rows(cells) if r["run"] == "good" and r["technique"] == "tf1/allow_growth")
-    assert row["record"] == "good/tf-current/tf1__allow_growth.json.gz" and row["record_sha1"] == chosen.record_hash
+    import hashlib
+
+    committed = Path(__file__).parents[1] / "data" / "atlas-runs" / row["record"]
+    assert row["record"] == "good/tf-current/tf1__allow_growth.json.gz"
+    assert row["record_sha1"] == hashlib.sha1(committed.read_bytes()).hexdigest()  # what sha1sum says of the file
     assert row["stand_in"] == chosen.stand_in
 
 
@@ -354,3 +361,12 @@ def test_a_column_after_releases_never_measured_on_its_hardware_is_marked() -> N
     assert not adjacent("1.5.1", "2.2.2+cu121") and not adjacent("0.2.12", "0.4.13") and not adjacent("2.4.4", "2.7.4")
     assert adjacent("1.12.1+cu102", "1.13.1+cu117") and adjacent("1.13.1", "2.0.0") and adjacent("2.9.2", "2.9.3")
     assert adjacent("nightly", "2.0.0")  # unreadable: no mark rather than a wrong one
+
+
+def test_the_claims_page_links_each_outcome_to_its_cell() -> None:
+    from harness.reporting.atlas_html import claims_page
+
+    claim = Claim(id="c1", says="del frees it", seed="seed.md", scenario="torch/del_gc_empty_cache", expect=("released",))
+    outcome = atlas.ClaimOutcome("c1", "confirmed", "torch 2.5.0 · H100", "h100-run", "released")
+    page = claims_page([claim], [outcome])
+    assert f'<a href="c/{atlas.grid_id("torch/del_gc_empty_cache", "torch 2.5.0 · H100")}.html">torch 2.5.0 · H100</a>' in page
