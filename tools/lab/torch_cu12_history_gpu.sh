@@ -6,7 +6,9 @@
 # ordered by file name (common.sh), where the releases' libraries compress against each other.
 #
 # Here (PyPI reachable), after `pip download --python-version 3.12` of each torch==RELEASE with its dependencies
-# into DIR/wh, and of the harness's own dependencies into DIR/hostwheels:
+# into DIR/wh, and of the harness's own dependencies into DIR/hostwheels (a release without wheels for the host's
+# Python, torch 2.0-2.1 for 3.11: `--python-version 3.11`, and a CPython built by pyenv here as DIR/py3.11.N.tar.xz,
+# unpacked there where pyenv keeps its versions, so the venv backend finds it as on any machine with pyenv):
 #   pack DIR OUT             OUT/t12: the wheels (one zstd tar), hostwheels and a zstd binary, cut into pieces
 # There, one piece per call (pieces.sh collect into /root/pc/t12), then:
 #   join                     checked and unpacked; the wheels zipped again into /root/t12/wh, the harness's
@@ -23,12 +25,15 @@ case ${1:?usage: torch_cu12_history_gpu.sh pack DIR OUT | join | queue RESULTS P
     stage=$out/stage && rm -rf "$stage" && mkdir -p "$stage/send"
     lab_pack_unpacked "$stage/wheels.tar.zst" "$dir"/wh/*.whl
     cp -r "$dir/hostwheels" "$(command -v zstd)" "$stage/send/"
+    cp "$dir"/py*.tar.xz "$stage/send/" 2>/dev/null || true
     (cd "$stage" && bash "$lab_here/tools/lab/pieces.sh" cut "$out/t12" t12 wheels.tar.zst send)
     ;;
   join)
     bash "$lab_here/tools/lab/pieces.sh" join /root/pc/t12 t12 "$t12/g"
     lab_rezip "$t12/g/wheels.tar.zst" "$t12/wh" | wc -l
     python3 -m pip install -q --no-index --no-deps --no-compile --target /root/hs "$t12/g/send/hostwheels"/*.whl
+    mkdir -p /root/.pyenv/versions && for py in "$t12"/g/send/py*.tar.xz; do if [ -e "$py" ]; then tar -C /root/.pyenv/versions -xJf "$py"; fi; done
+    ls /root/.pyenv/versions
     df -h /root | tail -1
     ;;
   queue)
