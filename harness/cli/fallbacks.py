@@ -1,5 +1,7 @@
 """Environments that run in virtualenvs because their images cannot be built here, said once per
-cause: six environments on a machine where no registry answers are one line, not six."""
+cause: six environments on a machine where no registry answers are one line, not six. The cause is
+said when its first environment meets it, before anything is built (a user reads why at once, not
+after minutes of virtualenv builds); which environments it sent to virtualenvs is said with the plan."""
 from __future__ import annotations
 
 from collections.abc import Mapping
@@ -9,8 +11,9 @@ from typing import Any
 
 @dataclass
 class FallbackLines:
-    """The ``fallback`` events of a run's preparation (they come from parallel threads), kept until
-    the plan is said; ``lines`` gives one line per cause and forgets them."""
+    """The ``fallback`` events of a run's preparation (they come from parallel threads): ``add`` gives
+    the line to say at once for a cause met for the first time; ``lines`` names, at the plan, the
+    environments each cause sent to virtualenvs, and forgets them."""
 
     by_cause: dict[str, list[Mapping[str, Any]]] = field(default_factory=dict)
 
@@ -19,17 +22,19 @@ class FallbackLines:
         from a fallback, comes after the fallbacks that led to it."""
         return self.lines() if kind in ("plan", "skipped", "failed") else []
 
-    def add(self, data: Mapping[str, Any]) -> None:
-        self.by_cause.setdefault(str(data.get("cause") or data["reason"]), []).append(data)
+    def add(self, data: Mapping[str, Any]) -> list[str]:
+        """Keep ``data``; the line to say now where its cause is new (none where it was said already)."""
+        cause = str(data.get("cause") or data["reason"])
+        first = cause not in self.by_cause
+        self.by_cause.setdefault(cause, []).append(data)
+        return [f"virtualenv {data['env']}: {data['reason']}"] if first else []
 
     def lines(self) -> list[str]:
         said = []
-        for cause, events in self.by_cause.items():
-            if len(events) == 1 or not events[0].get("cause"):
-                said += [f"virtualenv {e['env']}: {e['reason']}" for e in events]
-            else:
+        for events in self.by_cause.values():
+            if len(events) > 1 and events[0].get("cause"):  # one alone was said whole when it came
                 names = ", ".join(str(e["env"]) for e in events)
-                said.append(f"virtualenv {len(events)} environments ({names}): their base images are not on this host "
-                            f"and cannot be pulled ({cause}): run in virtualenvs of the same pins instead")
+                said.append(f"virtualenv {len(events)} environments ({names}): their base images cannot be pulled "
+                            f"either, for the cause said above for {events[0]['env']}")
         self.by_cause.clear()
         return said

@@ -74,7 +74,7 @@ def main(args: argparse.Namespace, err: Console, out: Console) -> int:
             skipped = cast(events.EnvReason, data)
             err.print(f"[yellow]skipped[/] {skipped['env']}: {skipped['reason']}", soft_wrap=True)  # one whole line
         elif kind == "fallback":
-            fallbacks.add(data)
+            say_fallbacks(fallbacks.add(data))
         elif kind == "failed":
             failed = cast(events.EnvReason, data)
             err.print(f"[red]failed[/] {failed['env']}: {failed['reason']}", markup=True, soft_wrap=True)

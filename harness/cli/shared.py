@@ -149,7 +149,8 @@ def plain_events(err: Console) -> Any:
         elif kind == "build-log":  # an environment being made: what it fetches, how long so far
             err.print(f"  {cast(events.Text, data)['text']}", markup=False, highlight=False)
         elif kind == "fallback":
-            fallbacks.add(data)
+            for line in fallbacks.add(data):
+                err.print(line, markup=False, soft_wrap=True)
         elif kind in ("backend", "skipped", "failed", "build"):
             err.print(f"{kind}: " + ", ".join(str(v) for v in data.values()), markup=False)
     return emit
