@@ -34,7 +34,7 @@ class FallbackLines:
         for events in self.by_cause.values():
             if len(events) > 1 and events[0].get("cause"):  # one alone was said whole when it came
                 names = ", ".join(str(e["env"]) for e in events)
-                said.append(f"virtualenv {len(events)} environments ({names}): their base images cannot be pulled "
-                            f"either, for the cause said above for {events[0]['env']}")
+                said.append(f"virtualenv {len(events)} environments ({names}): their base images cannot be pulled, for "
+                            f"the cause said above at {events[0]['env']}")
         self.by_cause.clear()
         return said

@@ -75,7 +75,7 @@ def test_six_environments_without_their_bases_are_one_line_said_before_anything_
     assert now[1].startswith("virtualenv mine: its base image myorg/base:1 ")
     said = lines.lines()
     assert said == ["virtualenv 6 environments (tf2.7, tf1.8, tf-current, torch, jax, cupy): their base images cannot "
-                    "be pulled either, for the cause said above for tf2.7"]  # "mine" alone was said whole when it came
+                    "be pulled, for the cause said above at tf2.7"]  # "mine" alone was said whole when it came
     assert lines.lines() == []  # said once
 
 
