@@ -33,7 +33,9 @@ MIN_FREE_BYTES = 64 * 1024 * 1024  # a run's records, logs (capped per cell) and
 
 
 def check_writable(folder: Path) -> None:
-    """Fail now, in one line, where results cannot be written, rather than after cells ran."""
+    """Fail now, in one line, where results cannot be written, rather than after cells ran. The folders the probe
+    made are removed again: a run refused later (a bad pin) leaves no results folder; a run's own writes make them."""
+    made = [p for p in (folder, *folder.parents) if not p.exists()]  # deepest first
     try:
         folder.mkdir(parents=True, exist_ok=True)
         fd, probe = tempfile.mkstemp(prefix=".harness-probe-", dir=folder)
@@ -45,6 +47,12 @@ def check_writable(folder: Path) -> None:
         free = shutil.disk_usage(folder).free
     except OSError as exc:
         raise unwritable(folder, exc) from exc
+    finally:
+        for path in made:
+            try:
+                path.rmdir()
+            except OSError:  # not empty (another run's), or never made: left as it is
+                break
     if free < MIN_FREE_BYTES:
         raise ResultsUnwritable(f"cannot write results to {folder}: only {human_bytes(free)} free there (a run needs "
                                 f"{human_bytes(MIN_FREE_BYTES)}); free some space or give --results a folder on another disk")
