@@ -15,7 +15,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
-from harness.environments import config  # noqa: E402
+from harness.definitions import config  # noqa: E402
 from harness.measurement.nvml import Nvml  # noqa: E402
 from harness.running.matrix import run_matrix
 from harness.running.request import MatrixOptions  # noqa: E402

@@ -31,7 +31,7 @@ from faultkit import Outcome, cli, error_line, records  # noqa: E402
 from helpers import DETACHING, default_sigint, processes_with  # noqa: E402
 
 from harness.common.errors import UsageError  # noqa: E402
-from harness.environments import config  # noqa: E402
+from harness.definitions import config  # noqa: E402
 from harness.measurement import procs  # noqa: E402
 
 
