@@ -138,11 +138,6 @@ def repro_record(tmp_path: Path, source: str, name: str = "leak.py") -> Any:
     return record
 
 
-def reference_runs(root: Path) -> list[Path]:
-    """The run folders under ``root`` that hold records (as the atlas finds them: atlas_runs)."""
-    return sorted(p.parent for p in root.rglob("manifest.json") if any(p.parent.glob("*/*.json*")))
-
-
 def reference_matrix(run_dir: Path) -> Any:
     """A committed reference run's matrix.json as `report` writes it (made again from its records, never committed)."""
     import json

@@ -27,10 +27,15 @@ class Run:
 STAND_IN = "stand-in.txt"
 
 
+def run_folders(root: Path) -> list[Path]:
+    """Every run folder under ``root``: one with a manifest and records."""
+    return sorted(p.parent for p in root.rglob("manifest.json") if any(p.parent.glob("*/*.json*")))
+
+
 def reference_runs(root: Path) -> list[Run]:
-    """Every run folder under ``root`` (one with a manifest and records), its records read."""
+    """Every run folder under ``root`` (run_folders), its records read."""
     found = []
-    for path in sorted(p.parent for p in root.rglob("manifest.json") if any(p.parent.glob("*/*.json*"))):
+    for path in run_folders(root):
         records, broken = aggregate.read_judged(path)
         said, own = _stand_in(path, root)
         containers = any((record.get("env") or {}).get("backend") == "docker" for record in records)

@@ -4,10 +4,11 @@ from __future__ import annotations
 
 import io
 
-from helpers import ROOT, reference_matrix, reference_runs
+from helpers import ROOT, reference_matrix
 from rich.console import Console
 
 from harness.reporting import render
+from harness.reporting.atlas_runs import run_folders
 
 REFERENCE = ROOT / "matrix" / "reference"
 
@@ -45,7 +46,7 @@ def test_memory_a_child_process_holds_is_not_all_back() -> None:
 
 
 def test_no_reference_cell_shows_a_negative_amount_or_live_objects_nothing_counted() -> None:
-    for run in reference_runs(REFERENCE):
+    for run in run_folders(REFERENCE):
         matrix = reference_matrix(run)
         for row in matrix["cells"].values():
             for cell in row.values():

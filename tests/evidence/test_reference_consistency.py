@@ -12,14 +12,14 @@ from pathlib import Path
 
 import jsonschema
 import pytest
-from helpers import reference_runs
 
 from harness.judgement import rules, verdicts
 from harness.reporting import aggregate
+from harness.reporting.atlas_runs import run_folders
 
 REFERENCE = Path(__file__).resolve().parents[2] / "matrix" / "reference"
 SCHEMA = json.loads((REFERENCE.parent / "matrix.schema.json").read_text())
-RUNS = reference_runs(REFERENCE)
+RUNS = run_folders(REFERENCE)
 
 
 def test_there_are_reference_runs() -> None:
