@@ -33,23 +33,27 @@ def build_matrix(run_dir: Path, planned: list[tuple[str, str]] | None = None, no
     """The run's matrix as today's rules make it from its records (what ``report`` writes as matrix.json)."""
     records, broken = read_judged(run_dir)
     return matrix_from(records, broken, run_name(run_dir, records), planned if planned is not None else planned_cells(run_dir),
-                       note or _kept_note(run_dir, ""))
+                       note or _kept_note(run_dir))
 
 
-def _kept_note(run_dir: Path, note: str) -> str:
-    """The run's note: ``note`` where given (kept in the manifest, whence a re-render reads it: matrix.json is made
-    again, never kept), else the manifest's, else a matrix.json's written before the manifest kept it."""
+def _keep_note(run_dir: Path, note: str) -> None:
+    """``note`` in the run's manifest, whence a re-render reads it (matrix.json is made again, never kept)."""
     try:
         manifest = read_manifest(run_dir)
     except (OSError, ValueError):
-        manifest = None
-    if note:
-        if manifest is not None and manifest.get("note") != note:
-            manifest["note"] = note
-            write_manifest(run_dir, manifest)
-        return note
-    if manifest is not None and manifest.get("note"):
-        return manifest["note"]
+        return
+    if manifest.get("note") != note:
+        manifest["note"] = note
+        write_manifest(run_dir, manifest)
+
+
+def _kept_note(run_dir: Path) -> str:
+    """The run's note: its manifest's, else a matrix.json's written before the manifest kept it."""
+    try:
+        if note := read_manifest(run_dir).get("note"):
+            return note
+    except (OSError, ValueError):
+        pass
     try:
         return str(json.loads((run_dir / "matrix.json").read_text(encoding="utf-8")).get("note", ""))
     except (OSError, ValueError):
@@ -153,7 +157,10 @@ def write_reports(run_dir: Path, planned: list[tuple[str, str]] | None = None, n
     records, broken = judged if judged is not None else read_judged(run_dir)
     if planned is None:
         planned = planned_cells(run_dir)
-    note = _kept_note(run_dir, note)
+    if note:
+        _keep_note(run_dir, note)
+    else:
+        note = _kept_note(run_dir)
     matrix = matrix_from(records, broken, run_name(run_dir, records), planned, note)
     if compare_with is not None:
         matrix["compare"] = compare(matrix, build_matrix(compare_with))
