@@ -17,7 +17,7 @@ from harness.common import threads
 from harness.common.errors import BaseUnavailable, BuildError, DockerUnavailable, HarnessError, UsageError
 from harness.common.events import Event
 from harness.definitions import config
-from harness.environments import gpu_fit, images, venv_cuda, venvs
+from harness.environments import images, venv_cuda, venvs
 from harness.measurement import gpu_access, subproc
 from harness.measurement.backends.base import Backend
 from harness.measurement.nvml import Nvml
@@ -77,6 +77,8 @@ def prepare(envs: list[config.EnvDef], variant: str, requested: str, gpu_mode: s
             emit("skipped", {"env": env.name, "reason": env.unavailable})
             return
         if env.pin and nvml.available:  # a release asked for on a GPU host: can it run on these GPUs at all?
+            from harness.environments import gpu_fit  # here: its wheel readers (packaging) cost a plain repro nothing
+
             cannot, said = gpu_fit.judge(env, variant, nvml.gpus, build)
             for line in said:
                 emit("gpu-code", {"env": env.name, "text": line})

@@ -5,9 +5,7 @@ from collections.abc import Iterable
 from pathlib import Path
 
 from harness.common.commands import command
-from harness.measurement.backends import docker as docker_backend
 from harness.measurement.backends.base import Backend
-from harness.measurement.backends.owned_containers import remove_labelled
 from harness.model.record import RUN_AGAIN, CellRecord, ErrorKind, Status
 from harness.store import results
 
@@ -43,6 +41,9 @@ def mark(record: CellRecord, run_dir: Path) -> None:
 
 def sweep_containers(backends: Iterable[Backend], run_id: str) -> None:
     """No container of a stopped run outlives it, whatever race its last start was in."""
+    from harness.measurement.backends import docker as docker_backend  # here: only a stopped run looks for containers
+    from harness.measurement.backends.owned_containers import remove_labelled
+
     for backend in backends:
         if isinstance(backend, docker_backend.DockerBackend):
             try:

@@ -16,7 +16,9 @@ from pathlib import Path
 from typing import Any
 
 ROOT = Path(__file__).resolve().parents[2]
-SCRIPT = """import time, torch
+SCRIPT = """import time
+began = time.time()
+import torch
 device = "cuda" if torch.cuda.is_available() else "cpu"
 x = torch.randn(2048, 2048, device=device)
 end = time.time() + {seconds}
@@ -25,10 +27,17 @@ while time.time() < end:
     if device == "cuda":
         torch.cuda.synchronize()
 del x, y
+with open({own!r}, "w") as own:
+    own.write(repr(time.time() - began))
 """
 
 
 LAUNCHED: list[float] = []  # when each repro was started (epoch s): the CLI's time before its cell
+
+
+def own_lines(path: Path) -> float:
+    """The script's own time from its first line to its last, as it wrote it (bare and under repro alike)."""
+    return float(path.read_text())
 
 
 def timed(argv: list[str]) -> float:
@@ -47,9 +56,11 @@ def main() -> None:
     bare: list[float] = []
     repro: list[float] = []
     launched: list[float] = []
+    own_bare: list[float] = []
+    own_repro: list[float] = []
     with tempfile.TemporaryDirectory() as tmp:
-        script = Path(tmp) / "five_seconds.py"
-        script.write_text(SCRIPT.format(seconds=args.seconds))
+        script, own = Path(tmp) / "five_seconds.py", Path(tmp) / "own_seconds"
+        script.write_text(SCRIPT.format(seconds=args.seconds, own=str(own)))
         python = sys.executable
         # An installed harness has its bytecode; a fresh checkout would pay ~0.2 s compiling it every run.
         subprocess.run([python, "-m", "compileall", "-q", str(ROOT / "harness")], check=True)
@@ -61,12 +72,17 @@ def main() -> None:
         for turn in range(args.runs + 1):
             first_bare = turn % 2 == 0
             b = timed([python, str(script)]) if first_bare else 0.0
+            ob = own_lines(own) if first_bare else 0.0
             r = timed([python, "-m", "harness", "repro", str(script), "--interpreter", python, "--results", str(results)])
+            orr = own_lines(own)
             launched.append(LAUNCHED[-1])
             b = b if first_bare else timed([python, str(script)])
+            ob = ob if first_bare else own_lines(own)
             if turn:
                 bare.append(b)
                 repro.append(r)
+                own_bare.append(ob)
+                own_repro.append(orr)
         startup = statistics.median(timed([python, "-c", "pass"]) for _ in range(5))
         records = sorted(results.glob("*/*/repro__five_seconds.json"))[1:]  # run ids sort by start time
         phases = [_phases(path, wall, at) for path, wall, at in zip(records, repro, launched[1:], strict=True)]
@@ -76,6 +92,11 @@ def main() -> None:
     print(f"harness repro: median {r:.2f} s of {args.runs} ({', '.join(f'{x:.2f}' for x in repro)})")
     print(f"the cell alone (agent start to cell done): median {cell:.2f} s, {(cell - b) / b:+.1%} vs bare")
     print(f"repro costs {r - b:+.2f} s ({(r - b) / b:+.0%})")
+    # The script's own first-to-last line, timed by itself: whether it runs slower for being measured (its
+    # checkpoints pause it while they settle; its loop is time-bound, so those inside it cost iterations).
+    ob_, or_ = statistics.median(own_bare), statistics.median(own_repro)
+    print(f"the script's own lines, first to last, as it timed them: bare median {ob_:.3f} s, under repro "
+          f"{or_:.3f} s ({or_ - ob_:+.3f} s)")
     # Each repro beside the bare run just before it: a drift of the machine (clocks, caches) cancels.
     pairs = sorted(y - x for x, y in zip(bare, repro, strict=True))
     quartiles = statistics.quantiles(pairs, n=4) if len(pairs) > 1 else [pairs[0]] * 3

@@ -11,7 +11,8 @@ from helpers import ROOT
 PROBE = """import json, sys, threading
 import harness.cli.repro, harness.running.matrix, harness.measurement.runner
 before = sorted(m for m in sys.modules if m.startswith(("harness.reporting", "harness.judgement.verdicts", "jinja2",
-                                                         "harness.running.issue")))
+                                                         "harness.running.issue", "harness.environments.gpu_fit",
+                                                         "harness.common.pinned", "harness.measurement.backends.docker")))
 from harness.cli import warm
 warm.after_cells()
 next(t for t in threading.enumerate() if t.name == "warm-imports").join(30)
@@ -24,5 +25,5 @@ print(json.dumps({"before": before, "missing_after": after, "compiled": template
 def test_the_end_of_a_run_loads_while_its_first_cell_runs() -> None:
     done = subprocess.run([sys.executable, "-c", PROBE], capture_output=True, text=True, cwd=ROOT, check=True)
     said = json.loads(done.stdout)
-    assert said["before"] == [], said["before"]  # none of it before the cell: the judge, the reports, Jinja2, a report's readers
+    assert said["before"] == [], said["before"]  # none before the cell: judge, reports, Jinja2, readers, wheels, Docker
     assert said["missing_after"] == [] and said["compiled"] == 1, said
