@@ -9,6 +9,7 @@ import gc
 import sys
 import time
 import weakref
+from itertools import compress
 
 import framework_view  # beside this file
 
@@ -28,23 +29,23 @@ def storage_of(tensor):
 
 
 def _torch_array(torch, cuda):
-    """A tensor's (storage key, bytes) where the script's memory is measured (CUDA once CUDA started), or None.
-    Meta tensors hold no memory; torch 1.0's tensors have no ``is_meta`` (none is meta)."""
+    """The classes of torch's arrays, and a tensor's (storage key, bytes) where the script's memory is measured
+    (CUDA once CUDA started), or None. Meta tensors hold no memory; torch 1.0's tensors have no ``is_meta``."""
     def one(obj):
         if not issubclass(type(obj), torch.Tensor) or bool(obj.is_cuda) != cuda or getattr(obj, "is_meta", False):
             return None
         return storage_of(obj)
-    return one
+    return (torch.Tensor,), one
 
 
 def _cupy_array(cupy):
-    """A CuPy array's (key, bytes) of the allocation it views, or None."""
+    """The class of CuPy's arrays, and an array's (key, bytes) of the allocation it views, or None."""
     def one(obj):
         if not issubclass(type(obj), cupy.ndarray):
             return None
         mem = obj.data.mem
         return ("cuda", int(obj.device.id), int(mem.ptr)), int(mem.size)
-    return one
+    return (cupy.ndarray,), one
 
 
 def _tf_size(obj):
@@ -58,9 +59,9 @@ def _tf_size(obj):
 
 
 def _tf_array(tf, gpu):
-    """A TensorFlow eager tensor's or variable's (key, bytes) on the measured device (a GPU where TF
-    counts GPU memory, else the CPU: host memory), or None. Keyed by the object: TF does not show
-    which buffer a tensor views (a reshape's result shares its input's, and counts again)."""
+    """The classes of TensorFlow's eager tensors and variables, and one's (key, bytes) on the measured device
+    (a GPU where TF counts GPU memory, else the CPU: host memory), or None. Keyed by the object: TF does not
+    show which buffer a tensor views (a reshape's result shares its input's, and counts again)."""
     variable, tensor = getattr(tf, "Variable", None), getattr(tf, "Tensor", None)
     wanted = "GPU" if gpu else "CPU"
 
@@ -76,11 +77,12 @@ def _tf_array(tf, gpu):
             return None  # elsewhere, or a graph's (TF1) variable: its memory is in a session
         size = _tf_size(obj)
         return ((kind, id(obj)), size) if size else None
-    return one
+    return tuple(c for c in (variable, tensor) if c is not None), one
 
 
 def _tf1_session(tf):
-    """A TF1 session's (key, bytes): the variables of its graph live in it until it is closed."""
+    """The class of TF1's sessions, and one's (key, bytes): the variables of its graph live in it until it is
+    closed."""
     session = getattr(tf, "Session", None)  # TF 1.x; TF 2.x in graph mode: tf.compat.v1.Session
     if session is None:
         session = getattr(getattr(getattr(tf, "compat", None), "v1", None), "Session", None)
@@ -96,20 +98,40 @@ def _tf1_session(tf):
         except Exception:
             gpu = False
         return (("tfsession", id(obj), "GPU" if gpu else "CPU"), total) if total else None
-    return one
+    return (session,) if session is not None else (), one
+
+
+def _of_classes(objects, classes):
+    """The objects whose type is one of ``classes`` or a subclass: told apart by type, once per type, and picked
+    by ``map`` and ``compress`` in C: 25 ms for the 160,000 objects the collector tracks with torch imported, where
+    asking each in a Python loop took 70-80 ms, at every cleanup line a leak script's loop reaches."""
+    objects = list(objects)
+    types = list(map(type, objects))
+    wanted = set(kind for kind in set(types) if kind not in PROXIES and _subclass(kind, classes))
+    return list(compress(objects, map(wanted.__contains__, types))) if wanted else []
+
+
+def _subclass(kind, classes):
+    try:  # a class's metaclass decides (never an object's own code); one that raises is none of them
+        return issubclass(kind, classes)
+    except Exception:
+        return False
 
 
 def _scan(kinds, budget_end, among=None):
-    """The live arrays of every framework in ``kinds`` ({name: test}) among the objects the collector
+    """The live arrays of every framework in ``kinds`` ({name: (classes, test)}) among the objects the collector
     tracks (or ``among``): id -> (array, bytes, storage key, framework); an allocation seen again counts 0 bytes."""
     found = {}
     seen_storage = set()
-    for index, obj in enumerate(gc.get_objects() if among is None else among):
+    classes = tuple(c for wanted, _ in kinds.values() for c in wanted)
+    if not classes:
+        return found
+    candidates = _of_classes(gc.get_objects() if among is None else among, classes)
+    tests = [(name, test) for name, (_, test) in kinds.items()]
+    for index, obj in enumerate(candidates):
         if index % 4096 == 0 and time.time() > budget_end:
             raise Budget()
-        if type(obj) in PROXIES:
-            continue
-        for name, test in kinds.items():
+        for name, test in tests:
             try:
                 hit = test(obj)
             except Exception:
