@@ -164,9 +164,9 @@ OPTIONS: list[Option] = [
            {"dest": "high", "default": None, "metavar": "VERSION"}),
     Option(("--every",), "minor: each minor's newest patch (default); patch: every release", ("sweep",),
            {"choices": ["minor", "patch"], "default": "minor"}),
-    Option(("--repeat",), "runs of each side of a turn made of amounts (what is left changed, the words did not), "
-           "the first included: marked only when the runs of one side stand clear of the other's; the sweep confirms "
-           "its candidates before it answers (default 3; 1: candidates only, left unconfirmed)", ("sweep", "history"),
+    Option(("--repeat",), "runs of each side of a turn, the first included: the sweep runs both sides of each turn "
+           "again before it answers, and names a turn only where that many runs a side agree (amounts: stand clear "
+           "of the other side's); default 3; 1: every turn a candidate", ("sweep", "history"),
            {"type": int, "default": 3, "metavar": "N"}),
     Option(("--script",), "a script to run in every release (default: the catalogue's scenarios that apply)", ("sweep",),
            {"type": Path, "default": None}),

@@ -77,7 +77,7 @@ def points(sequence: Iterable[tuple[Key, Parts | None]]) -> list[tuple[Key, Key,
     return found
 
 
-def contested(before: Parts, after: Parts, before_runs: Iterable[Parts], after_runs: Iterable[Parts]) -> bool:
+def contested(before: Parts, after: Parts, before_runs: Iterable[Parts | None], after_runs: Iterable[Parts | None]) -> bool:
     """A turn its own repeats contradict: a run of one side gave the other side's answer (torch 1.0.1 on an
     H100: "held" by an agent that read no pool, "cached" by today's, and 1.2.0 "cached"). No turn is
     found where the runs of a release do not settle which side it is on."""
@@ -89,3 +89,16 @@ def side(cell: CellSummary) -> str:
     a build this hardware cannot run why."""
     error = cell.get("error") if cell.get("status") in (*FAILED, Status.UNSUPPORTED.value) else ""
     return str(cell["glance"]["text"]) + (f" ({error})" if error else "")
+
+
+def confirmed(runs: tuple[int, int]) -> bool:
+    """Whether a turn stands on RUNS_TO_CONFIRM agreeing runs on each side (else it is a candidate turn)."""
+    return min(runs) >= RUNS_TO_CONFIRM
+
+
+def candidate_words(runs: tuple[int, int]) -> str:
+    """A turn's standing in words: confirmed, or a candidate with its runs on each side."""
+    if confirmed(runs):
+        return f"confirmed: {runs[0]} and {runs[1]} runs"
+    return (f"candidate turn: {runs[0]} run{'s' if runs[0] != 1 else ''} before, {runs[1]} after "
+            f"({RUNS_TO_CONFIRM} each confirm it)")

@@ -244,6 +244,8 @@ class Change(TypedDict, total=False):
     after: Required[str]
     kind: str  # "runs" (failing against running) or "amount"; absent for a change of answer
     runs: int  # an amount's repeats of each side
+    runs_each: list[int]  # a change of answer: the runs of each side (before, after) that gave that side's answer
+    standing: str  # "confirmed" (RUNS_TO_CONFIRM such runs each side), "candidate", or "contested" (no turn)
 
 
 # sweep.json's request (running/sweep_run.run_sweep): what --resume plans again
@@ -258,6 +260,7 @@ SweepSummary = TypedDict("SweepSummary", {
     "skipped": dict[str, str],  # environment -> why it did not run
     "prepare_s": dict[str, float], "request": SweepRequest, "repeats": dict[str, list[int]],
     "amounts": list[Candidate], "changes": list[Change],
+    "unsettled": list[Change],  # turns a run of one side contradicts (it gave the other side's answer): none named
     "runtime": dict[str, dict[str, int]],  # release -> the runtime's own memory: min, median, max, cells
     "unfinished": dict[str, list[int]], "machine": str | None, "companions": dict[str, dict[str, str]],
     "wall_s": float | None, "part_wall_s": float, "parts": int,

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from collections import Counter
 
-from harness.judgement.turns import FAILED, RUNS_TO_CONFIRM, Parts, contested, points
+from harness.judgement.turns import FAILED, Parts, contested, points
 from harness.model.record import Status
 from harness.reporting.atlas import Cell, lane_of
 
@@ -97,15 +97,3 @@ def turn_runs(row: dict[str, list[Cell]], cols: list[str]) -> dict[str, tuple[in
     """Each column where the row turns (turn_points): the agreeing runs behind the side before it and its own."""
     return {col: (len(agreeing(row[before])), len(agreeing(row[col]))) for col, before in turn_points(row, cols)}
 
-
-def confirmed(runs: tuple[int, int]) -> bool:
-    """Whether a turn stands on RUNS_TO_CONFIRM agreeing runs on each side (else it is a candidate turn)."""
-    return min(runs) >= RUNS_TO_CONFIRM
-
-
-def candidate_words(runs: tuple[int, int]) -> str:
-    """A turn's standing in words: confirmed, or a candidate with its runs on each side."""
-    if confirmed(runs):
-        return f"confirmed: {runs[0]} and {runs[1]} runs"
-    return (f"candidate turn: {runs[0]} run{'s' if runs[0] != 1 else ''} before, {runs[1]} after "
-            f"({RUNS_TO_CONFIRM} each confirm it)")

@@ -17,10 +17,11 @@ from typing import Any
 
 from harness.judgement import rules
 from harness.judgement.answer import COLOUR, decisive_step
+from harness.judgement.turns import confirmed
 from harness.model.judged import Step
 from harness.model.record import Status
 from harness.reporting.atlas import Cell, grid_id
-from harness.reporting.atlas_answers import answer_of, confirmed, turn_runs
+from harness.reporting.atlas_answers import answer_of, turn_runs
 
 NO_STEP: Step = {"label": "", "verdict": ""}  # a cell without a judged step: its row says none
 DATASET_VERSION = 4  # 4: each run row says how its release ran where not as its own install would (ran_with);

@@ -19,10 +19,11 @@ from harness import frameworks
 from harness.judgement import answer, palette
 from harness.judgement import claims as seed_claims
 from harness.judgement.claims import Claim
+from harness.judgement.turns import candidate_words, confirmed
 from harness.model.record import Status
 from harness.reporting import templates
 from harness.reporting.atlas import Cell, ClaimOutcome, column_sort_key, columns, grid_id, lane_of, release_of
-from harness.reporting.atlas_answers import answer_of, candidate_words, confirmed, consensus, measured, turn_runs
+from harness.reporting.atlas_answers import answer_of, consensus, measured, turn_runs
 
 STYLE = (templates.ASSETS / "atlas.css").read_text(encoding="utf-8") + palette.answer_css()  # the answers' colours: the judge's
 FILTER = (templates.ASSETS / "atlas.js").read_text(encoding="utf-8")

@@ -20,10 +20,10 @@ from harness.common.units import human_bytes
 from harness.definitions.config import load_environments
 from harness.judgement import rules
 from harness.judgement.claims import Claim
-from harness.judgement.turns import RUNS_TO_CONFIRM
+from harness.judgement.turns import RUNS_TO_CONFIRM, candidate_words, confirmed
 from harness.reporting import templates, upstream
 from harness.reporting.atlas import Cell, grid_id, lane_of, release_of
-from harness.reporting.atlas_answers import agreeing, answer_of, candidate_words, confirmed, measured, standing, turn_points
+from harness.reporting.atlas_answers import agreeing, answer_of, measured, standing, turn_points
 from harness.reporting.atlas_html import STYLE, evidence_link
 
 SCENARIOS = SCENARIOS_DIR

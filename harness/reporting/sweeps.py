@@ -8,10 +8,13 @@ from __future__ import annotations
 from pathlib import Path
 
 from harness.common.units import human_bytes
-from harness.judgement import amounts, turns
-from harness.model.judged import Change, MatrixDoc, SweepSummary
+from harness.judgement import amounts, turns, verdicts
+from harness.judgement.cell import judge_cell
+from harness.model.judged import CellSummary, Change, MatrixDoc, SweepSummary
 from harness.model.record import Status
 from harness.store import results
+
+Repeated = dict[tuple[str, str], list[CellSummary]]  # (environment, scenario) -> its repeats' cells, judged
 
 
 def changes(matrix: MatrixDoc, columns: list[tuple[str, str]]) -> list[Change]:
@@ -42,12 +45,44 @@ def _columns(summary: SweepSummary) -> list[tuple[str, str]]:
     return [(release, pins[release]) for release in summary.get("releases") or [] if release in pins]
 
 
-def judge(summary: SweepSummary, matrix: MatrixDoc) -> None:
-    """The sweep's turns on ``matrix``: where the answer changes, and where only the amount did
-    (candidates, confirmed by the repeats kept in the summary)."""
+def repeat_cells(run_dir: Path) -> Repeated:
+    """The cells a sweep ran again (repeats/: run folders of their own), judged by today's rules as its own are."""
+    found: Repeated = {}
+    for folder in sorted(p for p in (run_dir / "repeats").glob("*") if p.is_dir()):
+        for record in results.read_records(folder)[0]:
+            record["verdicts"] = verdicts.judge(record)
+            found.setdefault((record["env"]["name"], record["scenario"]["name"]), []).append(judge_cell(record))
+    return found
+
+
+def stand(change: Change, matrix: MatrixDoc, columns: list[tuple[str, str]], repeated: Repeated) -> Change:
+    """A change of answer with the runs behind each side: confirmed on RUNS_TO_CONFIRM runs a side that give that
+    side's answer, contested where a run of one side gave the other's (as the atlas: no turn there), else a
+    candidate."""
+    row, envs = matrix["cells"][change["scenario"]], dict(columns)
+    sides = []
+    for env in (envs[change["before_release"]], change["env"]):
+        first = turns.parts(row[env])
+        sides.append((first, [first, *(turns.parts(cell) for cell in repeated.get((env, change["scenario"]), []))]))
+    (before, before_runs), (after, after_runs) = sides
+    runs = (before_runs.count(before), after_runs.count(after))
+    judged: Change = {**change, "runs_each": list(runs)}
+    judged["standing"] = ("contested" if before is None or after is None or turns.contested(before, after, before_runs,
+                                                                                               after_runs)
+                          else "confirmed" if turns.confirmed(runs) else "candidate")
+    return judged
+
+
+def judge(summary: SweepSummary, matrix: MatrixDoc, repeated: Repeated | None = None) -> None:
+    """The sweep's turns on ``matrix``: where the answer changes (each with the runs behind its sides, its own and
+    ``repeated``), and where only the amount did (candidates, confirmed by the repeats kept in the summary)."""
     columns = _columns(summary)
-    plain = changes(matrix, columns)
-    turned = {(c["scenario"], c["release"]) for c in plain}
+    stood = [stand(change, matrix, columns, repeated or {}) for change in changes(matrix, columns)]
+    plain = [change for change in stood if change["standing"] != "contested"]
+    summary.pop("unsettled", None)  # a re-render judges them again
+    if unsettled := [change for change in stood if change["standing"] == "contested"]:
+        summary["unsettled"] = unsettled
+    turned = {(c["scenario"], c["release"]) for c in stood}
     summary["amounts"] = amounts.judge(amounts.candidates(matrix, columns, turned), summary.get("repeats") or {})
     summary["changes"] = plain + amounts.as_changes(summary["amounts"])
     summary["runtime"] = runtime_costs(matrix, columns)
@@ -149,7 +184,7 @@ def kept(run_dir: Path, matrix: MatrixDoc) -> SweepSummary | None:
         return None
     if "columns" not in summary:  # a sweep still running (or cut): only its request is kept so far
         return None
-    judge(summary, matrix)
+    judge(summary, matrix, repeat_cells(run_dir))
     results.write_json(run_dir / "sweep.json", summary)
     results.write_text(run_dir / "sweep.md", markdown(summary))
     return summary
@@ -185,8 +220,16 @@ def markdown(summary: SweepSummary) -> str:
         between = change.get("between") or []
         where = (f"between {change['before_release']} and {change['release']} (no comparable answer in "
                  f"{', '.join(between)})" if between else f"in {change['release']}")
+        runs = change.get("runs_each")
         lines.append(f"- `{change['scenario']}` changed {where}: {change['before_release']} "
-                     f"{change['before']} -> {change['release']} {change['after']}")
+                     f"{change['before']} -> {change['release']} {change['after']}"
+                     + (f"; {turns.candidate_words((runs[0], runs[1]))}" if runs else ""))
+    for change in summary.get("unsettled") or []:
+        before, after = change.get("runs_each") or [1, 1]
+        lines.append(f"- `{change['scenario']}` between {change['before_release']} and {change['release']}: no turn, "
+                     f"the runs disagree (a run of one side gave the other's answer; {change['before_release']} "
+                     f"{change['before']} in {before} run{'s' if before != 1 else ''}, {change['release']} "
+                     f"{change['after']} in {after})")
     lines += amounts.lines(summary.get("amounts") or [])
     ran = releases_run(summary)
     if len(ran) < 2:
@@ -226,8 +269,17 @@ def answer_line(summary: SweepSummary) -> str:
     span = f"{ran[0]} .. {ran[-1]}" + (f" (the {len(ran)} of {len(summary['releases'])} releases that ran)"
                                        if len(ran) < len(summary["releases"]) else "")
     open_ = [c for c in summary.get("amounts") or [] if c.get("confirmed") is None]
-    said = (f"{len(found)} turn{'s' if len(found) != 1 else ''}: " + "; ".join(
-        f"`{c['scenario']}` in {c['release']}" for c in found) if found else f"no answer changed across {span}")
+    maybe = [c for c in found if c.get("standing") == "candidate"]
+    sure = [c for c in found if c not in maybe]
+    said = "; ".join(
+        [f"{len(sure)} turn{'s' if len(sure) != 1 else ''}: " + "; ".join(
+            f"`{c['scenario']}` in {c['release']}" for c in sure)] * bool(sure)
+        + [f"{len(maybe)} candidate turn{'s' if len(maybe) != 1 else ''} (fewer than {turns.RUNS_TO_CONFIRM} runs a "
+           "side agree): " + "; ".join(f"`{c['scenario']}` in {c['release']}" for c in maybe)] * bool(maybe)
+    ) if found else f"no answer changed across {span}"
     if open_:
         said += f"; {len(open_)} change of what is left not confirmed (one run each side)"
+    if unsettled := summary.get("unsettled"):
+        said += (f"; {len(unsettled)} change{'s' if len(unsettled) != 1 else ''} of answer not named: the runs of a "
+                 "side disagree (" + "; ".join(f"`{c['scenario']}` in {c['release']}" for c in unsettled) + ")")
     return f"Answer: {said}."

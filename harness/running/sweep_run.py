@@ -20,7 +20,6 @@ from harness.common.errors import HarnessError, UsageError
 from harness.common.events import Event
 from harness.environments import pkgindex
 from harness.judgement import amounts
-from harness.judgement.cell import judge_cell
 from harness.measurement.nvml import Nvml
 from harness.model.judged import Change, MatrixDoc, SweepRequest, SweepSummary
 from harness.model.record import CellRecord
@@ -31,7 +30,8 @@ from harness.running.request import MatrixOptions
 from harness.store import results
 
 EVERY = ("minor", "patch")
-REPEATED_AT_MOST = 4  # candidates a sweep repeats by itself (largest ratio first); the others stay candidates
+REPEATED_AT_MOST = 4  # amount candidates a sweep repeats by itself (largest ratio first); the others stay candidates
+CHANGES_REPEATED_AT_MOST = 12  # changes of answer whose sides it runs again (the first found); the others: candidates
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -44,7 +44,7 @@ class SweepOptions:
     script: Path | None = None  # else the catalogue's scenarios (matrix.scenarios filters them)
     matrix: MatrixOptions = field(default_factory=MatrixOptions)
     releases: tuple[str, ...] = ()  # these (a resumed sweep's), not the index's between low and high
-    repeat: int = 3  # runs of each side of a turn made of amounts (the first run included): candidates confirmed
+    repeat: int = 3  # runs of each side of a turn (the first run included): what confirms it
 
 
 @dataclass
@@ -110,41 +110,42 @@ def widened(options: SweepOptions, low: str | None, high: str | None) -> SweepOp
 
 def _repeat(options: SweepOptions, run_dir: Path, matrix: MatrixDoc, columns: list[tuple[str, str]],
             items: list[Any] | None, nvml: Nvml, emit: Event) -> dict[str, list[int]]:
-    """Both sides of every turn made of amounts run again (``repeat`` runs each in all, in their own
-    run folders under repeats/); what each run left is kept, the first run's included."""
-    pin_of = {release: pin for release, pin in columns}
+    """Both sides of each change of answer and of each turn made of amounts run again until each has ``repeat``
+    runs in all (run folders of their own under repeats/; a resumed sweep runs only what is missing), a release's
+    scenarios together. Returns what each amount side left, the first run's included: a change of answer is judged
+    from the repeats' records (sweeps.stand)."""
+    envs = dict(columns)
+    plain = sweeps.changes(matrix, columns)
+    found = sorted(amounts.candidates(matrix, columns, {(c["scenario"], c["release"]) for c in plain}),
+                   key=amounts.ratio, reverse=True)[:REPEATED_AT_MOST]  # a sweep whose every row moves is not repeated whole
+    sides: dict[str, set[str]] = {}
+    for turn in [*plain[:CHANGES_REPEATED_AT_MOST], *found]:
+        for release in (turn["before_release"], turn["release"]):
+            sides.setdefault(release, set()).add(turn["scenario"])
+    done = sweeps.repeat_cells(run_dir)
+    for release, env in columns:
+        missing = {name: options.repeat - 1 - len(done.get((env, name), [])) for name in sides.get(release, ())}
+        for n in range(max(missing.values(), default=0)):
+            names = sorted(name for name, left in missing.items() if left > n)
+            emit("version", {"version": f"{release} again ({options.repeat - max(missing.values()) + n + 1} of "
+                                        f"{options.repeat}): {', '.join(names)}"})
+            try:
+                run_matrix(replace(options.matrix, items=items, with_pins=[env], envs=None,
+                                   scenarios=None if items else names, run_id=None, resume=False,
+                                   results_root=run_dir / "repeats"), nvml, emit)
+            except HarnessError as exc:  # this side cannot run again here (its image gone): fewer repeats
+                emit("failed", {"env": env, "reason": f"repeat not run: {exc.message}"})
+                break
+    done = sweeps.repeat_cells(run_dir)
     kept: dict[str, list[int]] = {}
-    turned = {(c["scenario"], c["release"]) for c in sweeps.changes(matrix, columns)}  # these need no repeats
-    found = sorted(amounts.candidates(matrix, columns, turned), key=amounts.ratio, reverse=True)
-    for cand in found[:REPEATED_AT_MOST]:  # the largest: a sweep whose every row moves is not repeated whole
-        for release, env in ((cand["before_release"], cand["before_env"]), (cand["release"], cand["env"])):
-            side = amounts.key(cand["scenario"], release)
-            first = amounts.amount(matrix["cells"][cand["scenario"]][env])
-            if side in kept or first is None:
-                continue
-            kept[side] = [first[0], *_repeated(run_dir / "repeats", env, cand["scenario"])][:options.repeat]
-            for n in range(len(kept[side]) - 1, options.repeat - 1):
-                emit("version", {"version": f"{release}, {cand['scenario']} again ({n + 2} of {options.repeat})"})
-                try:
-                    again = run_matrix(replace(options.matrix, items=items, with_pins=[pin_of[release]], envs=None,
-                                               scenarios=None if items else [cand["scenario"]], run_id=None,
-                                               resume=False, results_root=run_dir / "repeats"), nvml, emit)
-                except HarnessError as exc:  # this side cannot run again here (its image gone): fewer repeats
-                    emit("failed", {"env": pin_of[release], "reason": f"repeat not run: {exc.message}"})
-                    break
-                kept[side] += [left[0] for record in again.records if record["scenario"]["name"] == cand["scenario"]
-                               and (left := amounts.amount(judge_cell(record))) is not None]
+    for cand in found:
+        for release in (cand["before_release"], cand["release"]):
+            first = amounts.amount(matrix["cells"][cand["scenario"]][envs[release]])
+            again = [left[0] for cell in done.get((envs[release], cand["scenario"]), [])
+                     if (left := amounts.amount(cell)) is not None]
+            if first is not None:
+                kept[amounts.key(cand["scenario"], release)] = [first[0], *again][:options.repeat]
     return kept
-
-
-def _repeated(repeats: Path, env: str, scenario: str) -> list[int]:
-    """What the repeats of a cut sweep already measured for one side (--resume runs only the rest)."""
-    found = []
-    for run_dir in sorted(p for p in repeats.glob("*") if p.is_dir()):
-        path = results.cell_path(run_dir, env, scenario)
-        if path.is_file() and (left := amounts.amount(judge_cell(results.load_record(path)))) is not None:
-            found.append(left[0])
-    return found
 
 
 def _earlier_parts(run_dir: Path) -> SweepSummary:
@@ -195,7 +196,7 @@ def run_sweep(options: SweepOptions, nvml: Nvml, emit: Event) -> SweepRun:
         "columns": dict((pin, rel) for rel, pin in columns), "skipped": skipped,
         "prepare_s": {pin: made[pin] for _, pin in columns if pin in made}, "request": request,
         "repeats": _repeat(options, run.run_dir, matrix, columns, items, nvml, emit) if options.repeat > 1 else {}}
-    sweeps.judge(summary, matrix)
+    sweeps.judge(summary, matrix, sweeps.repeat_cells(run.run_dir))
     found = summary["changes"]
     summary.update(_took(time.monotonic() - started, earlier))
     results.write_json(run.run_dir / "sweep.json", summary)

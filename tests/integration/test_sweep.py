@@ -200,13 +200,18 @@ def test_a_kept_sweep_widens_to_an_older_release_and_runs_only_its_cells(tmp_pat
 
     wider = harness("--resume", str(run_dir), "--from", "1.1.0")
     assert wider.returncode == 0, wider.stderr[-3000:]
-    ran = [line for line in wider.stderr.splitlines() if " repro/planted @ " in line]
+    lines = wider.stderr.splitlines()
+    repeats = next((i for i, line in enumerate(lines) if " again (" in line), len(lines))
+    ran = [line for line in lines[:repeats] if " repro/planted @ " in line]
     assert len(ran) == 1 and f"{PACKAGE}==1.1.1" in ran[0], wider.stderr[-2000:]  # only the new column
     assert {p: p.read_bytes() for p in kept} == before
     summary = json.loads((run_dir / "sweep.json").read_text())
     assert summary["releases"] == ["1.1.1", "1.2.0", "1.3.0"] and summary["from"] == "1.1.0"
     (change,) = summary["changes"]
     assert (change["before_release"], change["release"]) == ("1.1.1", "1.2.0")
+    # then the turn's two sides ran twice more each (repeats/, beside the kept columns): it stands on 3 runs a side
+    assert sum(" again (" in line for line in lines) == 4 and (change["standing"], change["runs_each"]) == (
+        "confirmed", [3, 3]), change
     assert "changed in 1.2.0" in (run_dir / "sweep.md").read_text()
 
 
@@ -381,12 +386,13 @@ def test_a_loop_without_a_cleanup_line_keeping_0_4_kib_per_call_is_a_turn(tmp_pa
     assert result.returncode == 0, result.stderr[-3000:]
     (run_dir,) = [p for p in results.iterdir() if p.is_dir()]
     summary = json.loads((run_dir / "sweep.json").read_text())
-    # 0.4 KiB a call stands clear of the loop's noise: a leak per call, the growing side of a turn from one run of
-    # each release (rules 30); before, only the sweep's repeats of the amount left made it one
-    # (the amount left says the same release: not a second turn, and no repeats spent on it)
+    # 0.4 KiB a call stands clear of the loop's noise: a leak per call, the growing side of a turn (rules 30); the
+    # sweep runs both sides twice more before it answers, and the turn stands on three runs a side that agree
+    # (the amount left says the same release: not a second turn)
     (turn,) = summary["changes"]
     assert (turn["before_release"], turn["release"]) == ("1.0.1", "1.1.0") and "grows 4" in turn["after"], turn
-    assert summary["amounts"] == [] and not (run_dir / "repeats").exists()
+    assert summary["amounts"] == [] and (turn["standing"], turn["runs_each"]) == ("confirmed", [3, 3]), turn
+    assert len([p for p in (run_dir / "repeats").iterdir() if p.is_dir()]) == 4  # 1.0.1 and 1.1.0, twice each
     record = json.loads(next((run_dir / f"{CALLS}==1.1.0").glob("repro__calls*.json")).read_text())
     assert record["loops"] == {"calls.py:4: for i in range(100000):": 100000}  # the loop's iterations were measured
     lines = [line for line in (run_dir / "sweep.md").read_text().splitlines() if line.strip()]

@@ -67,7 +67,8 @@ def test_a_release_whose_runs_disagree_on_the_turn_does_not_turn() -> None:
 def test_a_turn_on_fewer_than_three_runs_a_side_is_a_candidate_and_a_cell_of_one_run_says_so() -> None:
     """790 of 970 coloured cells rested on one run and no turn had 3 on both sides: the grid, the changes page and
     atlas.json now say which turns repeats confirmed, and mark a cell of one measured run."""
-    from harness.reporting.atlas_answers import candidate_words, turn_runs
+    from harness.judgement.turns import candidate_words
+    from harness.reporting.atlas_answers import turn_runs
     from harness.reporting.atlas_data import grid_rows
 
     def side(release: str, back: str, n: int) -> list[Cell]:

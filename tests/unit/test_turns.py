@@ -84,3 +84,33 @@ def test_the_atlas_turns_where_a_release_first_runs_and_counts_the_failed_run() 
     assert turn_points(row, cols) == [("tensorflow 2.8.4 · H200", "tensorflow 2.6.5 · H200")]
     [change] = changes({"tf2/cuda_malloc_async": row}, cols)
     assert (change.before.status, change.before_runs, change.after.release) == ("crashed", 1, "2.8.4")
+
+
+def test_a_sweeps_turn_stands_on_three_agreeing_runs_a_side_and_repeats_that_disagree_unmake_it() -> None:
+    """A change of answer found in one run of each side is a candidate; with its repeats (repeats/) it is named
+    once three runs a side agree, and no turn where a run of one side gave the other side's answer."""
+    columns = [("2.13.1", "tf==2.13.1"), ("2.14.1", "tf==2.14.1")]
+    released, cached = _ok("all", "released"), _ok()
+    matrix = {"scenarios": ["tf2/loop"], "cells": {"tf2/loop": {"tf==2.13.1": released, "tf==2.14.1": cached}}}
+    summary = {"package": "tensorflow", "from": "2.13.1", "to": "2.14.1", "every": "minor", "skipped": {},
+               "releases": [r for r, _ in columns], "columns": {pin: r for r, pin in columns}}
+
+    sweeps.judge(summary, matrix, {})
+    [change] = summary["changes"]
+    assert (change["standing"], change["runs_each"]) == ("candidate", [1, 1])
+    assert "candidate turn: 1 run before, 1 after (3 each confirm it)" in sweeps.markdown(summary)
+    assert sweeps.answer_line(summary) == ("Answer: 1 candidate turn (fewer than 3 runs a side agree): `tf2/loop` "
+                                           "in 2.14.1.")
+
+    agreeing = {("tf==2.13.1", "tf2/loop"): [released, released], ("tf==2.14.1", "tf2/loop"): [cached, cached]}
+    sweeps.judge(summary, matrix, agreeing)
+    [change] = summary["changes"]
+    assert (change["standing"], change["runs_each"]) == ("confirmed", [3, 3])
+    assert sweeps.answer_line(summary) == "Answer: 1 turn: `tf2/loop` in 2.14.1."
+
+    flaky = {("tf==2.13.1", "tf2/loop"): [released, cached], ("tf==2.14.1", "tf2/loop"): [cached, cached]}
+    sweeps.judge(summary, matrix, flaky)
+    assert summary["changes"] == [] and [c["runs_each"] for c in summary["unsettled"]] == [[2, 3]]
+    assert "no turn, the runs disagree" in sweeps.markdown(summary)
+    assert sweeps.answer_line(summary) == ("Answer: no answer changed across 2.13.1 .. 2.14.1; 1 change of answer not "
+                                           "named: the runs of a side disagree (`tf2/loop` in 2.14.1).")
