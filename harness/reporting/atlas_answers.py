@@ -63,9 +63,11 @@ def behind(cells: list[Cell]) -> list[Cell]:
 
 
 def agreeing(cells: list[Cell]) -> list[Cell]:
-    """The runs behind a grid cell's side of a turn that gave its answer (the others are counted apart)."""
+    """The runs behind a grid cell's side of a turn that gave its answer as a turn compares it (the judge's parts:
+    what came back, the verdict, the loop's state, whether it ran; a loop growing 63.70 KiB per iteration in one run
+    and 65.98 in the next agree), the others counted apart."""
     shown = standing(cells)
-    return [c for c in behind(cells) if shown is not None and (c.back, c.word) == (shown.back, shown.word)]
+    return [c for c in behind(cells) if shown is not None and _parts(c) == _parts(shown)]
 
 
 def _parts(cell: Cell) -> Parts:
