@@ -6,6 +6,7 @@ works on the GPU; elsewhere on the CPU. Usage: python tests/benchmarks/bench_rep
 from __future__ import annotations
 
 import argparse
+import ast
 import os
 import statistics
 import subprocess
@@ -17,27 +18,36 @@ from typing import Any
 
 ROOT = Path(__file__).resolve().parents[2]
 SCRIPT = """import time
-began = time.time()
+marks = [time.time()]
 import torch
+marks.append(time.time())
 device = "cuda" if torch.cuda.is_available() else "cpu"
 x = torch.randn(2048, 2048, device=device)
+if device == "cuda":
+    torch.cuda.synchronize()
+marks.append(time.time())
 end = time.time() + {seconds}
 while time.time() < end:
     y = x @ x
     if device == "cuda":
         torch.cuda.synchronize()
+marks.append(time.time())
 del x, y
+marks.append(time.time())
 with open({own!r}, "w") as own:
-    own.write(repr(time.time() - began))
+    own.write(repr([b - a for a, b in zip(marks, marks[1:])]))
 """
+# what the script times of itself, mark to mark: under repro each holds the checkpoints placed in it
+SEGMENTS = ("import torch (its checkpoint after)", "the first CUDA tensor (CUDA's start)",
+            "the loop (time-bound: its checkpoints cost iterations)", "del x, y (its checkpoint and holder search)")
 
 
 LAUNCHED: list[float] = []  # when each repro was started (epoch s): the CLI's time before its cell
 
 
-def own_lines(path: Path) -> float:
-    """The script's own time from its first line to its last, as it wrote it (bare and under repro alike)."""
-    return float(path.read_text())
+def own_lines(path: Path) -> list[float]:
+    """The script's own time from mark to mark (SEGMENTS), as it wrote it (bare and under repro alike)."""
+    return [float(x) for x in ast.literal_eval(path.read_text())]
 
 
 def timed(argv: list[str]) -> float:
@@ -56,8 +66,8 @@ def main() -> None:
     bare: list[float] = []
     repro: list[float] = []
     launched: list[float] = []
-    own_bare: list[float] = []
-    own_repro: list[float] = []
+    own_bare: list[list[float]] = []
+    own_repro: list[list[float]] = []
     with tempfile.TemporaryDirectory() as tmp:
         script, own = Path(tmp) / "five_seconds.py", Path(tmp) / "own_seconds"
         script.write_text(SCRIPT.format(seconds=args.seconds, own=str(own)))
@@ -72,7 +82,7 @@ def main() -> None:
         for turn in range(args.runs + 1):
             first_bare = turn % 2 == 0
             b = timed([python, str(script)]) if first_bare else 0.0
-            ob = own_lines(own) if first_bare else 0.0
+            ob = own_lines(own) if first_bare else []
             r = timed([python, "-m", "harness", "repro", str(script), "--interpreter", python, "--results", str(results)])
             orr = own_lines(own)
             launched.append(LAUNCHED[-1])
@@ -94,9 +104,12 @@ def main() -> None:
     print(f"repro costs {r - b:+.2f} s ({(r - b) / b:+.0%})")
     # The script's own first-to-last line, timed by itself: whether it runs slower for being measured (its
     # checkpoints pause it while they settle; its loop is time-bound, so those inside it cost iterations).
-    ob_, or_ = statistics.median(own_bare), statistics.median(own_repro)
+    ob_, or_ = statistics.median(map(sum, own_bare)), statistics.median(map(sum, own_repro))
     print(f"the script's own lines, first to last, as it timed them: bare median {ob_:.3f} s, under repro "
-          f"{or_:.3f} s ({or_ - ob_:+.3f} s)")
+          f"{or_:.3f} s ({or_ - ob_:+.3f} s), by segment (median s, bare / repro):")
+    for n, name in enumerate(SEGMENTS):
+        b_n, r_n = statistics.median(t[n] for t in own_bare), statistics.median(t[n] for t in own_repro)
+        print(f"  {name:<58} {b_n:6.3f} / {r_n:6.3f} ({r_n - b_n:+.3f})")
     # Each repro beside the bare run just before it: a drift of the machine (clocks, caches) cancels.
     pairs = sorted(y - x for x, y in zip(bare, repro, strict=True))
     quartiles = statistics.quantiles(pairs, n=4) if len(pairs) > 1 else [pairs[0]] * 3
