@@ -19,14 +19,15 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from harness.reporting import aggregate, repro_md  # noqa: E402
+from harness.judgement.cell import read_judged  # noqa: E402
+from harness.reporting import repro_md  # noqa: E402
 
 BLOCK = re.compile(r'(<!-- example (\S+) from="([^"]+)" to="([^"]+)" -->\n)(.*?)(<!-- /example -->)', re.S)
 
 
 def rendered(folder: Path) -> str:
     """The folder's repro.md as `report` makes it now."""
-    records, _ = aggregate.read_judged(folder)
+    records, _ = read_judged(folder)
     return repro_md.markdown(records, Path(str(records[0]["scenario"].get("path") or folder)))
 
 

@@ -8,6 +8,7 @@ from rich.console import Console
 
 from harness.cli.shared import show_matrix, warn_unreadable
 from harness.common.errors import UsageError
+from harness.judgement.cell import read_judged
 from harness.model.judged import MatrixDoc
 from harness.model.record import CellRecord
 from harness.reporting import aggregate, render
@@ -38,7 +39,7 @@ def main(args: argparse.Namespace, err: Console, out: Console) -> int:
     for folder in (args.run_dir, args.compare):
         if folder is not None and not (folder / "manifest.json").is_file() and not results.record_paths(folder):
             raise UsageError(f"{folder} holds no results (give a run folder such as results/<run-id>)")
-    judged = aggregate.read_judged(args.run_dir)
+    judged = read_judged(args.run_dir)
     matrix = aggregate.write_reports(args.run_dir, compare_with=args.compare, judged=judged)
     if (args.run_dir / "repro.md").is_file() or repro_run(args.run_dir):  # a repro run: its Markdown block too
         write_repro_md(args.run_dir, judged[0], matrix)

@@ -3,12 +3,14 @@ loop grew, what several GPUs or the way it ran add, and the answer every output 
 repro, sweeps, the atlas, the CLI) asks here; none makes a cell's answer of its own."""
 from __future__ import annotations
 
+from pathlib import Path
 from typing import cast
 
 from harness.judgement import answer, failures, floors, loops, multigpu, tolerances, verdicts
 from harness.model.judged import CellSummary, Step
 from harness.model.processes import KilledProcess
 from harness.model.record import CellRecord, meter_value
+from harness.store.results import read_records
 
 
 def _levels(record: CellRecord) -> tuple[str | None, dict[str, int]]:
@@ -101,3 +103,13 @@ def judge_unrun(status: str, error: str | None = None) -> CellSummary:
         cell["error"] = error
     cell["glance"] = answer.of_cell(cell).as_dict()
     return cell
+
+
+def read_judged(run_dir: Path) -> tuple[list[CellRecord], list[tuple[Path, str]]]:
+    """The run's records, each re-judged once by today's rules (a record keeps readings), in memory
+    only: a record on disk keeps the verdicts it was written with (their ``rules_version`` says by
+    which rules), so re-rendering a committed run changes none of its records."""
+    records, broken = read_records(run_dir)
+    for record in records:
+        record["verdicts"] = verdicts.judge(record)
+    return records, broken

@@ -9,24 +9,14 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from harness.judgement import claims, rules, tolerances, verdicts
-from harness.judgement.cell import judge_cell, judge_unrun
+from harness.judgement import claims, rules, tolerances
+from harness.judgement.cell import judge_cell, judge_unrun, read_judged
 from harness.model.judged import CellSummary, ChangedCell, Compare, MatrixDoc, SweepSummary
 from harness.model.record import SCHEMA_VERSION, CellRecord, Status
 from harness.reporting import glance, machines, matrix_md, pairing, sweeps
-from harness.store.results import read_manifest, read_records, write_json, write_manifest, write_text
+from harness.store.results import read_manifest, write_json, write_manifest, write_text
 
 MATRIX_SCHEMA_VERSION = 1
-
-
-def read_judged(run_dir: Path) -> tuple[list[CellRecord], list[tuple[Path, str]]]:
-    """The run's records, each re-judged once by today's rules (a record keeps readings), in memory
-    only: a record on disk keeps the verdicts it was written with (their ``rules_version`` says by
-    which rules), so re-rendering a committed run changes none of its records."""
-    records, broken = read_records(run_dir)
-    for record in records:
-        record["verdicts"] = verdicts.judge(record)
-    return records, broken
 
 
 def build_matrix(run_dir: Path, planned: list[tuple[str, str]] | None = None, note: str = "") -> MatrixDoc:

@@ -5,8 +5,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
+from harness.judgement.cell import read_judged
 from harness.model.record import CellRecord
-from harness.reporting import aggregate
 
 
 @dataclass(frozen=True)
@@ -36,7 +36,7 @@ def reference_runs(root: Path) -> list[Run]:
     """Every run folder under ``root`` (run_folders), its records read."""
     found = []
     for path in run_folders(root):
-        records, broken = aggregate.read_judged(path)
+        records, broken = read_judged(path)
         said, own = _stand_in(path, root)
         containers = any((record.get("env") or {}).get("backend") == "docker" for record in records)
         found.append(Run(path, str(path.relative_to(root)), records, broken, said, own and not containers))

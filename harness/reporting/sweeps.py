@@ -8,8 +8,8 @@ from __future__ import annotations
 from pathlib import Path
 
 from harness.common.units import human_bytes
-from harness.judgement import amounts, turns, verdicts
-from harness.judgement.cell import judge_cell
+from harness.judgement import amounts, turns
+from harness.judgement.cell import judge_cell, read_judged
 from harness.model.judged import CellSummary, Change, MatrixDoc, SweepSummary
 from harness.model.record import Status
 from harness.store import results
@@ -49,8 +49,7 @@ def repeat_cells(run_dir: Path) -> Repeated:
     """The cells a sweep ran again (repeats/: run folders of their own), judged by today's rules as its own are."""
     found: Repeated = {}
     for folder in sorted(p for p in (run_dir / "repeats").glob("*") if p.is_dir()):
-        for record in results.read_records(folder)[0]:
-            record["verdicts"] = verdicts.judge(record)
+        for record in read_judged(folder)[0]:
             found.setdefault((record["env"]["name"], record["scenario"]["name"]), []).append(judge_cell(record))
     return found
 

@@ -9,10 +9,10 @@ from pathlib import Path
 from helpers import reference_matrix
 
 from harness.judgement import answer, gpu_only
-from harness.judgement.cell import judge_cell
+from harness.judgement.cell import judge_cell, read_judged
 from harness.measurement import scenario
 from harness.measurement.unrun import scenario_facts
-from harness.reporting import aggregate, matrix_md
+from harness.reporting import matrix_md
 from harness.running import catalogue
 
 REFERENCE = Path(__file__).resolve().parents[2] / "matrix" / "reference"
@@ -21,7 +21,7 @@ GPU_WORDS = re.compile(r"\b(driver|pool|runtime|GPU|cached)\b")
 
 
 def _cells(run: Path, name: str) -> list[dict]:
-    records, _ = aggregate.read_judged(run)  # judged by today's rules, as every output is
+    records, _ = read_judged(run)  # judged by today's rules, as every output is
     return [r for r in records if r["scenario"]["name"] == name]
 
 

@@ -16,6 +16,7 @@ import pytest
 from harness.judgement import rules, verdicts
 from harness.reporting import aggregate
 from harness.reporting.atlas_runs import run_folders
+from harness.store.results import read_records
 
 REFERENCE = Path(__file__).resolve().parents[2] / "matrix" / "reference"
 SCHEMA = json.loads((REFERENCE.parent / "matrix.schema.json").read_text())
@@ -28,7 +29,7 @@ def test_there_are_reference_runs() -> None:
 
 @pytest.mark.parametrize("run_dir", RUNS, ids=[str(r.relative_to(REFERENCE)) for r in RUNS])
 def test_records_and_matrix_agree(run_dir: Path) -> None:
-    records, broken = aggregate.read_records(run_dir)
+    records, broken = read_records(run_dir)
     assert not broken and records
     for record in records:
         stored = record["verdicts"]

@@ -6,8 +6,7 @@ from helpers import ROOT
 
 from harness.cli import repro_issue
 from harness.judgement import answer
-from harness.judgement.cell import judge_cell
-from harness.reporting import aggregate
+from harness.judgement.cell import judge_cell, read_judged
 from harness.running import issue_saved
 
 RUNS = ROOT / "tests" / "data" / "records" / "real-reports"
@@ -16,7 +15,7 @@ RUNS = ROOT / "tests" / "data" / "records" / "real-reports"
 def _answer(name: str) -> str:
     plan = issue_saved.load(RUNS / name)
     assert plan is not None
-    records, _ = aggregate.read_judged(RUNS / name)
+    records, _ = read_judged(RUNS / name)
     (said,) = repro_issue.answers(plan, records)
     return said
 
@@ -32,7 +31,7 @@ def test_a_growth_far_under_the_reports_own_figure_does_not_reproduce_it() -> No
 def test_what_the_holder_search_saw_alive_is_live_not_held_by_the_process() -> None:
     """pytorch#29809's `model` keeps a 500000 x 100 embedding: the search at `end` saw 190.96 MiB of live tensors,
     which no framework count says on a CPU; the rest is the process's."""
-    records, _ = aggregate.read_judged(RUNS / "torch_29809")
+    records, _ = read_judged(RUNS / "torch_29809")
     (record,) = records
     cell = answer.of_cell(judge_cell(record))
     assert cell.text.startswith("partly held by live objects: 190.96 MiB live, 25.41 MiB held by the process"), cell.text

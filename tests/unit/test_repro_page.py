@@ -10,6 +10,7 @@ from pathlib import Path
 from helpers import ROOT
 
 from harness.cli import repro_issue
+from harness.judgement.cell import read_judged
 from harness.reporting import aggregate
 
 RUNS = ROOT / "tests" / "data" / "records" / "real-reports"
@@ -24,7 +25,7 @@ def _page(run: Path) -> tuple[str, dict[str, object]]:
 def _written(tmp_path: Path, report: str) -> Path:
     run = tmp_path / report
     shutil.copytree(RUNS / report, run)
-    judged = aggregate.read_judged(run)
+    judged = read_judged(run)
     matrix = aggregate.write_reports(run, judged=judged)
     records = judged[0]
     repro_issue.write_block(run, records, Path(records[0]["scenario"]["path"]), matrix)
@@ -56,7 +57,7 @@ def test_a_scripts_page_says_each_environments_answer(tmp_path: Path) -> None:
     run = tmp_path / "torch_29809"
     shutil.copytree(RUNS / "torch_29809", run)
     (run / "issue.json").unlink()  # as a script run: no report's plan
-    judged = aggregate.read_judged(run)
+    judged = read_judged(run)
     matrix = aggregate.write_reports(run, judged=judged)
     repro_issue.write_block(run, judged[0], Path(judged[0][0]["scenario"]["path"]), matrix)
     html, data = _page(run)

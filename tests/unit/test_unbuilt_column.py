@@ -6,6 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from harness.judgement import gpu_only
+from harness.judgement.cell import read_judged
 from harness.reporting import aggregate, matrix_md
 
 RUN = Path(__file__).parents[1] / "data" / "unbuilt-run"
@@ -13,7 +14,7 @@ BUILT, UNBUILT = "jax[cuda12]==0.5.3", "jax[cuda12]==0.6.2"
 
 
 def test_a_record_that_never_ran_is_not_called_measured_without_a_gpu() -> None:
-    records, _ = aggregate.read_judged(RUN)
+    records, _ = read_judged(RUN)
     unbuilt = next(r for r in records if r["env"]["name"] == UNBUILT)
     assert unbuilt["status"] == "skipped" and not unbuilt.get("host")
     assert gpu_only.not_shown(unbuilt) == ""
