@@ -30,7 +30,7 @@ from typing import Any
 
 from harness.common.errors import BuildError
 from harness.definitions.config import EnvDef
-from harness.environments import venv_cuda, venv_leftovers, venv_libs
+from harness.environments import pip_failure, venv_cuda, venv_leftovers, venv_libs
 from harness.environments.images import BuildOptions, index_reachable
 from harness.environments.install_progress import InstallProgress, torch_build
 from harness.measurement import subproc
@@ -284,11 +284,11 @@ def _install(env: EnvDef, variant: str, folder: Path, options: BuildOptions, not
         with InstallProgress(env.name, note) as progress:
             result = subproc.run([*argv, *pins.packages, *pins.venv_cuda], timeout=INSTALL_TIMEOUT_S,
                                  on_line=progress.line)
-    except subprocess.TimeoutExpired as exc:
-        raise EnvSkipped(f"installing {' '.join(pins.packages)} took over {INSTALL_TIMEOUT_S}s") from exc
+    except subprocess.TimeoutExpired as exc:  # this host's network or disk: --resume builds it again
+        raise BuildError(f"installing {' '.join(pins.packages)} took over {INSTALL_TIMEOUT_S}s") from exc
     if result.returncode != 0:
-        tail = result.stdout.strip().splitlines()[-1] if result.stdout.strip() else "no output"
-        raise EnvSkipped(f"pip could not install {' '.join(pins.packages)} ({tail}); fix the pins or run with Docker")
+        line, on_this_host = pip_failure.said(list(pins.packages), result.stdout)
+        raise BuildError(line) if on_this_host else EnvSkipped(line)
     problem = venv_libs.fetch(pins.venv_libraries, folder, [*pip, "download", *sources], options.wheelhouse,
                               options.offline, lambda text: note(f"{env.name}: {text}")) if pins.venv_libraries else None
     problem = problem or venv_cuda.link_aliases(folder, pins) or venv_cuda.missing_headers(folder, pins)  # fetched: linkable
