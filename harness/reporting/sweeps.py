@@ -270,15 +270,21 @@ def answer_line(summary: SweepSummary) -> str:
     open_ = [c for c in summary.get("amounts") or [] if c.get("confirmed") is None]
     maybe = [c for c in found if c.get("standing") == "candidate"]
     sure = [c for c in found if c not in maybe]
-    said = "; ".join(
-        [f"{len(sure)} turn{'s' if len(sure) != 1 else ''}: " + "; ".join(
-            f"`{c['scenario']}` in {c['release']}" for c in sure)] * bool(sure)
-        + [f"{len(maybe)} candidate turn{'s' if len(maybe) != 1 else ''} (fewer than {turns.RUNS_TO_CONFIRM} runs a "
-           "side agree): " + "; ".join(f"`{c['scenario']}` in {c['release']}" for c in maybe)] * bool(maybe)
-    ) if found else f"no answer changed across {span}"
+    parts = []
+    if sure:
+        parts.append(f"{len(sure)} turn{'s' if len(sure) != 1 else ''}: " + _where(sure))
+    if maybe:
+        parts.append(f"{len(maybe)} candidate turn{'s' if len(maybe) != 1 else ''} (fewer than "
+                     f"{turns.RUNS_TO_CONFIRM} runs a side agree): " + _where(maybe))
+    said = "; ".join(parts) if found else f"no answer changed across {span}"
     if open_:
         said += f"; {len(open_)} change of what is left not confirmed (one run each side)"
     if unsettled := summary.get("unsettled"):
         said += (f"; {len(unsettled)} change{'s' if len(unsettled) != 1 else ''} of answer not named: the runs of a "
-                 "side disagree (" + "; ".join(f"`{c['scenario']}` in {c['release']}" for c in unsettled) + ")")
+                 f"side disagree ({_where(unsettled)})")
     return f"Answer: {said}."
+
+
+def _where(found: list[Change]) -> str:
+    """Turns as the answer line names them: "`row` in release", one after another."""
+    return "; ".join(f"`{c['scenario']}` in {c['release']}" for c in found)

@@ -109,11 +109,11 @@ def widened(options: SweepOptions, low: str | None, high: str | None) -> SweepOp
 
 
 def _repeat(options: SweepOptions, run_dir: Path, matrix: MatrixDoc, columns: list[tuple[str, str]],
-            items: list[Any] | None, nvml: Nvml, emit: Event) -> dict[str, list[int]]:
+            items: list[Any] | None, nvml: Nvml, emit: Event) -> tuple[dict[str, list[int]], sweeps.Repeated]:
     """Both sides of each change of answer and of each turn made of amounts run again until each has ``repeat``
     runs in all (run folders of their own under repeats/; a resumed sweep runs only what is missing), a release's
-    scenarios together. Returns what each amount side left, the first run's included: a change of answer is judged
-    from the repeats' records (sweeps.stand)."""
+    scenarios together. Returns what each amount side left, the first run's included, and every repeat's cell, which
+    a change of answer is judged from (sweeps.stand)."""
     envs = dict(columns)
     plain = sweeps.changes(matrix, columns)
     found = sorted(amounts.candidates(matrix, columns, {(c["scenario"], c["release"]) for c in plain}),
@@ -123,12 +123,15 @@ def _repeat(options: SweepOptions, run_dir: Path, matrix: MatrixDoc, columns: li
         for release in (turn["before_release"], turn["release"]):
             sides.setdefault(release, set()).add(turn["scenario"])
     done = sweeps.repeat_cells(run_dir)
+    ran = False
     for release, env in columns:
         missing = {name: options.repeat - 1 - len(done.get((env, name), [])) for name in sides.get(release, ())}
-        for n in range(max(missing.values(), default=0)):
+        most = max(missing.values(), default=0)
+        for n in range(most):
             names = sorted(name for name, left in missing.items() if left > n)
-            emit("version", {"version": f"{release} again ({options.repeat - max(missing.values()) + n + 1} of "
-                                        f"{options.repeat}): {', '.join(names)}"})
+            emit("version", {"version": f"{release} again ({options.repeat - most + n + 1} of {options.repeat}): "
+                                        f"{', '.join(names)}"})
+            ran = True
             try:
                 run_matrix(replace(options.matrix, items=items, with_pins=[env], envs=None,
                                    scenarios=None if items else names, run_id=None, resume=False,
@@ -136,7 +139,8 @@ def _repeat(options: SweepOptions, run_dir: Path, matrix: MatrixDoc, columns: li
             except HarnessError as exc:  # this side cannot run again here (its image gone): fewer repeats
                 emit("failed", {"env": env, "reason": f"repeat not run: {exc.message}"})
                 break
-    done = sweeps.repeat_cells(run_dir)
+    if ran:
+        done = sweeps.repeat_cells(run_dir)
     kept: dict[str, list[int]] = {}
     for cand in found:
         for release in (cand["before_release"], cand["release"]):
@@ -145,7 +149,7 @@ def _repeat(options: SweepOptions, run_dir: Path, matrix: MatrixDoc, columns: li
                      if (left := amounts.amount(cell)) is not None]
             if first is not None:
                 kept[amounts.key(cand["scenario"], release)] = [first[0], *again][:options.repeat]
-    return kept
+    return kept, done
 
 
 def _earlier_parts(run_dir: Path) -> SweepSummary:
@@ -190,13 +194,15 @@ def run_sweep(options: SweepOptions, nvml: Nvml, emit: Event) -> SweepRun:
     columns = [(str(v), pin) for v, pin in zip(versions, pins, strict=True)]
     skipped = {**run.skipped, **run.failed}
     made = run.prepare_s | earlier.get("prepare_s", {})  # this part's environments and the earlier parts'
+    kept, repeated = (_repeat(options, run.run_dir, matrix, columns, items, nvml, emit) if options.repeat > 1
+                      else ({}, sweeps.repeat_cells(run.run_dir)))
     summary: SweepSummary = {
         "package": options.package, "from": options.low, "to": options.high, "every": options.every,
         "fixed": list(options.matrix.with_pins), "releases": [str(v) for v in versions],
         "columns": dict((pin, rel) for rel, pin in columns), "skipped": skipped,
         "prepare_s": {pin: made[pin] for _, pin in columns if pin in made}, "request": request,
-        "repeats": _repeat(options, run.run_dir, matrix, columns, items, nvml, emit) if options.repeat > 1 else {}}
-    sweeps.judge(summary, matrix, sweeps.repeat_cells(run.run_dir))
+        "repeats": kept}
+    sweeps.judge(summary, matrix, repeated)
     found = summary["changes"]
     summary.update(_took(time.monotonic() - started, earlier))
     results.write_json(run.run_dir / "sweep.json", summary)
